@@ -1,0 +1,5 @@
+"""npxla runtime: abstract arrays, the NumPy lowering registry, staging and XLA."""
+import os as _os
+
+# XLA's C++ INFO logs (client start-up) are noise for NumPy users.
+_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")

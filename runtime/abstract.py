@@ -1,0 +1,247 @@
+"""Abstract arrays: mutable handles over immutable SSA values.
+
+An `AbstractArray` carries a NumPy dtype, a static shape, a *weak* flag (a traced
+Python scalar, NEP 50) and either an MLIR value or a known constant (a NumPy array:
+values computed from constants only are folded by NumPy itself, so `np.array(x.shape)`
+stays usable as a shape). In-place updates replace the handle's value, so every alias
+of the handle sees them; a *view* is a handle whose value is recomputed from its base
+(`fwd`) and whose writes are pushed back into the base (`bwd`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from transpiler.errors import ConcretizationError
+
+
+class AbstractArray:
+    __slots__ = ("_ir", "_const", "shape", "dtype", "weak", "deps", "_view", "_version",
+                 "__weakref__")
+    __array_priority__ = 1000
+
+    def __init__(self, shape, dtype, *, ir=None, const=None, weak=False, deps=frozenset()):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak = weak
+        self.deps = deps
+        self._ir = ir
+        self._const = const
+        self._view = None
+        self._version = 0
+
+    # --- construction -------------------------------------------------------------
+    @classmethod
+    def from_const(cls, value, weak=None):
+        if weak is None:
+            weak = isinstance(value, (bool, int, float, complex))
+        arr = np.array(value)
+        if weak and isinstance(value, int) and not isinstance(value, bool):
+            arr = np.array(value, dtype=np.int64)
+        return cls(arr.shape, arr.dtype, const=arr, weak=weak)
+
+    @classmethod
+    def view_of(cls, base: "AbstractArray", fwd, bwd):
+        """A handle whose value is `fwd(base)` and whose writes become `bwd(base, new)`."""
+        first = fwd(base)
+        view = cls(first.shape, first.dtype, ir=first._ir, const=first._const,
+                   weak=first.weak, deps=first.deps)
+        view._view = (base, fwd, bwd, base._version)
+        return view
+
+    # --- state ------------------------------------------------------------------------
+    def _refresh(self):
+        base, fwd, bwd, seen = self._view
+        base._refresh() if base._view is not None else None
+        if base._version != seen:
+            fresh = fwd(base)
+            self._ir, self._const, self.deps = fresh._ir, fresh._const, fresh.deps
+            self._view = (base, fwd, bwd, base._version)
+
+    @property
+    def ir(self):
+        """The MLIR value (constants are materialised where they are used)."""
+        if self._view is not None:
+            self._refresh()
+        if self._ir is not None:
+            return self._ir
+        from .trace import constant
+        return constant(self._const)
+
+    @property
+    def const(self):
+        """The NumPy value when it is known at staging time, else None."""
+        if self._view is not None:
+            self._refresh()
+        return self._const
+
+    @property
+    def is_const(self):
+        return self.const is not None
+
+    def assign(self, new: "AbstractArray"):
+        """In-place update: this handle (and every alias) now holds `new`."""
+        from .numpy.convert import cast_to, broadcast_to_shape
+        new = broadcast_to_shape(cast_to(new, self.dtype), self.shape)
+        if self._view is not None:
+            base, fwd, bwd, _ = self._view
+            base.assign(bwd(base, new))
+            self._refresh()
+        self._ir, self._const = new._ir, (None if new._const is None else np.array(new._const))
+        self.deps = self.deps | new.deps
+        self._version += 1
+
+    @property
+    def mutated(self):
+        return self._version > 0
+
+    # --- array attributes ---------------------------------------------------------
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        kind = "const" if self._const is not None and self._view is None else "traced"
+        weak = ", weak" if self.weak else ""
+        return f"AbstractArray({kind}, shape={self.shape}, dtype={self.dtype}{weak})"
+
+    __hash__ = None
+
+    # --- conversion to Python values ------------------------------------------------
+    def _concrete(self, what):
+        c = self.const
+        if c is None:
+            raise ConcretizationError(
+                f"a traced array (shape {self.shape}, {self.dtype}) was used where a "
+                f"concrete Python {what} is needed", deps=self.deps)
+        return c
+
+    def __bool__(self):
+        return bool(self._concrete("bool"))
+
+    def __index__(self):
+        c = self._concrete("int")
+        if c.dtype.kind not in "iub":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(c)
+
+    def __int__(self):
+        return int(self._concrete("int"))
+
+    def __float__(self):
+        return float(self._concrete("float"))
+
+    def __complex__(self):
+        return complex(self._concrete("complex"))
+
+    def __array__(self, dtype=None, copy=None):
+        c = self._concrete("NumPy array")
+        return c if dtype is None else c.astype(dtype)
+
+    def item(self, *args):
+        return self._concrete("scalar").item(*args)
+
+    def tolist(self):
+        return self._concrete("list").tolist()
+
+    # --- NumPy protocols: route NumPy's own entry points to the registry ------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .numpy.registry import dispatch_ufunc
+        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .numpy.registry import dispatch
+        return dispatch(func, args, kwargs)
+
+    # --- indexing ------------------------------------------------------------------------
+    def __getitem__(self, index):
+        from .numpy.indexing import getitem
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        from .numpy.indexing import setitem
+        setitem(self, index, value)
+
+    def __getattr__(self, name):
+        from .numpy.registry import bound_method
+        return bound_method(self, name)
+
+
+def _operator(np_name, reflected=False):
+    def op(self, other):
+        fn = getattr(np, np_name)
+        from .numpy.registry import dispatch
+        return dispatch(fn, (other, self) if reflected else (self, other), {})
+    op.__name__ = np_name
+    return op
+
+
+def _inplace(np_name):
+    def op(self, other):
+        from .numpy.registry import dispatch
+        dispatch(getattr(np, np_name), (self, other), {"out": self})
+        return self
+    return op
+
+
+def _unary(np_name):
+    def op(self):
+        from .numpy.registry import dispatch
+        return dispatch(getattr(np, np_name), (self,), {})
+    return op
+
+
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift", "divmod": "divmod",
+}
+for _py, _np in _BINARY.items():
+    setattr(AbstractArray, f"__{_py}__", _operator(_np))
+    setattr(AbstractArray, f"__r{_py}__", _operator(_np, reflected=True))
+    if _py != "divmod":
+        setattr(AbstractArray, f"__i{_py}__", _inplace(_np))
+for _py, _np in {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+                 "eq": "equal", "ne": "not_equal"}.items():
+    setattr(AbstractArray, f"__{_py}__", _operator(_np))
+for _py, _np in {"neg": "negative", "pos": "positive", "abs": "absolute",
+                 "invert": "invert"}.items():
+    setattr(AbstractArray, f"__{_py}__", _unary(_np))
+
+
+def is_abstract(x) -> bool:
+    return type(x) is AbstractArray
+
+
+def as_abstract(x) -> AbstractArray:
+    """Lift a Python/NumPy value to a (constant) abstract array; handles pass through."""
+    if type(x) is AbstractArray:
+        return x
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        return AbstractArray.from_const(x, weak=True)
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        raise TypeError(f"cannot use {type(x).__name__} as an array in compiled code")
+    return AbstractArray.from_const(arr, weak=False)

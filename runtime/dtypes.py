@@ -1,0 +1,69 @@
+"""NumPy 2 dtype rules (NEP 50), derived from NumPy itself rather than re-tabulated.
+
+A *weak* value is a traced Python scalar: it takes part in promotion like a Python
+`int`/`float`/`complex`/`bool` would, so `np.float32(1) + x_python_float` stays float32.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+_WEAK_STANDIN = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+_PY_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+DEFAULT_INT = np.dtype(np.int64)
+DEFAULT_FLOAT = np.dtype(np.float64)
+DEFAULT_COMPLEX = np.dtype(np.complex128)
+
+
+def weak_standin(dtype):
+    """The Python scalar that promotes like a weak value of `dtype`."""
+    return _WEAK_STANDIN[np.dtype(dtype).kind]
+
+
+def weak_pytype(dtype):
+    return _PY_TYPE[np.dtype(dtype).kind]
+
+
+def dtype_of_python_scalar(value) -> np.dtype:
+    if isinstance(value, bool):
+        return np.dtype(np.bool_)
+    if isinstance(value, int):
+        return DEFAULT_INT
+    if isinstance(value, float):
+        return DEFAULT_FLOAT
+    if isinstance(value, complex):
+        return DEFAULT_COMPLEX
+    raise TypeError(f"not a Python scalar: {value!r}")
+
+
+@lru_cache(maxsize=4096)
+def _result_type(keys):
+    return np.result_type(*[k if isinstance(k, np.dtype) else k for k in keys])
+
+
+def result_type(*operands) -> tuple[np.dtype, bool]:
+    """(dtype, weak) of combining operands given as (dtype, weak) pairs."""
+    keys = tuple(weak_standin(d) if w else np.dtype(d) for d, w in operands)
+    weak = all(w for _, w in operands)
+    return _result_type(keys), weak
+
+
+@lru_cache(maxsize=4096)
+def ufunc_loop(ufunc, keys):
+    """Operand and result dtypes NumPy's ufunc machinery picks for these inputs.
+
+    `keys` holds dtypes (strong) or Python types (weak). Returns (in_dtypes, out_dtypes)
+    or raises TypeError exactly where NumPy has no loop.
+    """
+    sig = tuple(keys) + (None,) * ufunc.nout
+    try:
+        dts = ufunc.resolve_dtypes(sig)
+    except Exception as e:  # numpy raises its own _UFuncNoLoopError (a TypeError)
+        raise TypeError(str(e)) from None
+    return dts[: ufunc.nin], dts[ufunc.nin:]
+
+
+def ufunc_key(dtype, weak):
+    return weak_pytype(dtype) if weak else np.dtype(dtype)

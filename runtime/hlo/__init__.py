@@ -1,0 +1,1 @@
+"""StableHLO builder helpers (types, constants, broadcasting) over jaxlib.mlir."""

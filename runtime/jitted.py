@@ -1,0 +1,250 @@
+"""The compiled callable: signature -> cached executable -> NumPy results.
+
+The per-call path does only: flatten, build the key, one dict lookup, upload,
+execute, download. Everything else happens once per signature in `_build`.
+"""
+from __future__ import annotations
+
+import inspect
+import types
+
+import numpy as np
+
+from transpiler.errors import (ConcretizationError, InternalCompilerError, StaticArgumentError,
+                               TranspileError)
+from transpiler.pyct.origin import innermost_module, locate
+
+from . import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
+from .pytree import check_static, flatten, leaf_key, unflatten
+from .staging import stage
+from .trace import current_trace
+from .xla import devices
+from .xla.compile import compile_module, hlo_text
+from .xla.transfer import Uploader, to_numpy
+
+_np_registry.load_all()
+_SPECIALISABLE = (int, bool)
+_MAX_SPECIALISE_RETRIES = 8
+
+
+class Compiled:
+    """One executable for one signature, plus the recipe to rebuild NumPy results."""
+
+    def __init__(self, staged, device, executable=None):
+        self.staged = staged
+        self.device = device
+        self._exe = executable
+        self.upload = Uploader(staged.arg_avals, device)
+        self.param_leaves = staged.param_leaves
+
+    @property
+    def executable(self):
+        if self._exe is None:
+            self._exe = compile_module(self.staged.module_text, self.device)
+        return self._exe
+
+    def run(self, leaves, output="numpy"):
+        st = self.staged
+        bufs = self.upload([leaves[i] for i in self.param_leaves])
+        outs = self.executable.execute(bufs)
+        if st.error_messages:
+            flags = np.asarray(outs[-1])
+            if flags.any():
+                raise IndexError(st.error_messages[int(np.argmax(flags))])
+        for i, k in st.writeback:
+            np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
+        results = []
+        for slot in st.out_slots:
+            if slot[0] == "out":
+                buf = outs[slot[1]]
+                if output == "device":
+                    results.append(buf)
+                    continue
+                arr = to_numpy(buf)
+                if arr.ndim == 0:
+                    arr = arr.item() if slot[2] else arr[()]
+                results.append(arr)
+            else:
+                value = slot[1]
+                results.append(value.copy() if isinstance(value, np.ndarray) else value)
+        return unflatten(st.out_treedef, iter(results))
+
+
+class Specialised:
+    """Signature whose Python scalar leaves at `positions` are keyed by value."""
+    __slots__ = ("positions", "table")
+
+    def __init__(self, positions):
+        self.positions = tuple(sorted(positions))
+        self.table = {}
+
+
+class JittedFunction:
+    def __init__(self, fn, *, static_argnums=(), static_argnames=(), device=None,
+                 output="numpy"):
+        if output not in ("numpy", "device"):
+            raise ValueError("output must be 'numpy' or 'device'")
+        self.__wrapped__ = fn
+        self.__name__ = getattr(fn, "__name__", "jitted")
+        self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self._fn = fn
+        self._device_spec = device
+        self._output = output
+        self._converted = None
+        self._cache: dict = {}
+        try:
+            self._signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            self._signature = None
+        self._static_argnums, self._static_argnames = self._normalise_static(
+            static_argnums, static_argnames)
+
+    # --- static arguments ----------------------------------------------------------
+    def _normalise_static(self, argnums, argnames):
+        argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums or ())
+        argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
+        params = list(self._signature.parameters) if self._signature else []
+        positional = [n for n, p in self._signature.parameters.items()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] \
+            if self._signature else []
+        nums, names = set(argnums), set(argnames)
+        for name in argnames:
+            if params and name not in params:
+                raise ValueError(f"static_argnames {name!r} is not a parameter of "
+                                 f"{self.__name__}")
+            if name in positional:
+                nums.add(positional.index(name))
+        for i in argnums:
+            if -len(positional) <= i < len(positional):
+                names.add(positional[i])
+        nums = {i % len(positional) if positional and i < 0 else i for i in nums}
+        return frozenset(nums), frozenset(names)
+
+    def _mark_static(self, args, kwargs):
+        if self._static_argnums:
+            args = tuple(check_static(a, f"argument {i}") if i in self._static_argnums else a
+                         for i, a in enumerate(args))
+        if self._static_argnames and kwargs:
+            kwargs = {k: (check_static(v, f"argument {k!r}") if k in self._static_argnames
+                          else v) for k, v in kwargs.items()}
+        return args, kwargs
+
+    # --- conversion ----------------------------------------------------------------
+    @property
+    def converted(self):
+        if self._converted is None:
+            from transpiler.conversion import convert
+            self._converted = convert(self._fn)
+        return self._converted
+
+    @property
+    def device(self):
+        return devices.resolve(self._device_spec)
+
+    # --- calling ---------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if current_trace() is not None:      # called from code being staged: inline it
+            return self.converted(*args, **kwargs)
+        args, kwargs = self._mark_static(args, kwargs)
+        leaves: list = []
+        treedef = flatten((args, kwargs), leaves)
+        key = (treedef, tuple(map(leaf_key, leaves)))
+        entry = self._cache.get(key)
+        if type(entry) is Specialised:
+            entry = entry.table.get(tuple(leaves[i] for i in entry.positions))
+        if entry is None:
+            entry = self._build(key, args, kwargs, leaves)
+        return entry.run(leaves, self._output)
+
+    def _build(self, key, args, kwargs, leaves):
+        staged, positions = self._stage(args, kwargs, leaves)
+        compiled = Compiled(staged, self.device)
+        compiled.executable  # compile now so errors surface at the first call
+        if positions:
+            spec = self._cache.get(key)
+            if type(spec) is not Specialised:
+                spec = self._cache[key] = Specialised(positions)
+            spec.table[tuple(leaves[i] for i in spec.positions)] = compiled
+        else:
+            self._cache[key] = compiled
+        return compiled
+
+    def _stage(self, args, kwargs, leaves):
+        """Stage, retrying with Python int/bool leaves made static when code needs them."""
+        static: set = set()
+        for _ in range(_MAX_SPECIALISE_RETRIES):
+            try:
+                return stage(self.converted, args, kwargs, frozenset(static)), static
+            except ConcretizationError as e:
+                wanted = set(e.deps) - static
+                if wanted and all(type(leaves[i]) in _SPECIALISABLE for i in wanted):
+                    static |= wanted
+                    continue
+                raise _located(e, e.__traceback__) from None
+            except TranspileError as e:
+                raise _located(e, e.__traceback__) from None
+            except Exception as e:
+                raise _classify(e) from None
+        raise InternalCompilerError("automatic specialisation did not converge")
+
+    # --- inspection --------------------------------------------------------------------
+    def lower(self, *args, **kwargs):
+        args, kwargs = self._mark_static(args, kwargs)
+        leaves: list = []
+        flatten((args, kwargs), leaves)
+        staged, _ = self._stage(args, kwargs, leaves)
+        return Lowered(staged, self.device)
+
+    def clear_cache(self):
+        self._cache.clear()
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)
+
+    def __repr__(self):
+        return f"<npxla.jit {self.__qualname__}>"
+
+
+class Lowered:
+    """`f.lower(*args)`: the staged module, printable as StableHLO or XLA HLO."""
+
+    def __init__(self, staged, device):
+        self._staged = staged
+        self._device = device
+        self._compiled = None
+
+    def as_text(self, dialect="stablehlo"):
+        if dialect == "stablehlo":
+            return self._staged.module_text
+        if dialect == "hlo":
+            return hlo_text(self.compile().executable)
+        raise ValueError("dialect must be 'stablehlo' or 'hlo'")
+
+    def compile(self):
+        if self._compiled is None:
+            self._compiled = Compiled(self._staged, self._device)
+            self._compiled.executable
+        return self._compiled
+
+
+def _located(err: TranspileError, tb):
+    return err.with_location(locate(tb)).with_traceback(None)
+
+
+def _classify(exc: Exception):
+    """User-level Python errors keep their type (with the user's line attached);
+    failures inside MLIR/jaxlib are npxla bugs and must not leak raw."""
+    tb = exc.__traceback__
+    where = locate(tb)
+    module = innermost_module(tb)
+    if module.startswith(("jaxlib", "jax.", "runtime.primitives", "runtime.hlo")) or \
+            type(exc).__module__.startswith(("jaxlib", "jax")):
+        return InternalCompilerError(
+            f"lowering failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+            location=where).with_traceback(None)
+    if where is not None:
+        exc.add_note(where.render())
+    return exc

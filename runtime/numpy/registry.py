@@ -1,0 +1,198 @@
+"""The registry: NumPy functions, ufuncs, ndarray methods and builtins -> implementations.
+
+Implementations receive the caller's arguments unchanged (abstract arrays, NumPy
+arrays, Python values) and follow NumPy's semantics. The dispatcher folds calls whose
+array arguments are all known constants by running NumPy itself, so constant
+computations (`np.array(x.shape).prod()`) stay exact and usable as shapes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from transpiler.errors import UnsupportedFunctionError
+
+from ..abstract import AbstractArray, as_abstract
+
+
+@dataclass
+class Entry:
+    name: str            # public spelling, e.g. "np.sum"
+    impl: Callable
+    family: str
+    creates: bool = False  # creation functions wrap results even without abstract inputs
+    fold: bool = True      # constant-fold with NumPy when every array input is known
+    notes: str = ""
+
+
+_FUNCTIONS: dict = {}       # id(callable) -> Entry
+_BY_NAME: dict = {}         # "np.sum" -> Entry
+_METHODS: dict = {}         # "sum" -> impl(self, *args, **kwargs)
+_UFUNC_METHODS: dict = {}   # ("add", "reduce") -> impl
+_PROPERTIES: dict = {}      # "T" -> fn(self)
+
+
+def _public_name(fn):
+    mod = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__name__", repr(fn))
+    if isinstance(fn, np.ufunc) or mod.startswith("numpy"):
+        sub = {"numpy.linalg": "np.linalg.", "numpy.fft": "np.fft."}.get(mod, "np.")
+        return sub + name
+    if mod == "math":
+        return "math." + name
+    if mod == "builtins":
+        return name
+    return f"{mod}.{name}"
+
+
+def implements(*functions, method: str | tuple | None = None, family: str = "misc",
+               creates: bool = False, fold: bool = True, notes: str = ""):
+    """Register `impl` for NumPy callables (and optionally as ndarray method(s))."""
+    def register(impl):
+        for fn in functions:
+            entry = Entry(_public_name(fn), impl, family, creates, fold, notes)
+            _FUNCTIONS[id(fn)] = (fn, entry)
+            _BY_NAME[entry.name] = entry
+        for m in ((method,) if isinstance(method, str) else (method or ())):
+            _METHODS[m] = impl
+        return impl
+    return register
+
+
+def register_method(name, impl):
+    _METHODS[name] = impl
+
+
+def register_property(name, fn):
+    _PROPERTIES[name] = fn
+
+
+def register_ufunc_method(ufunc, method, impl):
+    _UFUNC_METHODS[(ufunc.__name__, method)] = impl
+
+
+def lookup(fn):
+    hit = _FUNCTIONS.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    return None
+
+
+def entries():
+    """Every registered callable: used by docs generation."""
+    return dict(_BY_NAME), dict(_METHODS)
+
+
+# --- dispatch -------------------------------------------------------------------------
+
+def _leaves(tree, out):
+    if type(tree) is AbstractArray:
+        out.append(tree)
+    elif isinstance(tree, (list, tuple)):
+        for t in tree:
+            _leaves(t, out)
+    elif isinstance(tree, dict):
+        for t in tree.values():
+            _leaves(t, out)
+    return out
+
+
+def has_abstract(args, kwargs) -> bool:
+    return bool(_leaves((args, kwargs), []))
+
+
+def _to_const(tree):
+    if type(tree) is AbstractArray:
+        c = tree.const
+        if tree.weak and c.ndim == 0:
+            return c.item()
+        return c
+    if isinstance(tree, tuple):
+        return tuple(_to_const(t) for t in tree)
+    if isinstance(tree, list):
+        return [_to_const(t) for t in tree]
+    if isinstance(tree, dict):
+        return {k: _to_const(v) for k, v in tree.items()}
+    return tree
+
+
+def wrap_result(tree, deps=frozenset()):
+    """Lift NumPy results of a folded call to constant abstract arrays."""
+    if isinstance(tree, (np.ndarray, np.generic)) or (
+            isinstance(tree, (bool, int, float, complex))):
+        out = as_abstract(tree)
+        out.deps = deps
+        return out
+    if isinstance(tree, tuple):
+        return type(tree)(*[wrap_result(t, deps) for t in tree]) if hasattr(tree, "_fields") \
+            else tuple(wrap_result(t, deps) for t in tree)
+    if isinstance(tree, list):
+        return [wrap_result(t, deps) for t in tree]
+    return tree
+
+
+def _deps_of(leaves):
+    deps = frozenset()
+    for leaf in leaves:
+        deps = deps | leaf.deps
+    return deps
+
+
+def call_entry(entry: Entry, fn, args, kwargs):
+    leaves = _leaves((args, kwargs), [])
+    out_kw = kwargs.get("out") if isinstance(kwargs, dict) else None
+    if entry.fold and out_kw is None and all(leaf.const is not None for leaf in leaves):
+        if leaves or entry.creates:
+            result = fn(*_to_const(args), **_to_const(kwargs))
+            return wrap_result(result, _deps_of(leaves))
+    result = entry.impl(*args, **kwargs)
+    deps = _deps_of(leaves)
+    if deps:
+        for leaf in _leaves(result, []):
+            leaf.deps = leaf.deps | deps
+    return result
+
+
+def dispatch(fn, args, kwargs):
+    entry = lookup(fn)
+    if entry is None:
+        raise UnsupportedFunctionError(
+            f"{_public_name(fn)} is not supported on traced arrays yet")
+    return call_entry(entry, fn, args, kwargs)
+
+
+def dispatch_ufunc(ufunc, method, inputs, kwargs):
+    if method == "__call__":
+        return dispatch(ufunc, inputs, kwargs)
+    impl = _UFUNC_METHODS.get((ufunc.__name__, method))
+    if impl is None:
+        raise UnsupportedFunctionError(
+            f"np.{ufunc.__name__}.{method} is not supported on traced arrays yet")
+    return impl(*inputs, **kwargs)
+
+
+def bound_method(self: AbstractArray, name: str):
+    prop = _PROPERTIES.get(name)
+    if prop is not None:
+        if self.const is not None:
+            return wrap_result(getattr(self.const, name), self.deps)
+        return prop(self)
+    impl = _METHODS.get(name)
+    if impl is None:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise UnsupportedFunctionError(
+            f"ndarray.{name} is not supported on traced arrays yet") if hasattr(
+                np.ndarray, name) else AttributeError(
+                    f"'numpy.ndarray' object has no attribute '{name}'")
+
+    def method(*args, **kwargs):
+        if self.const is not None and all(
+                leaf.const is not None for leaf in _leaves((args, kwargs), [])):
+            result = getattr(self.const, name)(*_to_const(args), **_to_const(kwargs))
+            return wrap_result(result, self.deps)
+        return impl(self, *args, **kwargs)
+    method.__name__ = name
+    return method

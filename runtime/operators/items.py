@@ -1,0 +1,80 @@
+"""Item assignment with NumPy's reference semantics."""
+from __future__ import annotations
+
+import numpy as np
+
+from transpiler.errors import UnsupportedOperationError
+
+from ..abstract import AbstractArray, is_abstract
+from ..numpy.registry import dispatch
+from ..numpy.ufunc_core import check_cast
+
+
+class _Index:
+    """`index[1:3, ::2]` -> `(slice(1, 3), slice(None, None, 2))`."""
+
+    def __getitem__(self, item):
+        return item
+
+
+index = _Index()
+
+
+def _refuse_outside_array(target):
+    raise UnsupportedOperationError(
+        "an array that was not created inside the compiled function (a global, a "
+        "closure variable or a static argument) is modified with a traced value",
+        hint="pass the array in as an argument (it is then written back after the "
+             "call) or copy it first with np.array(...)")
+
+
+def set_item(target, idx, value):
+    if is_abstract(target):
+        target[idx] = value
+    elif isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
+        _refuse_outside_array(target)
+    else:
+        target[idx] = value
+
+
+def aug_set_item(target, idx, op, value):
+    """`target[idx] op= value`: NumPy evaluates the item, applies the in-place ufunc
+    (casting='same_kind') and writes it back."""
+    if not is_abstract(target):
+        if isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
+            _refuse_outside_array(target)
+        item = target[idx]
+        target[idx] = _python_inplace(item, op, value)
+        return
+    from ..numpy.indexing import is_mask, masked_update
+    if is_mask(target, idx):     # x[m] op= v: computed everywhere, kept where m holds
+        new = dispatch(getattr(np, op), (target, value), {})
+        check_cast(op, new.dtype, target.dtype)
+        masked_update(target, idx, new)
+        return
+    item = target[idx]
+    if is_abstract(item):
+        dispatch(getattr(np, op), (item, value), {"out": item})
+        if item._view is None:  # a copy (integer index): write it back explicitly
+            target[idx] = item
+    else:
+        target[idx] = dispatch(getattr(np, op), (item, value), {})
+
+
+def _python_inplace(item, op, value):
+    import operator
+    table = {"add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
+             "true_divide": operator.itruediv, "floor_divide": operator.ifloordiv,
+             "remainder": operator.imod, "power": operator.ipow, "matmul": operator.imatmul,
+             "bitwise_and": operator.iand, "bitwise_or": operator.ior,
+             "bitwise_xor": operator.ixor, "left_shift": operator.ilshift,
+             "right_shift": operator.irshift}
+    return table[op](item, value)
+
+
+def _contains_abstract(tree):
+    if isinstance(tree, AbstractArray):
+        return True
+    if isinstance(tree, (tuple, list)):
+        return any(_contains_abstract(t) for t in tree)
+    return False

@@ -1,0 +1,113 @@
+"""Staging: run the converted function once on abstract arrays and build the module.
+
+The converted function is ordinary Python; Python values stay Python, abstract arrays
+emit StableHLO. Arguments whose handles were mutated become extra outputs so the call
+path can write them back into the caller's arrays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from transpiler.errors import InternalCompilerError, TranspileError, UnsupportedOperationError
+
+from .abstract import AbstractArray, as_abstract
+from .numpy.convert import cast_to
+from .pytree import flatten, unflatten
+from .trace import Trace
+
+
+@dataclass
+class Staged:
+    """What one staging run produced: the module and how to map results back."""
+    module_text: str
+    arg_avals: list                  # (shape, dtype) per parameter
+    param_leaves: list               # flat-leaf positions that are parameters
+    out_treedef: object
+    out_slots: list                  # per result leaf: ("out", k, kind) or ("const", value)
+    writeback: list = field(default_factory=list)   # (flat leaf position, output k)
+    error_messages: list = field(default_factory=list)
+    module: object = None
+
+
+def _leaf_handle(leaf, param):
+    if type(leaf) in (bool, int, float, complex):
+        from .dtypes import dtype_of_python_scalar
+        return dtype_of_python_scalar(leaf), True
+    if isinstance(leaf, AbstractArray):
+        return leaf.dtype, leaf.weak
+    return np.dtype(leaf.dtype), False
+
+
+def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None) -> Staged:
+    """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value."""
+    leaves: list = []
+    treedef = flatten((tuple(args), dict(kwargs)), leaves)
+    with Trace() as trace:
+        param_leaves = [i for i in range(len(leaves)) if i not in static_leaves]
+        avals = []
+        for i in param_leaves:
+            dtype, _ = _leaf_handle(leaves[i], True)
+            avals.append((tuple(np.shape(leaves[i])), dtype))
+        ir_args = trace.begin_function(avals)
+        handles = []
+        params = iter(ir_args)
+        for i, leaf in enumerate(leaves):
+            dtype, weak = _leaf_handle(leaf, True)
+            if i in static_leaves:
+                h = as_abstract(leaf)
+                h.deps = frozenset()
+            else:
+                h = AbstractArray(np.shape(leaf), dtype, ir=next(params), weak=weak,
+                                  deps=frozenset([i]))
+            handles.append(h)
+        call_args, call_kwargs = unflatten(treedef, iter(handles))
+        result = fn(*call_args, **call_kwargs)
+        out_leaves: list = []
+        out_treedef = _flatten_result(result, out_leaves)
+        outputs, slots = [], []
+        for leaf in out_leaves:
+            if isinstance(leaf, AbstractArray):
+                if leaf.const is not None:
+                    slots.append(("const", _python_or_numpy(leaf.const, leaf.weak)))
+                else:
+                    slots.append(("out", len(outputs), leaf.weak))
+                    outputs.append(leaf.ir)
+            else:
+                slots.append(("const", leaf))
+        writeback = []
+        for i, h in enumerate(handles):
+            if h.mutated and not isinstance(leaves[i], (np.ndarray,)):
+                raise UnsupportedOperationError(
+                    "a scalar argument was modified in place",
+                    hint="return the new value instead")
+            if h.mutated:
+                writeback.append((i, len(outputs)))
+                outputs.append(cast_to(h, h.dtype).ir)
+        messages = []
+        if trace.error_checks:
+            from .numpy.errorflags import combine
+            outputs.append(combine([f for f, _ in trace.error_checks]))
+            messages = [m for _, m in trace.error_checks]
+        trace.finish_function(outputs)
+        text = trace.module.operation.get_asm(enable_debug_info=False)
+    return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
+                  trace.module)
+
+
+def _python_or_numpy(value, weak):
+    if weak and value.ndim == 0:
+        return value.item()
+    return value
+
+
+def _flatten_result(tree, leaves):
+    t = type(tree)
+    if t is tuple or t is list:
+        return (t, tuple(_flatten_result(x, leaves) for x in tree))
+    if t is dict:
+        keys = tuple(tree)
+        return (dict, keys, tuple(_flatten_result(tree[k], leaves) for k in keys))
+    leaves.append(tree)
+    return None

@@ -1,0 +1,113 @@
+"""The staging context: one MLIR module under construction.
+
+Abstract arrays emit ops into the innermost active trace. Control-flow lowering
+(later) pushes nested regions with `Trace.region`.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import chlo, func, stablehlo
+
+from .hlo.types import tensor_type
+
+_state = threading.local()
+
+
+def _new_context() -> ir.Context:
+    ctx = ir.Context()
+    stablehlo.register_dialect(ctx)
+    chlo.register_dialect(ctx)
+    return ctx
+
+
+class Trace:
+    """Owns the MLIR context, module and entry block for one staging run."""
+
+    def __init__(self):
+        self.context = _new_context()
+        self.location = ir.Location.unknown(self.context)
+        with self.context, self.location:
+            self.module = ir.Module.create()
+        self._exit_stack = None
+        self.func = None
+        self.block = None
+        # (flag value: i1 tensor, message) pairs: runtime checks (e.g. index bounds)
+        # whose failure the call path turns into a NumPy-style exception.
+        self.error_checks: list = []
+        self.arg_handles: list = []
+
+    def __enter__(self):
+        self._exit_stack = contextlib.ExitStack()
+        self._exit_stack.enter_context(self.context)
+        self._exit_stack.enter_context(self.location)
+        stack = _stack()
+        stack.append(self)
+        self._exit_stack.callback(stack.pop)
+        return self
+
+    def __exit__(self, *exc):
+        self._exit_stack.close()
+        return False
+
+    def begin_function(self, arg_avals, name="main"):
+        """Create the public entry function; returns its block arguments."""
+        arg_types = [tensor_type(s, d) for s, d in arg_avals]
+        with ir.InsertionPoint(self.module.body):
+            ftype = ir.FunctionType.get(arg_types, [])
+            self.func = func.FuncOp(name, ftype)
+            self.func.attributes["sym_visibility"] = ir.StringAttr.get("public")
+            self.block = self.func.add_entry_block()
+        self._exit_stack.enter_context(ir.InsertionPoint(self.block))
+        return list(self.block.arguments)
+
+    def finish_function(self, results):
+        func.ReturnOp(list(results))
+        arg_types = [a.type for a in self.block.arguments]
+        self.func.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get(arg_types, [r.type for r in results]))
+
+    def add_error_check(self, flag, message):
+        self.error_checks.append((flag, message))
+
+
+def _stack():
+    stack = getattr(_state, "stack", None)
+    if stack is None:
+        stack = _state.stack = []
+    return stack
+
+
+def current_trace() -> Trace | None:
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+def constant(value: np.ndarray) -> ir.Value:
+    """A dense (or splat) StableHLO constant for a NumPy array."""
+    value = np.asarray(value)
+    ttype = tensor_type(value.shape, value.dtype)
+    if value.size > 1 and (value.dtype.kind != "b") and _is_splat(value):
+        attr = ir.DenseElementsAttr.get_splat(ttype, _scalar_attr(value.flat[0], value.dtype))
+    else:
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=ttype.element_type,
+                                        shape=list(value.shape))
+    return stablehlo.ConstantOp(attr).result
+
+
+def _is_splat(value):
+    first = value.flat[0]
+    return bool(np.all(value == first)) and not (value.dtype.kind in "fc" and np.isnan(first))
+
+
+def _scalar_attr(x, dtype):
+    from .hlo.types import element_type
+    et = element_type(dtype)
+    if dtype.kind in "iu":
+        return ir.IntegerAttr.get(et, int(x))
+    if dtype.kind == "f":
+        return ir.FloatAttr.get(et, float(x))
+    raise TypeError(dtype)

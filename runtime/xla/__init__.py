@@ -1,0 +1,1 @@
+"""XLA side: devices, compilation through JAX's PJRT clients, executable cache."""

@@ -1,0 +1,63 @@
+"""Differential testing against NumPy: same values, dtypes and shapes."""
+from __future__ import annotations
+
+import numpy as np
+
+from transpiler import jit
+
+
+def _compare(expected, actual, rtol, atol, path="result"):
+    if isinstance(expected, (tuple, list)):
+        assert type(actual) is type(expected), f"{path}: {type(actual)} != {type(expected)}"
+        assert len(actual) == len(expected), f"{path}: length differs"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            _compare(e, a, rtol, atol, f"{path}[{i}]")
+        return
+    if isinstance(expected, dict):
+        assert set(expected) == set(actual), f"{path}: keys differ"
+        for k in expected:
+            _compare(expected[k], actual[k], rtol, atol, f"{path}[{k!r}]")
+        return
+    if expected is None or isinstance(expected, str):
+        assert actual == expected, f"{path}: {actual!r} != {expected!r}"
+        return
+    if isinstance(expected, (bool, int, float, complex)) and not isinstance(expected, np.generic):
+        assert type(actual) is type(expected), \
+            f"{path}: Python {type(expected).__name__} expected, got {type(actual).__name__}"
+    else:
+        e_arr, a_arr = np.asarray(expected), np.asarray(actual)
+        assert a_arr.dtype == e_arr.dtype, f"{path}: dtype {a_arr.dtype} != {e_arr.dtype}"
+        assert a_arr.shape == e_arr.shape, f"{path}: shape {a_arr.shape} != {e_arr.shape}"
+        assert isinstance(actual, np.ndarray) == isinstance(expected, np.ndarray), \
+            f"{path}: {type(actual).__name__} != {type(expected).__name__}"
+    e_arr, a_arr = np.asarray(expected), np.asarray(actual)
+    if e_arr.dtype.kind in "fc":
+        np.testing.assert_allclose(a_arr, e_arr, rtol=rtol, atol=atol, equal_nan=True,
+                                   err_msg=path)
+    else:
+        np.testing.assert_array_equal(a_arr, e_arr, err_msg=path)
+
+
+def _copy(x):
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_copy(i) for i in x)
+    if isinstance(x, dict):
+        return {k: _copy(v) for k, v in x.items()}
+    return x
+
+
+def check(fn, *args, rtol=1e-7, atol=1e-12, jit_kwargs=None, **kwargs):
+    """Run `fn` with NumPy and through `jit`; compare results *and* argument mutation.
+
+    Returns the jitted result for further assertions.
+    """
+    np_args, np_kwargs = _copy(args), _copy(kwargs)
+    with np.errstate(all="ignore"):
+        expected = fn(*np_args, **np_kwargs)
+    jit_args, jit_kwargs_ = _copy(args), _copy(kwargs)
+    actual = jit(fn, **(jit_kwargs or {}))(*jit_args, **jit_kwargs_)
+    _compare(expected, actual, rtol, atol)
+    _compare(np_args, jit_args, rtol, atol, "arguments after the call")
+    return actual

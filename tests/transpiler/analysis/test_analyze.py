@@ -1,0 +1,299 @@
+"""The `analyze` entry point and the queries converters use."""
+
+import random
+import textwrap
+
+import gast
+from hypothesis import given, settings, strategies as st
+
+import transpiler.analysis as analysis
+from transpiler.analysis import anno
+from transpiler.analysis import cfg
+from transpiler.analysis.anno import Static
+
+
+def function(src):
+    return analysis.analyze(gast.parse(textwrap.dedent(src))).body[0]
+
+
+def test_branch_outputs_exclude_branch_local_temporaries():
+    fn = function('''
+        def f(x, c):
+            if c > 0:
+                t = x * 2
+                y = t + 1
+            else:
+                u = x
+                y = u - 1
+            return y
+    ''')
+    assert analysis.branch_outputs(fn.body[0]) == {'y'}
+
+
+def test_branch_outputs_include_in_place_updates():
+    fn = function('''
+        def f(a, i, c):
+            if c:
+                a[i] = 0
+            return a
+    ''')
+    assert analysis.branch_outputs(fn.body[0]) == {'a'}
+
+
+def test_variable_defined_in_only_one_branch_is_reported():
+    fn = function('''
+        def f(c):
+            y = 0
+            if c:
+                x = 1
+                y = 1
+            return x + y
+    ''')
+    branch = fn.body[1]
+    assert analysis.branch_outputs(branch) == {'x', 'y'}
+    assert analysis.undefined_on_some_path(branch, 'x', after=True)
+    assert not analysis.undefined_on_some_path(branch, 'y', after=True)
+    assert analysis.partially_defined(branch, after=True) == {'x'}
+    assert analysis.definitely_defined(branch, after=True) == {'c', 'y'}
+    assert analysis.maybe_defined(branch, after=True) == {'c', 'x', 'y'}
+    assert analysis.undefined_on_some_path(branch, 'x')        # before the if
+    assert analysis.partially_defined(branch) == frozenset()   # ... on every path
+
+
+def test_loop_temporaries_are_not_carried():
+    fn = function('''
+        def f(x, n):
+            i = 0
+            s = 0
+            while i < n:
+                t = x[i] * 2
+                s = s + t
+                i += 1
+            return s
+    ''')
+    loop = fn.body[2]
+    assert analysis.loop_carried(loop) == {'i', 's'}
+    assert analysis.definitely_defined(loop) >= {'i', 's', 'x', 'n'}
+
+
+def test_while_condition_makes_a_variable_carried():
+    fn = function('''
+        def f(n):
+            done = False
+            k = 0
+            while not done:
+                done = k > n
+                k = k + 1
+            return 0
+    ''')
+    assert analysis.loop_carried(fn.body[2]) == {'done', 'k'}
+
+
+def test_loop_value_used_after_the_loop_is_carried():
+    fn = function('''
+        def f(xs):
+            last = None
+            for x in xs:
+                last = x * 2
+            return last
+    ''')
+    loop = fn.body[1]
+    assert analysis.loop_carried(loop) == {'last'}   # the target is not carried
+
+
+def test_loop_variable_first_defined_in_the_body_is_undefined_before():
+    fn = function('''
+        def f(xs):
+            for x in xs:
+                y = x
+            return y
+    ''')
+    loop = fn.body[0]
+    assert analysis.loop_carried(loop) == {'y'}
+    assert analysis.undefined_on_some_path(loop, 'y')
+    assert analysis.partially_defined(loop, after=True) == {'x', 'y'}
+
+
+def test_break_and_continue_in_loops():
+    fn = function('''
+        def f(xs, limit):
+            total = 0
+            hit = -1
+            for i in range(10):
+                if i > limit:
+                    hit = i
+                    break
+                if i % 2:
+                    skipped = i
+                    continue
+                total = total + i
+            return total, hit
+    ''')
+    loop = fn.body[2]
+    assert analysis.loop_carried(loop) == {'total', 'hit'}
+    assert analysis.branch_outputs(loop.body[1]) == frozenset()  # skipped is dead
+
+
+def test_nested_loops():
+    fn = function('''
+        def f(a):
+            n = a.shape[0]
+            out = 0.0
+            i = 0
+            while i < n:
+                row = 0.0
+                j = 0
+                while j < n:
+                    row = row + a[i, j]
+                    j = j + 1
+                out = out + row
+                i = i + 1
+            return out
+    ''')
+    outer = fn.body[3]
+    inner = outer.body[2]
+    assert analysis.loop_carried(inner) == {'row', 'j'}
+    assert analysis.loop_carried(outer) == {'out', 'i'}   # row, j are reset each time
+
+
+def test_return_inside_branch():
+    fn = function('''
+        def f(x):
+            if x > 0:
+                y = x
+            else:
+                return -x
+            return y
+    ''')
+    branch = fn.body[0]
+    assert analysis.branch_outputs(branch) == {'y'}
+    assert not analysis.undefined_on_some_path(branch, 'y', after=True)
+
+
+def test_comprehension_targets_do_not_become_outputs():
+    fn = function('''
+        def f(xs, c):
+            if c:
+                ys = [x * x for x in xs]
+            else:
+                ys = xs
+            return ys, x
+    ''')
+    assert analysis.branch_outputs(fn.body[0]) == {'ys'}
+
+
+def test_analyze_module_nested_functions_and_reanalysis():
+    tree = gast.parse(textwrap.dedent('''
+        import numpy as np
+
+        def outer(a):
+            def inner(b):
+                if b:
+                    c = b
+                return c
+            return inner(a)
+    '''))
+    analysis.analyze(tree)
+    outer = tree.body[1]
+    inner = outer.body[0]
+    assert isinstance(anno.getanno(outer, Static.CFG), cfg.Graph)
+    assert isinstance(anno.getanno(inner, Static.CFG), cfg.Graph)
+    assert analysis.partially_defined(inner.body[1]) == {'c'}
+    assert anno.getanno(tree, Static.BODY_SCOPE).modified_names == {'np', 'outer'}
+
+    # Transform: drop the `if`; stale facts must not survive re-analysis.
+    old_if = inner.body[0]
+    inner.body[0] = gast.parse('c = b').body[0]
+    analysis.analyze(tree)
+    assert analysis.partially_defined(inner.body[1]) == frozenset()
+    assert anno.hasanno(old_if, Static.LIVE_VARS_OUT)  # detached nodes keep theirs
+    assert analysis.analyze(outer) is outer
+
+
+# --- soundness against execution ------------------------------------------
+
+_VARS = ['a', 'b', 'c', 'd']
+
+
+def _program(rng, depth=0, loops=0):
+    """Random statements over a few variables, with if / while / for / break
+    / continue / return / del, as source lines."""
+    lines = []
+    for _ in range(rng.randint(1, 3)):
+        choice = rng.random()
+        var = rng.choice(_VARS)
+        if choice < 0.35 or depth >= 2:
+            lines.append('{} = {}'.format(var, rng.choice(_VARS + ['1'])))
+        elif choice < 0.5:
+            lines.append('if flip():')
+            lines += ['    ' + l for l in _program(rng, depth + 1, loops)]
+            if rng.random() < 0.5:
+                lines.append('else:')
+                lines += ['    ' + l for l in _program(rng, depth + 1, loops)]
+        elif choice < 0.65:
+            lines.append('while flip():')
+            lines += ['    ' + l for l in _program(rng, depth + 1, loops + 1)]
+        elif choice < 0.8:
+            lines.append('for {} in range(rng_count()):'.format(var))
+            lines += ['    ' + l for l in _program(rng, depth + 1, loops + 1)]
+        elif choice < 0.9 and loops:
+            lines.append(rng.choice(['break', 'continue']))
+        elif choice < 0.95:
+            lines.append('del {}'.format(var) if rng.random() < 0.5 else 'return 0')
+        else:
+            lines.append('{} += 1'.format(var))
+    return lines
+
+
+def _probe_all(fn, probe_name):
+    """Insert `probe(id(stmt), locals())` before every statement."""
+    probes = {}
+
+    def probe(stmt):
+        probes[id(stmt)] = stmt
+        return gast.parse('{}({}, locals())'.format(probe_name, id(stmt))).body[0]
+
+    def rewrite(stmts):
+        out = []
+        for stmt in stmts:
+            for field in ('body', 'orelse'):
+                if isinstance(getattr(stmt, field, None), list):
+                    setattr(stmt, field, rewrite(getattr(stmt, field)))
+            out += [probe(stmt), stmt]
+        return out
+
+    fn.body = rewrite(fn.body)
+    return probes
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 2 ** 32 - 1))
+def test_definedness_is_sound_on_executed_paths(seed, run_seed):
+    rng = random.Random(seed)
+    src = 'def f(a):\n' + '\n'.join('    ' + l for l in _program(rng)) + '\n'
+    fn = gast.parse(src).body[0]
+    analysis.analyze(fn)
+    probes = _probe_all(fn, '_probe')
+    locals_ = anno.getanno(fn, Static.BODY_SCOPE).local_names
+    seen = []
+
+    def check(stmt_id, bound):
+        stmt = probes[stmt_id]
+        names = set(bound) & locals_
+        assert analysis.definitely_defined(stmt) <= names, src
+        assert names <= analysis.maybe_defined(stmt), src
+        assert all(analysis.undefined_on_some_path(stmt, n) for n in locals_ - names), src
+        seen.append(stmt_id)
+
+    run = random.Random(run_seed)
+    budget = [200]
+
+    def flip():
+        budget[0] -= 1
+        return budget[0] > 0 and run.random() < 0.6
+
+    module = gast.gast_to_ast(gast.Module(body=[fn], type_ignores=[]))
+    namespace = {'_probe': check, 'flip': flip, 'rng_count': lambda: run.randint(0, 2)}
+    exec(compile(module, '<generated>', 'exec'), namespace)
+    namespace['f'](0)
+    assert seen

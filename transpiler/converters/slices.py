@@ -1,0 +1,74 @@
+"""Item assignment -> runtime operators with NumPy reference semantics.
+
+`a[i] = v`      -> `ag__.set_item(a, ag__.index[i], v)`
+`a[i:j] += v`   -> `ag__.aug_set_item(a, ag__.index[i:j], 'add', v)`
+`a[0], b = t`   -> `(tmp, b) = t; ag__.set_item(a, ag__.index[0], tmp)`
+`ag__.index[...]` returns the index object itself, so slice syntax stays readable.
+`a += b` on a name stays as written: abstract arrays implement `__iadd__` in place.
+"""
+from __future__ import annotations
+
+import gast
+
+from ..pyct import templates
+
+_AUG_OPS = {
+    gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide",
+    gast.FloorDiv: "floor_divide", gast.Mod: "remainder", gast.Pow: "power",
+    gast.MatMult: "matmul", gast.BitAnd: "bitwise_and", gast.BitOr: "bitwise_or",
+    gast.BitXor: "bitwise_xor", gast.LShift: "left_shift", gast.RShift: "right_shift",
+}
+
+
+def _raw_index(subscript):
+    expr = templates.replace_expr("ag__.index[0]", origin=subscript)
+    expr.slice = subscript.slice
+    return expr
+
+
+def _set_item(subscript, value, origin):
+    return templates.replace(
+        "ag__.set_item(target, index, value)", origin=origin,
+        target=subscript.value, index=_raw_index(subscript), value=value)
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def _split_target(self, target, post):
+        """Replace subscripts inside a (nested) target by temporaries."""
+        if isinstance(target, gast.Subscript):
+            tmp = self.ctx.new_name("item")
+            post.extend(_set_item(target, gast.Name(id=tmp, ctx=gast.Load(), annotation=None,
+                                                    type_comment=None), target))
+            return gast.copy_location(
+                gast.Name(id=tmp, ctx=gast.Store(), annotation=None, type_comment=None),
+                target)
+        if isinstance(target, (gast.Tuple, gast.List)):
+            target.elts = [self._split_target(t, post) for t in target.elts]
+        return target
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], gast.Subscript):
+            return _set_item(node.targets[0], node.value, node)
+        if not any(isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store)
+                   for t in node.targets for n in gast.walk(t)):
+            return node
+        post: list = []
+        node.targets = [self._split_target(t, post) for t in node.targets]
+        return [node] + post
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.target, gast.Subscript):
+            return node
+        op = _AUG_OPS[type(node.op)]
+        return templates.replace(
+            f"ag__.aug_set_item(target, index, '{op}', value)", origin=node,
+            target=node.target.value, index=_raw_index(node.target), value=node.value)
+
+
+def transform(node, ctx):
+    return _Transformer(ctx).visit(node)

@@ -1,0 +1,1 @@
+"""Generic AST toolkit: parsing, origins, templates, loading generated code."""

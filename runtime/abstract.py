@@ -56,6 +56,7 @@ class AbstractArray:
             fresh = fwd(base)
             self._ir, self._const, self.deps = fresh._ir, fresh._const, fresh.deps
             self._view = (base, fwd, bwd, base._version)
+            self._version += 1   # views of this view must refresh too
 
     @property
     def ir(self):

@@ -13,6 +13,7 @@ _WEAK_STANDIN = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 _PY_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 DEFAULT_INT = np.dtype(np.int64)
+_DEFAULT_FOR = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 DEFAULT_FLOAT = np.dtype(np.float64)
 DEFAULT_COMPLEX = np.dtype(np.complex128)
 
@@ -40,13 +41,20 @@ def dtype_of_python_scalar(value) -> np.dtype:
 
 @lru_cache(maxsize=4096)
 def _result_type(keys):
-    return np.result_type(*[k if isinstance(k, np.dtype) else k for k in keys])
+    # keys hold dtypes or Python *types* (0, 0.0 and False hash alike, types do not)
+    return np.result_type(*[_WEAK_STANDIN_BY_TYPE[k] if isinstance(k, type) else k
+                            for k in keys])
+
+
+_WEAK_STANDIN_BY_TYPE = {bool: False, int: 0, float: 0.0, complex: 0j}
 
 
 def result_type(*operands) -> tuple[np.dtype, bool]:
     """(dtype, weak) of combining operands given as (dtype, weak) pairs."""
-    keys = tuple(weak_standin(d) if w else np.dtype(d) for d, w in operands)
+    keys = tuple(weak_pytype(d) if w else np.dtype(d) for d, w in operands)
     weak = all(w for _, w in operands)
+    if weak:
+        keys = tuple(np.dtype(_DEFAULT_FOR[k]) for k in keys)
     return _result_type(keys), weak
 
 
@@ -57,6 +65,10 @@ def ufunc_loop(ufunc, keys):
     `keys` holds dtypes (strong) or Python types (weak). Returns (in_dtypes, out_dtypes)
     or raises TypeError exactly where NumPy has no loop.
     """
+    if all(isinstance(k, type) for k in keys):
+        # All operands weak: NumPy would pick object loops for Python ints (arbitrary
+        # precision); compute in the default dtypes and keep the result weak instead.
+        keys = tuple(np.dtype(_DEFAULT_FOR[k]) for k in keys)
     sig = tuple(keys) + (None,) * ufunc.nout
     try:
         dts = ufunc.resolve_dtypes(sig)

@@ -38,15 +38,16 @@ def leaf_key(x):
     return (tuple(x.shape), np.dtype(x.dtype))
 
 
-def flatten(tree, leaves: list):
-    """Append traced leaves to `leaves`; return a hashable tree definition."""
+def flatten(tree, leaves: list, everything=False):
+    """Append traced leaves (with `everything`, every non-container) to `leaves`;
+    return a hashable tree definition."""
     t = type(tree)
     if t is tuple or t is list:
-        return (t, tuple(flatten(x, leaves) for x in tree))
+        return (t, tuple(flatten(x, leaves, everything) for x in tree))
     if t is dict:
         keys = tuple(tree)
-        return (dict, keys, tuple(flatten(tree[k], leaves) for k in keys))
-    if is_traceable(tree):
+        return (dict, keys, tuple(flatten(tree[k], leaves, everything) for k in keys))
+    if everything or is_traceable(tree):
         leaves.append(tree)
         return None
     try:

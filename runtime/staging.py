@@ -65,7 +65,7 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None) -> Staged:
         call_args, call_kwargs = unflatten(treedef, iter(handles))
         result = fn(*call_args, **call_kwargs)
         out_leaves: list = []
-        out_treedef = _flatten_result(result, out_leaves)
+        out_treedef = flatten(result, out_leaves, everything=True)
         outputs, slots = [], []
         for leaf in out_leaves:
             if isinstance(leaf, AbstractArray):
@@ -100,14 +100,3 @@ def _python_or_numpy(value, weak):
     if weak and value.ndim == 0:
         return value.item()
     return value
-
-
-def _flatten_result(tree, leaves):
-    t = type(tree)
-    if t is tuple or t is list:
-        return (t, tuple(_flatten_result(x, leaves) for x in tree))
-    if t is dict:
-        keys = tuple(tree)
-        return (dict, keys, tuple(_flatten_result(tree[k], leaves) for k in keys))
-    leaves.append(tree)
-    return None

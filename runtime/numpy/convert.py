@@ -25,8 +25,9 @@ def cast_to(x, dtype, weak=False) -> AbstractArray:
     dtype = np.dtype(dtype)
     if x.dtype == dtype:
         if x.weak != weak:
-            out = AbstractArray(x.shape, x.dtype, ir=x._ir, const=x.const, weak=weak,
-                                deps=x.deps)
+            const = x.const
+            out = AbstractArray(x.shape, x.dtype, ir=None if const is not None else x.ir,
+                                const=const, weak=weak, deps=x.deps)
             return out
         return x
     c = x.const

@@ -30,6 +30,7 @@ class Entry:
 _FUNCTIONS: dict = {}       # id(callable) -> Entry
 _BY_NAME: dict = {}         # "np.sum" -> Entry
 _METHODS: dict = {}         # "sum" -> impl(self, *args, **kwargs)
+_NO_FOLD: set = set()       # methods/properties that must not be folded (views)
 _UFUNC_METHODS: dict = {}   # ("add", "reduce") -> impl
 _PROPERTIES: dict = {}      # "T" -> fn(self)
 
@@ -56,17 +57,20 @@ def implements(*functions, method: str | tuple | None = None, family: str = "mis
             _FUNCTIONS[id(fn)] = (fn, entry)
             _BY_NAME[entry.name] = entry
         for m in ((method,) if isinstance(method, str) else (method or ())):
-            _METHODS[m] = impl
+            register_method(m, impl, fold)
         return impl
     return register
 
 
-def register_method(name, impl):
+def register_method(name, impl, fold=True):
+    """`fold=False` for methods returning views: NumPy folding would break aliasing."""
     _METHODS[name] = impl
+    (_NO_FOLD.discard if fold else _NO_FOLD.add)(name)
 
 
-def register_property(name, fn):
+def register_property(name, fn, fold=True):
     _PROPERTIES[name] = fn
+    (_NO_FOLD.discard if fold else _NO_FOLD.add)(name)
 
 
 def register_ufunc_method(ufunc, method, impl):
@@ -158,6 +162,9 @@ def call_entry(entry: Entry, fn, args, kwargs):
 def dispatch(fn, args, kwargs):
     entry = lookup(fn)
     if entry is None:
+        leaves = _leaves((args, kwargs), [])
+        if all(leaf.const is not None for leaf in leaves):  # NumPy computes it exactly
+            return wrap_result(fn(*_to_const(args), **_to_const(kwargs)), _deps_of(leaves))
         raise UnsupportedFunctionError(
             f"{_public_name(fn)} is not supported on traced arrays yet")
     return call_entry(entry, fn, args, kwargs)
@@ -176,7 +183,7 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
 def bound_method(self: AbstractArray, name: str):
     prop = _PROPERTIES.get(name)
     if prop is not None:
-        if self.const is not None:
+        if self.const is not None and name not in _NO_FOLD:
             return wrap_result(getattr(self.const, name), self.deps)
         return prop(self)
     impl = _METHODS.get(name)
@@ -189,7 +196,7 @@ def bound_method(self: AbstractArray, name: str):
                     f"'numpy.ndarray' object has no attribute '{name}'")
 
     def method(*args, **kwargs):
-        if self.const is not None and all(
+        if name not in _NO_FOLD and self.const is not None and all(
                 leaf.const is not None for leaf in _leaves((args, kwargs), [])):
             result = getattr(self.const, name)(*_to_const(args), **_to_const(kwargs))
             return wrap_result(result, self.deps)

@@ -115,7 +115,6 @@ class _Analyzer(gast.NodeVisitor):
 
     def push(self, kind=None):
         self.stack.append(Scope(kind))
-        return self.scope
 
     def pop(self):
         scope = self.stack.pop()
@@ -126,9 +125,7 @@ class _Analyzer(gast.NodeVisitor):
     def in_scope(self, node, key, children, kind=None):
         """Visit `children` in a new scope, annotated on `node` under `key`."""
         self.push(kind)
-        for child in children:
-            if child is not None:
-                self.visit(child)
+        self.visit_list(children)
         scope = self.pop()
         anno.setanno(node, key, scope)
         return scope
@@ -240,31 +237,26 @@ class _Analyzer(gast.NodeVisitor):
 
     # -- new scopes ----------------------------------------------------------
 
-    def _visit_signature(self, args):
-        """Defaults and annotations: evaluated where the function is defined."""
-        self.visit_list(args.defaults + args.kw_defaults)
-        for param in args.posonlyargs + args.args + args.kwonlyargs + [
-                args.vararg, args.kwarg]:
-            if param is not None and param.annotation is not None:
-                self.visit(param.annotation)
-
-    def _visit_params(self, args):
-        self.visit_list(args.posonlyargs + args.args + args.kwonlyargs + [
-            args.vararg, args.kwarg])
+    def _visit_function(self, node, kind, body):
+        """Defaults and annotations are evaluated where the function is
+        defined; parameters and body belong to the function's own scope."""
+        args = node.args
+        params = [p for p in args.posonlyargs + args.args + args.kwonlyargs
+                  + [args.vararg, args.kwarg] if p is not None]
+        self.visit_list(args.defaults + args.kw_defaults
+                        + [p.annotation for p in params])
+        self.push(kind)
+        self.visit_list(params)
+        entry = Scope()  # the CFG entry node binds the parameters
+        entry.params = set(self.scope.params)
+        anno.setanno(args, Static.SCOPE, entry)
+        self.visit_list(body)
+        anno.setanno(node, Static.BODY_SCOPE, self.pop())
 
     def visit_FunctionDef(self, node):
-        self.visit_list(node.decorator_list)
-        self._visit_signature(node.args)
-        self.visit_list([node.returns])
+        self.visit_list(node.decorator_list + [node.returns])
         self.record(_MODIFIED, qual_names.QN(node.name))
-        self.push('function')
-        self._visit_params(node.args)
-        params = set(self.scope.params)
-        self.visit_list(node.body)
-        anno.setanno(node, Static.BODY_SCOPE, self.pop())
-        entry = Scope()
-        entry.params = params
-        anno.setanno(node.args, Static.SCOPE, entry)  # the CFG entry binds params
+        self._visit_function(node, 'function', node.body)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -274,14 +266,10 @@ class _Analyzer(gast.NodeVisitor):
         self.in_scope(node, Static.BODY_SCOPE, node.body, kind='class')
 
     def visit_Lambda(self, node):
-        self._visit_signature(node.args)
-        self.push('lambda')
-        self._visit_params(node.args)
-        self.visit(node.body)
-        anno.setanno(node, Static.BODY_SCOPE, self.pop())
+        self._visit_function(node, 'lambda', [node.body])
 
     def _visit_comprehension(self, node):
-        first, *rest = node.generators
+        first = node.generators[0]
         self.visit(first.iter)  # evaluated in the enclosing scope
         self.push('comprehension')
         for generator in node.generators:

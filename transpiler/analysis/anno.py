@@ -22,7 +22,8 @@ class Static(enum.Enum):
     CFG = 'control-flow graph'
 
     # activity (`activity.Scope` values).
-    SCOPE = 'everything the statement reads / modifies, bodies included'
+    SCOPE = ('what a statement reads / modifies, bodies included; also on for'
+             ' iterables and targets, and on a function\'s arguments (its params)')
     HEADER_SCOPE = 'if/while test, with items, except type+name; empty for for'
     BODY_SCOPE = 'body of a compound statement, function, lambda or comprehension'
     ORELSE_SCOPE = 'else branch of if / while / for / try'

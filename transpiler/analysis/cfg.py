@@ -3,12 +3,12 @@
 Dataflow analyses (reaching definitions, liveness) need every path control can
 take, `break` / `continue` / `return` / exceptions included, which the nested
 AST does not show. One CFG node stands for one simple statement, or for the
-*header* of a compound statement (the test of `if` / `while`, the iterable of
-`for`, the items of `with`, the `except` clause). A `for` loop has three: its
-iterable (evaluated once, before the loop), its header (the per-iteration
-"is there a next item" test, where the back edge leads) and its target, bound
-only on the way into the body (after a loop that ran zero times it is unbound). Nested function and class definitions are
-single statements: they get graphs of their own.
+*header* of a compound statement (the test of `if` / `while`, the items of
+`with`, the `except` clause). A `for` loop has three: its iterable (evaluated
+once, before the loop), its header (the per-iteration "is there a next item"
+test, where the back edge leads) and its target, bound only on the way into
+the body (after a loop that ran zero times it is unbound). Nested function and
+class definitions are single statements: they get graphs of their own.
 
 `try` is modelled conservatively: any statement of the `try` body (or nothing of
 it) may have run when a handler starts, and any point of the whole statement may

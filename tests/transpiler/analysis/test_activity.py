@@ -225,6 +225,12 @@ def test_module_scope():
     activity.resolve(tree)
     assert scope(tree, Static.BODY_SCOPE).modified_names == {'np', 'x'}
     assert strs(scope(tree.body[1]).read) == {'np', 'np.zeros'}
+    more = function('''
+        def f():
+            import os.path, numpy.linalg as la
+            from math import pi as PI
+    ''')
+    assert scope(more, Static.BODY_SCOPE).modified_names == {'os', 'la', 'PI'}
 
 
 def test_node_scope_picks_the_header():

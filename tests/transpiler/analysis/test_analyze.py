@@ -211,89 +211,118 @@ def test_analyze_module_nested_functions_and_reanalysis():
 
 
 # --- soundness against execution ------------------------------------------
+#
+# Random programs run with random branch decisions; facts the analyses state
+# before each statement are checked against what actually happens.
 
 _VARS = ['a', 'b', 'c', 'd']
 
 
 def _program(rng, depth=0, loops=0):
-    """Random statements over a few variables, with if / while / for / break
-    / continue / return / del, as source lines."""
+    """Random statements over a few variables, with if / while / for / break /
+    continue / return / del, as source lines. `flip(x)` reads `x` and decides
+    a branch; `out(x)` reads `x`."""
     lines = []
+
+    def nested(header, inner_loops):
+        lines.append(header)
+        lines.extend('    ' + line for line in _program(rng, depth + 1, inner_loops))
+
     for _ in range(rng.randint(1, 3)):
-        choice = rng.random()
-        var = rng.choice(_VARS)
+        choice, var = rng.random(), rng.choice(_VARS)
         if choice < 0.35 or depth >= 2:
             lines.append('{} = {}'.format(var, rng.choice(_VARS + ['1'])))
         elif choice < 0.5:
-            lines.append('if flip():')
-            lines += ['    ' + l for l in _program(rng, depth + 1, loops)]
+            nested('if flip({}):'.format(var), loops)
             if rng.random() < 0.5:
-                lines.append('else:')
-                lines += ['    ' + l for l in _program(rng, depth + 1, loops)]
+                nested('else:', loops)
         elif choice < 0.65:
-            lines.append('while flip():')
-            lines += ['    ' + l for l in _program(rng, depth + 1, loops + 1)]
+            nested('while flip({}):'.format(rng.choice(_VARS)), loops + 1)
         elif choice < 0.8:
-            lines.append('for {} in range(rng_count()):'.format(var))
-            lines += ['    ' + l for l in _program(rng, depth + 1, loops + 1)]
+            nested('for {} in range(count()):'.format(var), loops + 1)
         elif choice < 0.9 and loops:
             lines.append(rng.choice(['break', 'continue']))
         elif choice < 0.95:
-            lines.append('del {}'.format(var) if rng.random() < 0.5 else 'return 0')
+            lines.append(rng.choice(['del {}', 'return {}', 'out({})']).format(var))
         else:
             lines.append('{} += 1'.format(var))
     return lines
 
 
-def _probe_all(fn, probe_name):
-    """Insert `probe(id(stmt), locals())` before every statement."""
-    probes = {}
-
-    def probe(stmt):
-        probes[id(stmt)] = stmt
-        return gast.parse('{}({}, locals())'.format(probe_name, id(stmt))).body[0]
-
-    def rewrite(stmts):
-        out = []
-        for stmt in stmts:
-            for field in ('body', 'orelse'):
-                if isinstance(getattr(stmt, field, None), list):
-                    setattr(stmt, field, rewrite(getattr(stmt, field)))
-            out += [probe(stmt), stmt]
-        return out
-
-    fn.body = rewrite(fn.body)
-    return probes
+def _instrument(fn, before):
+    """Insert the statements `before(stmt)` in front of every statement."""
+    for node in list(gast.walk(fn)):
+        for field in ('body', 'orelse'):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                setattr(node, field, [new for stmt in stmts
+                                      for new in before(stmt) + [stmt]])
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 2 ** 32 - 1))
-def test_definedness_is_sound_on_executed_paths(seed, run_seed):
-    rng = random.Random(seed)
-    src = 'def f(a):\n' + '\n'.join('    ' + l for l in _program(rng)) + '\n'
-    fn = gast.parse(src).body[0]
-    analysis.analyze(fn)
-    probes = _probe_all(fn, '_probe')
-    locals_ = anno.getanno(fn, Static.BODY_SCOPE).local_names
-    seen = []
-
-    def check(stmt_id, bound):
-        stmt = probes[stmt_id]
-        names = set(bound) & locals_
-        assert analysis.definitely_defined(stmt) <= names, src
-        assert names <= analysis.maybe_defined(stmt), src
-        assert all(analysis.undefined_on_some_path(stmt, n) for n in locals_ - names), src
-        seen.append(stmt_id)
-
+def _run(fn, run_seed, **env):
+    """Execute `fn(0)`; return the trace of values it read through flip / out."""
     run = random.Random(run_seed)
-    budget = [200]
+    trace, budget = [], [100]
 
-    def flip():
+    def flip(value):
+        trace.append(value)
         budget[0] -= 1
         return budget[0] > 0 and run.random() < 0.6
 
     module = gast.gast_to_ast(gast.Module(body=[fn], type_ignores=[]))
-    namespace = {'_probe': check, 'flip': flip, 'rng_count': lambda: run.randint(0, 2)}
+    namespace = dict(env, flip=flip, out=trace.append, count=lambda: run.randint(0, 2))
     exec(compile(module, '<generated>', 'exec'), namespace)
-    namespace['f'](0)
-    assert seen
+    try:
+        trace.append(('return', namespace['f'](0)))
+    except (NameError, TypeError) as e:  # unbound read; poison (below) misused
+        trace.append(type(e).__name__)
+    return trace
+
+
+def _random_function(seed):
+    rng = random.Random(seed)
+    src = 'def f(a):\n' + '\n'.join('    ' + l for l in _program(rng)) + '\n'
+    fn = analysis.analyze(gast.parse(src)).body[0]
+    return fn, anno.getanno(fn, Static.BODY_SCOPE).local_names
+
+
+_SOUNDNESS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
+_SEEDS = st.integers(0, 2 ** 32 - 1)
+
+
+@_SOUNDNESS
+@given(_SEEDS, _SEEDS)
+def test_definedness_is_sound_on_executed_paths(seed, run_seed):
+    fn, local_names = _random_function(seed)
+    checked = {}
+
+    def check(stmt_id, bound):
+        stmt = checked[stmt_id]
+        names = set(bound) & local_names
+        assert analysis.definitely_defined(stmt) <= names
+        assert names <= analysis.maybe_defined(stmt)
+        assert all(analysis.undefined_on_some_path(stmt, n) for n in local_names - names)
+
+    def probe(stmt):
+        checked[id(stmt)] = stmt
+        return gast.parse('probe({}, locals())'.format(id(stmt))).body
+
+    _instrument(fn, probe)
+    _run(fn, run_seed, probe=check)
+
+
+@_SOUNDNESS
+@given(_SEEDS, _SEEDS)
+def test_liveness_is_sound_on_executed_paths(seed, run_seed):
+    """Overwriting every dead variable with poison must not change what the
+    program reads."""
+    fn, local_names = _random_function(seed)
+    expected = _run(gast.parse(gast.unparse(fn)).body[0], run_seed)
+
+    def poison(stmt):
+        dead = sorted(local_names - anno.getanno(stmt, Static.LIVE_VARS_IN))
+        return [gast.parse("if '{0}' in locals(): {0} = POISON".format(n)).body[0]
+                for n in dead]
+
+    _instrument(fn, poison)
+    assert _run(fn, run_seed, POISON=object()) == expected

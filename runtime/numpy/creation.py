@@ -1,0 +1,275 @@
+"""Array creation: zeros/ones/full/empty (and *_like), arange, linspace, eye, identity,
+array/asarray, copy.
+
+Registered with `creates=True`: inside a compiled function they always return abstract
+arrays (fresh, mutable handles). When every argument is known the dispatcher lets NumPy
+compute them; these implementations only run when some argument is traced. A traced
+value used as a *shape* (or an `arange` bound, a `linspace` count) raises
+`ConcretizationError` through `AbstractArray.__index__`/`_concrete`: the call path then
+specialises Python int arguments on their value.
+
+`np.empty`/`np.empty_like` return zero-filled arrays in compiled code (NumPy leaves the
+contents undefined, so any value is correct; zeros are deterministic).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..abstract import AbstractArray, as_abstract
+from ..primitives import elementwise as E
+from ..primitives import structural as S
+from .casts import as_array, fresh
+from .convert import broadcast_to_shape, cast_to
+from .registry import implements, register_method
+from .shape import _shape_arg, reshape_value, shape_standin, _concat_values, moveaxis
+
+_VOID = np.dtype([])
+
+
+def _static(x, what="value"):
+    """The Python value of an argument that decides a shape (raises on traced values)."""
+    if type(x) is AbstractArray:
+        c = x._concrete(what)
+        return c.item() if x.weak and c.ndim == 0 else c
+    return x
+
+
+def _const(value, deps=frozenset()):
+    out = AbstractArray.from_const(np.asarray(value), weak=False)
+    out.deps = deps
+    return out
+
+
+def _filled(shape, fill, dtype):
+    fill = as_array(fill)
+    dtype = fill.dtype if dtype is None else np.dtype(dtype)
+    out = broadcast_to_shape(cast_to(fill, dtype, weak=False), shape)
+    return fresh(out) if out is fill else out
+
+
+# --- zeros / ones / full / empty ------------------------------------------------------
+
+@implements(np.zeros, family="creation", creates=True)
+def zeros(shape, dtype=float, order="C", *, device=None, like=None):
+    return _const(np.zeros(_shape_arg(shape), dtype))
+
+
+@implements(np.empty, family="creation", creates=True, fold=False,
+            notes="returns zeros in compiled code (NumPy's contents are undefined)")
+def empty(shape, dtype=float, order="C", *, device=None, like=None):
+    return _const(np.zeros(_shape_arg(_static(shape, "shape")), dtype))
+
+
+@implements(np.ones, family="creation", creates=True)
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    return _const(np.ones(_shape_arg(shape), dtype))
+
+
+@implements(np.full, family="creation", creates=True)
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    return _filled(_shape_arg(shape), fill_value, dtype)
+
+
+def _like(a, dtype, shape):
+    a = as_array(a)
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
+    shape = a.shape if shape is None else _shape_arg(shape)
+    return shape, dtype
+
+
+@implements(np.zeros_like, family="creation", creates=True)
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dtype = _like(a, dtype, shape)
+    return _const(np.zeros(shape, dtype))
+
+
+@implements(np.empty_like, family="creation", creates=True, fold=False,
+            notes="returns zeros in compiled code (NumPy's contents are undefined)")
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dtype = _like(prototype, dtype, None if shape is None else _static(shape))
+    return _const(np.zeros(shape, dtype))
+
+
+@implements(np.ones_like, family="creation", creates=True)
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dtype = _like(a, dtype, shape)
+    return _const(np.ones(shape, dtype))
+
+
+@implements(np.full_like, family="creation", creates=True)
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dtype = _like(a, dtype, shape)
+    return _filled(shape, fill_value, dtype)
+
+
+def _bcast(x, shape):
+    if x.shape == shape:
+        return x
+    dims = tuple(range(len(shape) - x.ndim, len(shape)))
+    return S.broadcast_in_dim(x, shape=shape, dims=dims)
+
+
+# --- ranges ----------------------------------------------------------------------------
+
+@implements(np.arange, family="creation", creates=True,
+            notes="bounds and step must be known at compile time (the length depends "
+                  "on them)")
+def arange(*args, **kwargs):
+    args = [_static(a, "arange bound") for a in args]
+    kwargs = {k: _static(v, "arange bound") for k, v in kwargs.items()}
+    return _const(np.arange(*args, **kwargs))
+
+
+@implements(np.eye, family="creation", creates=True)
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    return _const(np.eye(_static(N, "int"), None if M is None else _static(M, "int"),
+                         _static(k, "int"), dtype))
+
+
+@implements(np.identity, family="creation", creates=True)
+def identity(n, dtype=None, *, like=None):
+    return _const(np.identity(_static(n, "int"), dtype))
+
+
+@implements(np.linspace, family="creation", creates=True,
+            notes="for array start/stop, NumPy's denormal-step path is chosen per "
+                  "element rather than for the whole array (last-ulp differences)")
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
+             *, device=None):
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    div = (num - 1) if endpoint else num
+    start, stop = as_abstract(start), as_abstract(stop)
+    from ..dtypes import result_type
+    dt, _ = result_type((start.dtype, start.weak), (stop.dtype, stop.weak),
+                        (np.dtype(np.float64), True))
+    integer_dtype = dtype is not None and np.issubdtype(dtype, np.integer)
+    dtype = dt if dtype is None else np.dtype(dtype)
+    bshape = np.broadcast_shapes(start.shape, stop.shape)
+    start_b = _bcast(cast_to(start, dt), bshape)
+    stop_b = _bcast(cast_to(stop, dt), bshape)
+    delta = E.subtract(stop_b, start_b)
+    shape = (num,) + bshape
+    idx = S.iota(shape=shape, dtype=np.int64, dim=0)
+    y = cast_to(idx, dt)
+
+    def full_of(v):
+        return S.broadcast_in_dim(v, shape=shape, dims=tuple(range(1, len(shape))))
+
+    def scalar(v, shape=shape):
+        # broadcast by a primitive: complex splat constants are not supported by
+        # trace.constant
+        return S.broadcast_in_dim(as_abstract(np.asarray(v, dt)), shape=shape, dims=())
+
+    if div > 0:
+        step = E.divide(delta, scalar(div, bshape))
+        zero = scalar(0, bshape)
+        step_zero = E.compare(step, zero, "EQ")
+        y_small = E.multiply(E.divide(y, scalar(div)), full_of(delta))
+        y_step = E.multiply(y, full_of(step))
+        y = S.select(full_of(step_zero), y_small, y_step)
+    else:
+        step = float("nan")
+        y = E.multiply(y, full_of(delta))
+    y = E.add(y, full_of(start_b))
+    if endpoint and num > 1:
+        last = S.reshape(stop_b, shape=(1,) + bshape)
+        head = S.static_slice(y, start=(0,) * len(shape), limit=(num - 1,) + bshape,
+                              strides=(1,) * len(shape))
+        y = S.concatenate(head, last, axis=0)
+    if axis != 0:
+        y = fresh(moveaxis(y, 0, axis))
+    if integer_dtype:
+        y = E.floor(y)
+    y = cast_to(y, dtype)
+    if retstep:
+        return y, step
+    return y
+
+
+# --- array / asarray / copy ------------------------------------------------------------
+
+def _leaves(obj, out):
+    if isinstance(obj, (list, tuple)):
+        return [_leaves(o, out) for o in obj]
+    out.append(obj)
+    shape = obj.shape if type(obj) is AbstractArray else np.shape(obj)
+    return shape_standin(shape)
+
+
+def _reject_object(dtype):
+    if dtype == object:
+        from transpiler.errors import UnsupportedFunctionError
+        raise UnsupportedFunctionError("object arrays are not supported in compiled code")
+
+
+def _build(obj, dt):
+    if not isinstance(obj, (list, tuple)):
+        return cast_to(as_array(obj), dt, weak=False)
+    parts = [_build(o, dt) for o in obj]
+    if not parts:
+        return _const(np.zeros((0,), dt))
+    parts = [reshape_value(p, (1,) + p.shape) for p in parts]
+    return _concat_values(parts, 0, dt)
+
+
+def array_impl(obj, dtype=None, *, copy=True, ndmin=0):
+    """`np.array` / `np.asarray` of nested lists of (abstract) arrays and scalars."""
+    ndmin = operator.index(ndmin)
+    if type(obj) is AbstractArray:
+        dt = obj.dtype if dtype is None else np.dtype(dtype)
+        if not obj.weak and dt == obj.dtype and obj.ndim >= ndmin and not copy:
+            return obj
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        out = cast_to(obj, dt, weak=False)
+        out = fresh(out) if out is obj else out
+    else:
+        leaves: list = []
+        structure = _leaves(obj, leaves)
+        if not any(type(x) is AbstractArray for x in leaves):
+            const = np.array(obj, dtype=dtype)
+            _reject_object(const.dtype)
+            out = _const(const)
+        else:
+            np.array(structure, dtype=_VOID)                           # NumPy's errors
+            dt = np.result_type(*[as_array(x).dtype for x in leaves]) if dtype is None \
+                else np.dtype(dtype)
+            _reject_object(dt)
+            out = _build(obj, dt)
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+    if out.ndim < ndmin:
+        out = reshape_value(out, (1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+@implements(np.array, family="creation", creates=True)
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    return array_impl(object, dtype, copy=copy, ndmin=ndmin)
+
+
+@implements(np.asarray, np.asanyarray, family="creation", creates=True, fold=False,
+            notes="returns its argument itself (an alias) when no conversion is needed")
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    return array_impl(a, dtype, copy=copy)
+
+
+@implements(np.ascontiguousarray, family="creation", creates=True, fold=False)
+def ascontiguousarray(a, dtype=None, *, like=None):
+    return array_impl(a, dtype, copy=None, ndmin=1)
+
+
+@implements(np.copy, family="creation", creates=True)
+def copy(a, order="K", subok=False):
+    return fresh(as_array(a))
+
+
+def _copy_method(self, order="C"):
+    return fresh(self)
+
+
+register_method("copy", _copy_method)

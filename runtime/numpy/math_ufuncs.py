@@ -1,0 +1,339 @@
+"""Transcendental, rounding and complex-part ufuncs, np.round/np.clip/np.angle, and the
+builtins `round`/`abs` plus `math.*` on traced scalars.
+
+Lowerings follow NumPy's C formulas where XLA has no single op (exp2, log2, log10,
+hypot, logaddexp, modf, heaviside) so special values (inf, nan, -0.0) come out the
+same. `math.*` results are weak (they are Python floats/ints in plain Python).
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from transpiler.errors import UnsupportedFunctionError
+
+from ..abstract import AbstractArray, as_abstract, is_abstract
+from ..primitives import elementwise as E
+from ..primitives import elementwise_extra as X
+from .arithmetic import (cmp, copy, copysign, full, is_complex, is_int, isnan, or_,
+                         register_table, select, via_f32)
+from .convert import cast_to
+from .registry import dispatch, implements, register_method, register_property
+from .ufunc_core import apply_ufunc
+
+
+def _scaled(factor):
+    """x * factor with the factor rounded to x's dtype (NumPy: `x * (180.0/NPY_PI)`)."""
+    return lambda x: E.multiply(x, full(x, factor))
+
+
+def _int_identity(op):
+    """floor/ceil/trunc keep integer inputs unchanged (NumPy 2 integer loops)."""
+    return lambda x: copy(x) if is_int(x) else op(x)
+
+
+def _trunc(x):
+    return select(cmp(x, full(x, 0), "LT"), E.ceil(x), E.floor(x))
+
+
+def _rint(x):
+    if is_complex(x):
+        return X.complex_(E.round_even(X.real(x)), E.round_even(X.imag(x)))
+    return copy(x) if is_int(x) else E.round_even(x)
+
+
+def _log_base(ln_base):
+    return lambda x: E.divide(E.log(x), full(x, ln_base))
+
+
+@via_f32
+def _log2(x):
+    """log2 via frexp: x = m * 2**e, m in [0.5, 1), so powers of two are exact
+    (log(x)/ln2 gives 2.9999999999999996 for 8.0 and breaks int(np.log2(n)))."""
+    if is_complex(x):
+        return E.divide(E.log(x), full(x, _LN2))
+    nbits, mbits = x.dtype.itemsize * 8, np.finfo(x.dtype).nmant
+    ibits, bias = np.dtype(f"i{x.dtype.itemsize}"), np.finfo(x.dtype).maxexp - 2
+    bits = X.bitcast(x, dtype=ibits)
+    expo = E.bitwise_and(E.shift_right_logical(bits, full(bits, mbits)),
+                         full(bits, (1 << (nbits - mbits - 1)) - 1))
+    mant_bits = E.bitwise_or(E.bitwise_and(bits, full(bits, (1 << mbits) - 1)),
+                             full(bits, bias << mbits))
+    m = X.bitcast(mant_bits, dtype=x.dtype)
+    e = cast_to(E.subtract(expo, full(expo, bias)), x.dtype)
+    out = E.add(e, E.divide(E.log(m), full(m, _LN2)))
+    # zero, negatives, inf, nan and subnormals (which XLA CPU flushes to zero anyway)
+    regular = E.bitwise_and(E.is_finite(x), cmp(x, full(x, np.finfo(x.dtype).tiny), "GE"))
+    return select(regular, out, E.divide(E.log(x), full(x, _LN2)))
+
+
+def _exp2(x):
+    return E.power(full(x, 2), x)
+
+
+@via_f32
+def _hypot(a, b):
+    """Scaled sqrt(a^2 + b^2) (no overflow); any infinity wins over NaN, like C hypot."""
+    ax, ay = X.abs_(a), X.abs_(b)
+    m, n = E.maximum(ax, ay), E.minimum(ax, ay)
+    r = E.divide(n, m)
+    h = E.multiply(m, E.sqrt(E.add(full(r, 1), E.multiply(r, r))))
+    h = select(cmp(m, full(m, 0), "EQ"), full(h, 0), h)
+    inf = or_(X.is_inf(ax), X.is_inf(ay))
+    return select(inf, full(h, np.inf), h)
+
+
+def _logaddexp_via(log1p_exp, log_2):
+    """NumPy's npy_logaddexp: equal inputs (incl. same-sign infinities) give x + log(2)."""
+    @via_f32
+    def lower(x, y):
+        d = E.subtract(x, y)
+        pos = cmp(d, full(d, 0), "GT")
+        big = select(pos, x, y)
+        tail = log1p_exp(select(pos, E.negate(d), d))
+        out = select(isnan(d), d, E.add(big, tail))
+        return select(cmp(x, y, "EQ"), E.add(x, full(x, log_2)), out)
+    return lower
+
+
+_LN2 = math.log(2.0)
+_logaddexp = _logaddexp_via(lambda t: E.log1p(E.exp(t)), _LN2)
+_logaddexp2 = _logaddexp_via(
+    lambda t: E.divide(E.log1p(_exp2(t)), full(t, _LN2)), 1.0)
+
+
+def _heaviside(x, h0):
+    zero = full(x, 0)
+    out = select(cmp(x, zero, "LT"), zero, full(x, 1))
+    out = select(cmp(x, zero, "EQ"), h0, out)
+    return select(isnan(x), x, out)
+
+
+def _modf(x):
+    """(fractional, integral), both with x's sign; modf(+-inf) = (+-0, +-inf)."""
+    whole = _trunc(x)
+    frac = select(X.is_inf(x), full(x, 0), E.subtract(x, whole))
+    return copysign(frac, x), whole
+
+
+def _conjugate(x):
+    if not is_complex(x):
+        return copy(x)
+    return X.complex_(X.real(x), E.negate(X.imag(x)))
+
+
+LOWERINGS = {
+    np.sqrt: E.sqrt, np.cbrt: E.cbrt,
+    np.exp: E.exp, np.exp2: _exp2, np.expm1: E.expm1,
+    np.log: E.log, np.log2: _log2, np.log10: _log_base(math.log(10.0)),
+    np.log1p: E.log1p,
+    np.sin: E.sin, np.cos: E.cos, np.tan: E.tan,
+    np.arcsin: E.asin, np.arccos: E.acos, np.arctan: E.atan, np.arctan2: E.atan2,
+    np.sinh: E.sinh, np.cosh: E.cosh, np.tanh: E.tanh,
+    np.arcsinh: X.asinh, np.arccosh: X.acosh, np.arctanh: X.atanh,
+    np.degrees: _scaled(180.0 / np.pi), np.rad2deg: _scaled(180.0 / np.pi),
+    np.radians: _scaled(np.pi / 180.0), np.deg2rad: _scaled(np.pi / 180.0),
+    np.floor: _int_identity(E.floor), np.ceil: _int_identity(E.ceil),
+    np.trunc: _int_identity(_trunc), np.rint: _rint,
+    np.hypot: _hypot, np.copysign: copysign,
+    np.logaddexp: _logaddexp, np.logaddexp2: _logaddexp2,
+    np.heaviside: _heaviside, np.modf: _modf, np.conjugate: _conjugate,
+}
+register_table(LOWERINGS)
+
+
+# --- functions built on the ufuncs ---------------------------------------------------
+
+def _static_int(value, what):
+    if is_abstract(value):
+        if value.const is None:
+            raise UnsupportedFunctionError(f"{what} must be a Python int, not a traced value",
+                                           hint="pass it as a constant or static argument")
+        value = value.const
+    return int(value)
+
+
+@implements(np.fix, family="elementwise")
+def fix(x, out=None):
+    """np.fix rounds toward zero: it is np.trunc for every dtype NumPy accepts."""
+    return dispatch(np.trunc, (x,), {} if out is None else {"out": out})
+
+
+def _round_lower(decimals):
+    """NumPy's PyArray_Round: rint(x * 10**d) / 10**d (divide/multiply for d < 0);
+    integers are unchanged for d >= 0 and go through float64 for d < 0."""
+    scale = 10.0 ** abs(decimals)
+
+    def lower(x):
+        if is_int(x):
+            if decimals >= 0:
+                return copy(x)
+            y = cast_to(x, np.float64)
+            y = E.multiply(E.round_even(E.divide(y, full(y, scale))), full(y, scale))
+            return cast_to(y, x.dtype)
+        if decimals == 0:
+            return _rint(x)
+        f = full(x, scale)
+        if decimals > 0:
+            return E.divide(_rint(E.multiply(x, f)), f)
+        return E.multiply(_rint(E.divide(x, f)), f)
+    return lower
+
+
+@implements(np.round, np.around, method="round", family="elementwise")
+def round_(x, decimals=0, out=None):
+    decimals = _static_int(decimals, "np.round decimals")
+    x = as_abstract(x)
+    weak = x.weak
+    lower = _round_lower(decimals)
+    result = lower(x)
+    result = AbstractArray(result.shape, result.dtype, ir=result._ir, const=result._const,
+                           deps=result.deps) if weak else result
+    if out is not None:
+        from .ufunc_core import store_out
+        return store_out("round", out, result, "unsafe")
+    return result
+
+
+def _clip_lower(a, lo, hi):
+    from .arithmetic import LOWERINGS as A
+    return A[np.minimum](A[np.maximum](a, lo), hi)
+
+
+@implements(np.clip, method="clip", family="elementwise")
+def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
+         max=np._NoValue, **kwargs):
+    """np.clip = minimum(maximum(a, min), max) with NumPy's NaN propagation; a None
+    bound is left out (then it is a single maximum/minimum, as NumPy does)."""
+    lo = min if a_min is np._NoValue else a_min
+    hi = max if a_max is np._NoValue else a_max
+    lo = None if lo is np._NoValue else lo
+    hi = None if hi is np._NoValue else hi
+    kw = {"out": out} if out is not None else {}
+    kw.update(kwargs)
+    if lo is None and hi is None:
+        a = as_abstract(a)
+        return dispatch(np.positive, (a,), kw) if a.dtype != np.bool_ else copy(a)
+    if lo is None:
+        return dispatch(np.minimum, (a, hi), kw)
+    if hi is None:
+        return dispatch(np.maximum, (a, lo), kw)
+    return apply_ufunc(np._core.umath.clip, _clip_lower, (a, lo, hi), out=out,
+                       casting=kwargs.get("casting", "same_kind"))
+
+
+# --- complex parts ---------------------------------------------------------------------
+
+def _part(which):
+    def get(x):
+        x = as_abstract(x)
+        if is_complex(x):
+            out = (X.real if which == "real" else X.imag)(x)
+            out.weak = x.weak
+            return out
+        if which == "real":
+            return x
+        zero = full(x, 0)
+        zero.weak = x.weak
+        return zero
+    return get
+
+
+real, imag = _part("real"), _part("imag")
+implements(np.real, family="elementwise")(real)
+implements(np.imag, family="elementwise")(imag)
+register_property("real", real)
+register_property("imag", imag)
+register_method("conj", lambda self, out=None: dispatch(np.conjugate, (self,),
+                                                          {} if out is None else {"out": out}))
+register_method("conjugate", lambda self, out=None: dispatch(
+    np.conjugate, (self,), {} if out is None else {"out": out}))
+
+
+@implements(np.angle, family="elementwise")
+def angle(z, deg=False):
+    """NumPy's own formula: arctan2(imag, real), with imag a weak 0 for real input."""
+    z = as_abstract(z)
+    if is_complex(z):
+        a = dispatch(np.arctan2, (imag(z), real(z)), {})
+    else:
+        a = dispatch(np.arctan2, (0, z), {})
+    return a * (180 / np.pi) if deg else a
+
+
+# --- builtins and math.* on traced scalars ------------------------------------------
+
+def _scalar_operand(x, fname):
+    x = as_abstract(x)
+    if x.ndim:
+        raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+    if is_complex(x):
+        raise TypeError(f"must be real number, not complex ({fname})")
+    return x
+
+
+def _weak(x, dtype):
+    out = cast_to(x, dtype)
+    return AbstractArray(out.shape, out.dtype, ir=out._ir, const=out._const, weak=True,
+                         deps=out.deps)
+
+
+@implements(builtins.round, family="builtins")
+def builtin_round(x, ndigits=None):
+    """round(): NumPy scalars and Python floats give a Python int without ndigits;
+    with ndigits a Python number stays Python, a NumPy scalar stays NumPy."""
+    x = _scalar_operand(x, "round") if is_abstract(x) else as_abstract(x)
+    if x.ndim:
+        raise TypeError("type numpy.ndarray doesn't define __round__ method")
+    if ndigits is None:
+        return _weak(x if is_int(x) else E.round_even(x), np.int64) if not is_int(x) \
+            else _weak(x, np.int64 if x.dtype != np.uint64 else np.uint64)
+    out = round_(x, ndigits)
+    return _weak(out, out.dtype) if x.weak else out
+
+
+implements(builtins.abs, family="builtins")(lambda x: dispatch(np.absolute, (x,), {}))
+
+_MATH = {  # math function -> (ufunc, result kind: "f" float, "i" int, "b" bool)
+    math.sqrt: (np.sqrt, "f"), math.exp: (np.exp, "f"), math.expm1: (np.expm1, "f"),
+    math.log2: (np.log2, "f"), math.log10: (np.log10, "f"), math.log1p: (np.log1p, "f"),
+    math.sin: (np.sin, "f"), math.cos: (np.cos, "f"), math.tan: (np.tan, "f"),
+    math.asin: (np.arcsin, "f"), math.acos: (np.arccos, "f"), math.atan: (np.arctan, "f"),
+    math.atan2: (np.arctan2, "f"), math.sinh: (np.sinh, "f"), math.cosh: (np.cosh, "f"),
+    math.tanh: (np.tanh, "f"), math.asinh: (np.arcsinh, "f"),
+    math.acosh: (np.arccosh, "f"), math.atanh: (np.arctanh, "f"),
+    math.fabs: (np.fabs, "f"), math.degrees: (np.degrees, "f"),
+    math.radians: (np.radians, "f"), math.copysign: (np.copysign, "f"),
+    math.hypot: (np.hypot, "f"), math.pow: (np.power, "f"), math.fmod: (np.fmod, "f"),
+    math.floor: (np.floor, "i"), math.ceil: (np.ceil, "i"), math.trunc: (np.trunc, "i"),
+    math.isnan: (np.isnan, "b"), math.isinf: (np.isinf, "b"),
+    math.isfinite: (np.isfinite, "b"),
+}
+for _name in ("exp2", "cbrt"):  # Python 3.11+
+    if hasattr(math, _name):
+        _MATH[getattr(math, _name)] = (getattr(np, _name), "f")
+
+
+def _math_impl(ufunc, kind, fname):
+    def impl(*args):
+        ops = [_scalar_operand(a, fname) for a in args]
+        if kind == "i" and is_int(ops[0]):
+            return _weak(ops[0], np.int64)
+        ops = [cast_to(o, np.float64) for o in ops]
+        out = dispatch(ufunc, tuple(ops), {})
+        return _weak(out, {"f": np.float64, "i": np.int64, "b": np.bool_}[kind])
+    return impl
+
+
+for _fn, (_ufunc, _kind) in _MATH.items():
+    implements(_fn, family="math")(_math_impl(_ufunc, _kind, _fn.__name__))
+
+
+@implements(math.log, family="math")
+def math_log(x, base=None):
+    out = _math_impl(np.log, "f", "log")(x)
+    if base is None:
+        return out
+    return _weak(E.divide(out, _math_impl(np.log, "f", "log")(base)), np.float64)

@@ -1,0 +1,485 @@
+"""Shape manipulation: reshape, transpose, stacking, broadcasting, astype.
+
+Views: where NumPy returns a view (`reshape`, `ravel`, `transpose`/`.T`, `swapaxes`,
+`moveaxis`, `expand_dims`, `squeeze`, `atleast_*d`), the result is a view handle
+(`AbstractArray.view_of`): writes through it reach the base. Whether NumPy can make a
+view at all (`a.T.reshape(-1)` copies) is decided by NumPy itself, on a *layout
+stand-in*: an ndarray over a one-byte buffer whose strides mirror the handle's memory
+layout (never read, so any shape is free). The same stand-ins, and zero-itemsize arrays,
+give NumPy's own result shapes and error messages.
+
+`broadcast_to` / `broadcast_arrays` results are read-only views (NumPy makes
+`broadcast_arrays` results warn-on-write today and read-only in the future).
+"""
+from __future__ import annotations
+
+import operator
+import weakref
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
+from numpy.lib.stride_tricks import as_strided
+
+from transpiler.errors import UnsupportedFunctionError
+
+from ..abstract import AbstractArray
+from ..primitives import structural as S
+from .casts import as_array, fresh
+from .convert import broadcast_to_shape, cast_to
+from .registry import implements, register_method, register_property
+
+_VOID = np.dtype([])
+_BYTE = np.zeros(1, np.int8)
+_LAYOUT: dict = {}          # id(view handle) -> (weak reference, layout stand-in)
+
+
+# --- stand-ins -------------------------------------------------------------------------
+
+def shape_standin(shape):
+    """An ndarray of `shape` that holds no memory: NumPy's shape logic, for free."""
+    return np.empty(shape, _VOID)
+
+
+def _c_strides(shape):
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def layout(x: AbstractArray):
+    """The layout stand-in of a handle (C-contiguous unless it is a view made here)."""
+    hit = _LAYOUT.get(id(x))
+    lay = hit[1] if hit is not None and hit[0]() is x else None
+    if lay is None or lay.shape != x.shape:
+        lay = as_strided(_BYTE, shape=x.shape, strides=_c_strides(x.shape))
+    return lay
+
+
+def _order(order, what):
+    if order not in ("C", None):
+        raise UnsupportedFunctionError(
+            f"{what}(..., order={order!r}) is not supported: compiled arrays are "
+            "row-major (C order)",
+            hint="use order='C' (the default), with a transpose where needed")
+
+
+# --- values ----------------------------------------------------------------------------
+
+def _fold(x, np_fn, prim_fn):
+    """`np_fn` on a known constant, else the primitive; the result is never weak."""
+    c = x.const
+    if c is not None:
+        out = AbstractArray.from_const(np.asarray(np_fn(c)), weak=False)
+        out.deps = x.deps
+        return out
+    out = prim_fn(x)
+    out.weak = False
+    return out
+
+
+def reshape_value(x: AbstractArray, shape) -> AbstractArray:
+    shape = tuple(shape)
+    if x.shape == shape:
+        return fresh(x)
+    return _fold(x, lambda c: c.reshape(shape), lambda v: S.reshape(v, shape=shape))
+
+
+def transpose_value(x: AbstractArray, perm) -> AbstractArray:
+    perm = tuple(perm)
+    if perm == tuple(range(x.ndim)):
+        return fresh(x)
+    return _fold(x, lambda c: c.transpose(perm), lambda v: S.transpose(v, perm=perm))
+
+
+def _view(base, fwd, bwd, lay):
+    # A view of a view is made a view of the root base, with composed fwd/bwd: a view
+    # handle refreshed from its base does not bump its own version, so a chain of views
+    # would miss writes made to the root.
+    while base._view is not None:
+        root, f0, b0, _ = base._view
+        fwd = (lambda f, g: lambda r: f(g(r)))(fwd, f0)
+        bwd = (lambda b, g, b_outer: lambda r, new: b(r, b_outer(g(r), new)))(b0, f0, bwd)
+        base = root
+    view = AbstractArray.view_of(base, fwd, bwd)
+    key = id(view)
+    _LAYOUT[key] = (weakref.ref(view, lambda _r, k=key: _LAYOUT.pop(k, None)), lay)
+    return view
+
+
+def reshape_view(x: AbstractArray, shape, lay=None):
+    """A view of `x` with another shape (a copy where NumPy could not make a view)."""
+    shape = tuple(shape)
+    if x.weak:
+        return reshape_value(x, shape)
+    if lay is None:
+        try:
+            lay = layout(x).reshape(shape, copy=False)
+        except ValueError:           # NumPy would copy: so do we
+            return reshape_value(x, shape)
+    old = x.shape
+    return _view(x, lambda b: reshape_value(b, shape),
+                 lambda b, new: reshape_value(new, old), lay)
+
+
+def transpose_view(x: AbstractArray, perm):
+    perm = tuple(perm)
+    if x.weak:
+        return transpose_value(x, perm)
+    inverse = tuple(np.argsort(perm)) if perm else ()
+    inverse = tuple(int(i) for i in inverse)
+    return _view(x, lambda b: transpose_value(b, perm),
+                 lambda b, new: transpose_value(new, inverse), layout(x).transpose(perm))
+
+
+def _read_only(base, new):
+    raise ValueError("assignment destination is read-only")
+
+
+def broadcast_view(x: AbstractArray, shape):
+    shape = tuple(shape)
+    if x.weak:
+        x = cast_to(x, x.dtype, weak=False)
+    lay = np.broadcast_to(layout(x), shape)
+    return _view(x, lambda b: _broadcast_value(b, shape), _read_only, lay)
+
+
+def _broadcast_value(x, shape):
+    if x.shape == shape:
+        return fresh(x)
+    return _fold(x, lambda c: np.broadcast_to(c, shape), lambda v: broadcast_to_shape(v, shape))
+
+
+# --- reshape / ravel / flatten ---------------------------------------------------------
+
+def _shape_arg(shape):
+    if isinstance(shape, (list, tuple)):
+        return tuple(operator.index(s) for s in shape)
+    return (operator.index(shape),)
+
+
+def _reshape(a, shape, order="C", copy=None):
+    _order(order, "reshape")
+    a = as_array(a)
+    new = shape_standin(a.shape).reshape(_shape_arg(shape)).shape   # NumPy's errors
+    if copy:
+        return reshape_value(fresh(a), new)
+    if copy is False:
+        try:
+            lay = layout(a).reshape(new, copy=False)
+        except ValueError:
+            raise ValueError("Unable to avoid creating a copy while reshaping.") from None
+        return reshape_view(a, new, lay)
+    return reshape_view(a, new)
+
+
+@implements(np.reshape, family="shape", fold=False)
+def reshape(a, shape=None, order="C", *, copy=None):
+    if shape is None:
+        raise TypeError("reshape() missing 1 required positional argument: 'shape'")
+    return _reshape(a, shape, order, copy)
+
+
+def _reshape_method(self, *shape, order="C", copy=None):
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+        shape = shape[0]
+    return _reshape(self, shape, order, copy)
+
+
+register_method("reshape", _reshape_method, fold=False)
+
+
+@implements(np.ravel, method="ravel", family="shape", fold=False)
+def ravel(a, order="C"):
+    _order(order, "ravel")
+    a = as_array(a)
+    return reshape_view(a, (a.size,))
+
+
+def _flatten(self, order="C"):
+    _order(order, "flatten")
+    return reshape_value(fresh(self), (self.size,))
+
+
+register_method("flatten", _flatten)
+
+
+# --- axis permutations -----------------------------------------------------------------
+
+@implements(np.transpose, family="shape", fold=False)
+def transpose(a, axes=None):
+    a = as_array(a)
+    if axes is None:
+        perm = tuple(range(a.ndim))[::-1]
+    else:
+        shape_standin(a.shape).transpose(axes)                        # NumPy's errors
+        perm = normalize_axis_tuple(axes, a.ndim)
+    return transpose_view(a, perm)
+
+
+def _transpose_method(self, *axes):
+    if len(axes) == 0 or (len(axes) == 1 and axes[0] is None):
+        return transpose(self)
+    if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
+        axes = axes[0]
+    return transpose(self, tuple(axes))
+
+
+register_method("transpose", _transpose_method, fold=False)
+register_property("T", lambda self: transpose(self), fold=False)
+
+
+@implements(np.swapaxes, method="swapaxes", family="shape", fold=False)
+def swapaxes(a, axis1, axis2):
+    a = as_array(a)
+    i = normalize_axis_index(operator.index(axis1), a.ndim, "axis1")
+    j = normalize_axis_index(operator.index(axis2), a.ndim, "axis2")
+    perm = list(range(a.ndim))
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose_view(a, perm)
+
+
+@implements(np.moveaxis, family="shape", fold=False)
+def moveaxis(a, source, destination):
+    a = as_array(a)
+    source = normalize_axis_tuple(source, a.ndim, "source")
+    destination = normalize_axis_tuple(destination, a.ndim, "destination")
+    if len(source) != len(destination):
+        raise ValueError("`source` and `destination` arguments must have the same number "
+                         "of elements")
+    order = [n for n in range(a.ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return transpose_view(a, order)
+
+
+# --- adding / removing unit axes -------------------------------------------------------
+
+@implements(np.expand_dims, family="shape", fold=False)
+def expand_dims(a, axis):
+    a = as_array(a)
+    new = np.expand_dims(shape_standin(a.shape), axis).shape
+    return reshape_view(a, new)
+
+
+@implements(np.squeeze, method="squeeze", family="shape", fold=False)
+def squeeze(a, axis=None):
+    a = as_array(a)
+    new = np.squeeze(shape_standin(a.shape), axis).shape
+    return reshape_view(a, new)
+
+
+def _atleast(nd, arys):
+    out = []
+    for a in arys:
+        a = as_array(a)
+        if a.ndim >= nd:
+            out.append(a)
+        elif nd == 1 or a.ndim == 0:
+            out.append(reshape_view(a, (1,) * (nd - a.ndim) + a.shape))
+        elif nd == 2:
+            out.append(reshape_view(a, (1,) + a.shape))
+        else:                                   # atleast_3d: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)
+            shape = (1,) + a.shape + (1,) if a.ndim == 1 else a.shape + (1,)
+            out.append(reshape_view(a, shape))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@implements(np.atleast_1d, family="shape", fold=False)
+def atleast_1d(*arys):
+    return _atleast(1, arys)
+
+
+@implements(np.atleast_2d, family="shape", fold=False)
+def atleast_2d(*arys):
+    return _atleast(2, arys)
+
+
+@implements(np.atleast_3d, family="shape", fold=False)
+def atleast_3d(*arys):
+    return _atleast(3, arys)
+
+
+# --- broadcasting ----------------------------------------------------------------------
+
+@implements(np.broadcast_to, family="shape", fold=False,
+            notes="the result is read-only, as in NumPy")
+def broadcast_to(array, shape, subok=False):
+    a = as_array(array)
+    new = np.broadcast_to(shape_standin(a.shape), _shape_arg(shape)).shape
+    return broadcast_view(a, new)
+
+
+@implements(np.broadcast_arrays, family="shape", fold=False,
+            notes="results that differ in shape from their input are read-only (NumPy "
+                  "only warns on write today)")
+def broadcast_arrays(*args, subok=False):
+    arrays = [as_array(a) for a in args]
+    shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    if all(a.shape == shape for a in arrays):
+        return tuple(arrays)
+    return tuple(broadcast_view(a, shape) for a in arrays)
+
+
+# --- joining ---------------------------------------------------------------------------
+
+def unstack_value(a: AbstractArray):
+    """`list(a)`: the sub-arrays along the first axis (copies)."""
+    if a.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    rest = a.shape[1:]
+    out = []
+    for i in range(a.shape[0]):
+        part = _fold(a, lambda c, i=i: c[i:i + 1], lambda v, i=i: S.static_slice(
+            v, start=(i,) + (0,) * len(rest), limit=(i + 1,) + rest,
+            strides=(1,) * a.ndim))
+        out.append(reshape_value(part, rest))
+    return out
+
+
+def _join_dtype(arrays, dtype, casting, what="concatenate"):
+    if dtype is None:
+        return np.result_type(*[a.dtype for a in arrays])
+    dtype = np.dtype(dtype)
+    for a in arrays:
+        if not np.can_cast(a.dtype, dtype, casting=casting):
+            raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dtype!r} "
+                            f"according to the rule '{casting}'")
+    return dtype
+
+
+def _store(result, out):
+    if out is None:
+        return result
+    if type(out) is not AbstractArray:
+        raise UnsupportedFunctionError(
+            "out= must be an array created or passed into the compiled function",
+            hint="write the result to a local array and return it")
+    if out.shape != result.shape:
+        raise ValueError("Output array is the wrong shape")
+    out.assign(result)
+    return out
+
+
+def _concat_values(arrays, axis, dtype):
+    arrays = [cast_to(a, dtype, weak=False) for a in arrays]
+    if all(a.const is not None for a in arrays):
+        out = AbstractArray.from_const(np.concatenate([a.const for a in arrays], axis=axis),
+                                       weak=False)
+        for a in arrays:
+            out.deps = out.deps | a.deps
+        return out
+    nonempty = [a for a in arrays if a.shape[axis] != 0] or arrays[:1]
+    if len(nonempty) == 1:
+        return fresh(nonempty[0])
+    return S.concatenate(*nonempty, axis=axis)
+
+
+@implements(np.concatenate, family="shape", fold=False)
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if isinstance(arrays, AbstractArray):
+        arrays = unstack_value(as_array(arrays))
+    arrays = [as_array(a) for a in arrays]
+    if out is not None and dtype is not None:
+        raise TypeError("concatenate() only takes `out` or `dtype` as an argument, but "
+                        "both were provided.")
+    if axis is None:
+        arrays = [reshape_value(a, (a.size,)) for a in arrays]
+        axis = 0
+    standins = [shape_standin(a.shape) for a in arrays]
+    shape = np.concatenate(standins, axis=axis).shape                 # NumPy's errors
+    axis = normalize_axis_index(operator.index(axis), len(shape))
+    dt = _join_dtype(arrays, dtype if out is None else None, casting)
+    if out is not None and not np.can_cast(dt, out.dtype, casting=casting):
+        raise TypeError(f"Cannot cast array data from {dt!r} to {out.dtype!r} according "
+                        f"to the rule '{casting}'")
+    return _store(_concat_values(arrays, axis, dt), out)
+
+
+@implements(np.stack, family="shape", fold=False)
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    arrays = [as_array(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    if len({a.shape for a in arrays}) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    ndim = arrays[0].ndim + 1
+    axis = normalize_axis_index(operator.index(axis), ndim)
+    shape = arrays[0].shape[:axis] + (1,) + arrays[0].shape[axis:]
+    expanded = [reshape_value(a, shape) for a in arrays]
+    return concatenate(expanded, axis=axis, out=out, dtype=dtype, casting=casting)
+
+
+@implements(np.hstack, family="shape", fold=False)
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    arrs = [atleast_1d(a) for a in tup]
+    axis = 0 if arrs and arrs[0].ndim == 1 else 1
+    return concatenate(arrs, axis, dtype=dtype, casting=casting)
+
+
+@implements(np.vstack, family="shape", fold=False)
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    arrs = [atleast_2d(a) for a in tup]
+    return concatenate(arrs, 0, dtype=dtype, casting=casting)
+
+
+@implements(np.column_stack, family="shape", fold=False)
+def column_stack(tup):
+    arrs = []
+    for a in tup:
+        a = as_array(a)
+        if a.ndim < 2:
+            a = reshape_value(a, (a.size, 1))
+        arrs.append(a)
+    return concatenate(arrs, 1)
+
+
+# --- dtype changes and copies ----------------------------------------------------------
+
+def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    _order(None if order in ("K", "A", "C") else order, "astype")
+    dtype = np.dtype(dtype)
+    if not np.can_cast(self.dtype, dtype, casting=casting):
+        raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} "
+                        f"according to the rule '{casting}'")
+    if not copy and dtype == self.dtype:
+        return self
+    out = cast_to(self, dtype, weak=False)
+    return fresh(out) if out is self else out
+
+
+register_method("astype", _astype)
+
+
+@implements(np.astype, family="shape", fold=False)
+def astype(x, dtype, /, *, copy=True, device=None):
+    if type(x) is not AbstractArray or x.weak:
+        raise TypeError(f"Input should be a NumPy array. It is a {type(x).__name__} "
+                        "instead.") if type(x) is not AbstractArray else TypeError(
+            "Input should be a NumPy array. It is a scalar instead.")
+    return _astype(x, dtype, copy=copy)
+
+
+# --- static queries --------------------------------------------------------------------
+
+@implements(np.shape, family="shape", fold=False)
+def shape(a):
+    return as_array(a).shape if not isinstance(a, AbstractArray) else a.shape
+
+
+@implements(np.ndim, family="shape", fold=False)
+def ndim(a):
+    return len(shape(a))
+
+
+@implements(np.size, family="shape", fold=False)
+def size(a, axis=None):
+    s = shape(a)
+    if axis is None:
+        return int(np.prod(s, dtype=np.int64))
+    if isinstance(axis, (list, tuple)):
+        return int(np.prod([s[normalize_axis_index(operator.index(i), len(s))]
+                             for i in axis], dtype=np.int64))
+    return s[normalize_axis_index(operator.index(axis), len(s))]
+

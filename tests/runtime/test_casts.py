@@ -1,0 +1,131 @@
+"""Differential tests: NumPy scalar-type constructors and float/int/bool/complex
+builtins on traced values (runtime/numpy/casts.py)."""
+import numpy as np
+import pytest
+
+from differential import check
+from transpiler import jit
+
+pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+
+TYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+         np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128]
+
+
+def all_types(x):
+    return (np.bool_(x), np.int8(x), np.int16(x), np.int32(x), np.int64(x), np.uint8(x),
+            np.uint16(x), np.uint32(x), np.uint64(x), np.float16(x), np.float32(x),
+            np.float64(x), np.complex64(x), np.complex128(x), np.intp(x))
+
+
+@pytest.mark.parametrize("dt", TYPES)
+def test_scalar_types_on_0d(dt):
+    check(all_types, np.array(3, dt)[()])        # a NumPy scalar argument
+    check(all_types, np.array([0, 2, 5], dt))    # arrays: like astype
+
+
+@pytest.mark.parametrize("x", [7, 2.75, True])
+def test_scalar_types_on_python_scalars(x):
+    check(all_types, x)
+
+
+def complex_types(x):
+    return np.complex64(x), np.complex128(x), np.bool_(x)
+
+
+def int_type_of_complex(x):
+    return np.int32(x)
+
+
+def test_python_complex_to_scalar_types():
+    check(complex_types, 2 - 1j)
+    with pytest.raises(TypeError, match="int\\(\\) argument"):
+        jit(int_type_of_complex)(2 + 0j)
+
+
+def complex_scalar_to_real(x):
+    return float(x), int(x), np.float32(x), np.int16(x)
+
+
+def test_complex_numpy_scalar_to_real():
+    check(complex_scalar_to_real, np.complex128(2.5 - 1j))
+
+
+def signed(x):
+    return np.int8(x), np.int32(x), np.int64(x), np.bool_(x), np.float32(x)
+
+
+@pytest.mark.parametrize("x", [-2.7, -0.5, 0.0, 3.9, np.float32(-7.5), np.complex64(-3 + 4j)])
+def test_truncation_toward_zero(x):
+    check(signed, x)
+
+
+def builtins_(x):
+    return float(x), int(x), bool(x), complex(x)
+
+
+@pytest.mark.parametrize("x", [2.7, -2.7, 0.0, 5, -3, True, False, np.float32(1.5),
+                               np.float16(-0.25), np.int8(-5), np.uint64(7), np.bool_(True),
+                               np.array(4.5)])
+def test_builtins_are_weak(x):
+    r = check(builtins_, x)
+    assert [type(v) for v in r] == [float, int, bool, complex]
+
+
+def complex_builtin(x):
+    return complex(x), bool(x), complex(x, 2.0), complex(1.5, x)
+
+
+@pytest.mark.parametrize("x", [1 + 2j, np.complex64(-1j), 0j, 2.5])
+def test_complex_builtins(x):
+    check(complex_builtin, x)
+
+
+def weak_in_promotion(x, y):
+    # float(x) is a Python float: it must not upcast the float32 array
+    return y * float(x), y + int(x), np.float32(x) * 2.5
+
+
+def test_builtin_results_promote_weakly():
+    check(weak_in_promotion, np.float64(1.5), np.arange(3, dtype=np.float32))
+
+
+def bool_of_size1(x):
+    return bool(x)
+
+
+def test_bool_size1_array():
+    check(bool_of_size1, np.array([[2.0]]))
+    check(bool_of_size1, np.array([0], np.int8))
+
+
+def float_of_array(x):
+    return float(x)
+
+
+def int_of_complex(x):
+    return int(x)
+
+
+@pytest.mark.parametrize("f,x,exc", [
+    (float_of_array, np.ones(1), TypeError),
+    (float_of_array, np.ones(3), TypeError),
+    (float_of_array, 1j, TypeError),
+    (int_of_complex, 1 + 0j, TypeError),
+    (bool_of_size1, np.ones(2), ValueError),
+    (bool_of_size1, np.ones(0), ValueError),
+])
+def test_builtin_errors(f, x, exc):
+    with pytest.raises(exc) as np_err:
+        f(x)
+    with pytest.raises(exc) as err:
+        jit(f)(x)
+    assert str(np_err.value) in str(err.value)
+
+
+def casts_of_lists(x, y):
+    return np.float32([x, y]), np.int16([[x], [y]])
+
+
+def test_scalar_type_of_list():
+    check(casts_of_lists, 1.5, 2)

@@ -1,0 +1,82 @@
+"""Every refusal is a located TranspileError; no raw MLIR/XLA error reaches users."""
+import numpy as np
+import pytest
+
+from transpiler import TranspileError, jit
+from transpiler.errors import (DataDependentShapeError, InternalCompilerError, Location,
+                               UnsupportedOperationError,
+                               UnsupportedSyntaxError)
+
+
+def _first_line(fn):
+    return fn.__code__.co_firstlineno
+
+
+def test_error_message_has_file_line_col_caret_and_hint():
+    def f(x):
+        y = x + 1
+        return y[y > 2]
+    with pytest.raises(DataDependentShapeError) as info:
+        jit(f)(np.arange(4.0))
+    text = str(info.value)
+    assert f"test_errors.py:{_first_line(f) + 2}:16" in text
+    assert "return y[y > 2]" in text
+    assert "^^^^^^^^" in text
+    assert "hint:" in text
+    assert "XLA needs every shape" in text
+
+
+def test_unsupported_function_is_located():
+    def f(x):
+        return np.unique(x)
+    with pytest.raises(TranspileError) as info:
+        jit(f)(np.ones(3))
+    assert info.value.line == _first_line(f) + 1
+
+
+def test_global_random_state_is_refused_with_a_hint():
+    def f(x):
+        return x + np.random.rand(3)
+    with pytest.raises(UnsupportedOperationError) as info:
+        jit(f)(np.ones(3))
+    assert "pass them in" in str(info.value)
+    assert info.value.line == _first_line(f) + 1
+
+
+def test_generators_are_refused_at_conversion():
+    def f(x):
+        yield x
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        jit(f)(np.ones(3))
+    assert info.value.line == _first_line(f) + 1
+
+
+def test_mutating_a_global_array_with_traced_values_is_refused():
+    G = np.zeros(3)
+
+    def f(x):
+        G[0] = x[0]
+        return x
+    with pytest.raises(UnsupportedOperationError, match="not created inside"):
+        jit(f)(np.ones(3))
+
+
+def test_xla_compile_failures_are_wrapped():
+    from runtime.xla.compile import compile_module
+    from runtime.xla.devices import resolve
+    with pytest.raises(InternalCompilerError) as info:
+        compile_module("this is not MLIR", resolve("cpu"))
+    assert "XLA failed to compile" in str(info.value)
+
+
+def test_location_render_without_source():
+    loc = Location("/nonexistent.py", 3, 4)
+    assert loc.render() == "/nonexistent.py:3:5"
+
+
+def test_user_errors_keep_their_numpy_type_and_get_the_line():
+    def f(x, y):
+        return x + y
+    with pytest.raises(ValueError) as info:
+        jit(f)(np.ones(3), np.ones(4))
+    assert "broadcast" in str(info.value)

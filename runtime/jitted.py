@@ -92,6 +92,7 @@ class JittedFunction:
         self._device_spec = device
         self._output = output
         self._converted = None
+        self._global_names = None
         self._cache: dict = {}
         try:
             self._signature = inspect.signature(fn)
@@ -149,13 +150,24 @@ class JittedFunction:
         args, kwargs = self._mark_static(args, kwargs)
         leaves: list = []
         treedef = flatten((args, kwargs), leaves)
-        key = (treedef, tuple(map(leaf_key, leaves)))
+        key = (treedef, tuple(map(leaf_key, leaves)), self._globals_key())
         entry = self._cache.get(key)
         if type(entry) is Specialised:
             entry = entry.table.get(tuple(leaves[i] for i in entry.positions))
         if entry is None:
             entry = self._build(key, args, kwargs, leaves)
         return entry.run(leaves, self._output)
+
+    def _globals_key(self):
+        """Values of the globals the function reads that staging bakes in as constants
+        (scalars by value, arrays by identity/shape/dtype): changing one recompiles."""
+        names = self._global_names
+        if names is None:
+            names = self._global_names = _referenced_globals(self._fn)
+        if not names:
+            return ()
+        g = self._fn.__globals__
+        return tuple(_fingerprint(g.get(n)) for n in names)
 
     def _build(self, key, args, kwargs, leaves):
         staged, positions = self._stage(args, kwargs, leaves)
@@ -228,6 +240,36 @@ class Lowered:
             self._compiled = Compiled(self._staged, self._device)
             self._compiled.executable
         return self._compiled
+
+
+_VALUE_TYPES = (int, float, bool, complex, str, bytes, type(None))
+
+
+def _referenced_globals(fn):
+    """Global names read by `fn` (and nested code) that hold values, not modules."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ()
+    names, stack = set(), [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+    g = fn.__globals__
+    return tuple(sorted(n for n in names if n in g and (
+        isinstance(g[n], _VALUE_TYPES + (tuple, np.ndarray, np.generic)))))
+
+
+def _fingerprint(value):
+    if isinstance(value, np.ndarray):
+        return (id(value), value.shape, value.dtype)
+    if isinstance(value, _VALUE_TYPES + (np.generic,)):
+        return (type(value), value)
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return id(value)
 
 
 def _located(err: TranspileError, tb):

@@ -38,5 +38,8 @@ def convert(fn):
     from runtime import operators  # runtime imported lazily: transpiler stays JAX-free
     new = loader.load(node, fn, filename, operators)
     new.__npxla_source__ = loader.source_of(node)
+    new.__npxla_source_file__ = loader.source_file(
+        f"{fn.__module__}.{fn.__qualname__}".replace("<", "_").replace(">", "_"),
+        new.__npxla_source__)
     _CACHE[fn] = new
     return new

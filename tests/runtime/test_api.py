@@ -172,3 +172,38 @@ def test_helpers_are_converted_recursively():
 def test_public_names():
     assert transpiler.jit is jit and issubclass(transpiler.TranspileError, Exception)
     assert issubclass(StaticArgumentError, TranspileError)
+
+
+SCALE = 2.0
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def test_changing_a_global_scalar_recompiles():
+    global SCALE
+    g = jit(scaled)
+    np.testing.assert_array_equal(g(np.ones(2)), [2, 2])
+    SCALE = 3.0
+    try:
+        np.testing.assert_array_equal(g(np.ones(2)), [3, 3])
+    finally:
+        SCALE = 2.0
+
+
+def test_converted_code_has_a_real_file_and_tracebacks_show_user_lines():
+    import traceback
+
+    def f(x):
+        y = x + 1
+        raise RuntimeError("boom")
+    from transpiler.conversion import convert
+    conv = convert(f)
+    with open(conv.__npxla_source_file__) as fh:
+        assert "def f(x):" in fh.read()
+    with pytest.raises(RuntimeError) as info:
+        jit(f)(np.ones(2))
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert any(fr.lineno == f.__code__.co_firstlineno + 2 and fr.filename == __file__
+               for fr in frames)

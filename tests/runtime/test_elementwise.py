@@ -299,3 +299,12 @@ def test_power_negative_int_constant_exponent_raises():
         return x ** -1
     with pytest.raises(ValueError, match="negative integer powers"):
         jit(f)(np.arange(1, 4))
+
+
+def test_log2_exact_on_powers_of_two():
+    def f(x):
+        return np.log2(x), np.floor(np.log2(x)).astype(np.int64)
+    x = 2.0 ** np.arange(-20, 60, 3)
+    result = check(f, x)
+    assert (result[0] == np.log2(x)).all()
+    check(f, x.astype(np.float32))

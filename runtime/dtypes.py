@@ -78,4 +78,6 @@ def ufunc_loop(ufunc, keys):
 
 
 def ufunc_key(dtype, weak):
-    return weak_pytype(dtype) if weak else np.dtype(dtype)
+    # resolve_dtypes rejects the Python type `bool`; a weak bool promotes like np.bool_.
+    dtype = np.dtype(dtype)
+    return weak_pytype(dtype) if weak and dtype.kind != "b" else dtype

@@ -90,7 +90,8 @@ def constant(value: np.ndarray) -> ir.Value:
     """A dense (or splat) StableHLO constant for a NumPy array."""
     value = np.asarray(value)
     ttype = tensor_type(value.shape, value.dtype)
-    if value.size > 1 and value.dtype.kind in "iuf" and _is_splat(value):
+    if value.size > 1 and value.dtype.kind in "iuf" and _is_splat(value) and not (
+            value.dtype.kind == "u" and int(value.flat[0]) >= 2 ** 63):
         attr = ir.DenseElementsAttr.get_splat(ttype, _scalar_attr(value.flat[0], value.dtype))
     else:
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=ttype.element_type,

@@ -144,7 +144,17 @@ def _deps_of(leaves):
     return deps
 
 
-def call_entry(entry: Entry, fn, args, kwargs):
+def call_entry(entry: Entry, fn, args, kwargs, explicit=False):
+    """`explicit`: a call written by the user (not an operator). NumPy returns strong
+    scalars from explicit ufunc calls (`np.sqrt(2.0)` is np.float64) even on weak input."""
+    result = _call_entry(entry, fn, args, kwargs)
+    if explicit and isinstance(fn, np.ufunc):
+        for leaf in _leaves(result, []):
+            leaf.weak = False
+    return result
+
+
+def _call_entry(entry: Entry, fn, args, kwargs):
     leaves = _leaves((args, kwargs), [])
     out_kw = kwargs.get("out") if isinstance(kwargs, dict) else None
     if entry.fold and out_kw is None and all(leaf.const is not None for leaf in leaves):

@@ -25,7 +25,7 @@ def converted_call(f, args, kwargs):
     entry = lookup(f)
     if entry is not None:
         if entry.creates or has_abstract(args, kwargs):
-            return call_entry(entry, f, args, kwargs)
+            return call_entry(entry, f, args, kwargs, explicit=True)
         return f(*args, **kwargs)
     module = getattr(f, "__module__", None) or ""
     if module.startswith("numpy.random") or (

@@ -46,7 +46,7 @@ def test_np_add_promotion_seed_example():
     def f(a, b):
         return np.add(a, b)
     res = check(f, 1, 1.0)
-    assert type(res) is float
+    assert type(res) is np.float64     # an explicit ufunc call returns a NumPy scalar
 
 
 def test_containers_as_arguments_and_results():
@@ -207,3 +207,10 @@ def test_converted_code_has_a_real_file_and_tracebacks_show_user_lines():
     frames = traceback.extract_tb(info.value.__traceback__)
     assert any(fr.lineno == f.__code__.co_firstlineno + 2 and fr.filename == __file__
                for fr in frames)
+
+
+def test_explicit_ufunc_call_on_python_scalar_gives_numpy_scalar():
+    def f(x):
+        return np.sqrt(x), x * 2.0
+    root, doubled = jit(f)(4.0)
+    assert type(root) is np.float64 and type(doubled) is float

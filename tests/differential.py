@@ -61,3 +61,17 @@ def check(fn, *args, rtol=1e-7, atol=1e-12, jit_kwargs=None, **kwargs):
     _compare(expected, actual, rtol, atol)
     _compare(np_args, jit_args, rtol, atol, "arguments after the call")
     return actual
+
+
+def random_array(rng, shape, dtype, lo=-5, hi=6):
+    """Test data of any dtype: small integers (non-negative for unsigned), normal floats,
+    complex with both parts set, random bools."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) > 0.5
+    if dtype.kind in "iu":
+        return rng.integers(0 if dtype.kind == "u" else lo, hi, size=shape).astype(dtype)
+    x = rng.normal(size=shape)
+    if dtype.kind == "c":
+        x = x + 1j * rng.normal(size=shape)
+    return np.asarray(x).astype(dtype)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from differential import check
+from differential import check, random_array
 from transpiler import jit
 
 RNG = np.random.default_rng(1)
@@ -12,15 +12,7 @@ DTYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.float16, np.float3
 
 
 def data(shape, dt):
-    dt = np.dtype(dt)
-    if dt == np.bool_:
-        return RNG.random(shape) > 0.5
-    if dt.kind in "iu":
-        return RNG.integers(0 if dt.kind == "u" else -4, 5, size=shape).astype(dt)
-    x = RNG.normal(size=shape)
-    if dt.kind == "c":
-        x = x + 1j * RNG.normal(size=shape)
-    return np.asarray(x).astype(dt)
+    return random_array(RNG, shape, dt, -4, 5)
 
 
 def tol(dt):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from differential import check
+from differential import check, random_array
 from transpiler import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -13,16 +13,7 @@ REAL = [d for d in DTYPES if np.dtype(d).kind != "c"]
 
 
 def data(shape, dt):
-    dt = np.dtype(dt)
-    if dt == np.bool_:
-        return RNG.random(shape) > 0.5
-    if dt.kind in "iu":
-        lo = 0 if dt.kind == "u" else -5
-        return RNG.integers(lo, 6, size=shape).astype(dt)
-    x = RNG.normal(size=shape)
-    if dt.kind == "c":
-        x = x + 1j * RNG.normal(size=shape)
-    return np.asarray(x).astype(dt)
+    return random_array(RNG, shape, dt, -5, 6)
 
 
 def tol(dt):

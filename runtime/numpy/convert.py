@@ -2,14 +2,11 @@
 from __future__ import annotations
 
 import numpy as np
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..abstract import AbstractArray, as_abstract
 from ..primitives import structural as S
-from ..primitives.core import Primitive
 
-_real_part = Primitive("real", typing=lambda a: (a[0], np.dtype(a[1].type(0).real.dtype)),
-                       lowering=lambda t, x: hlo.RealOp(x).result)
+from ..primitives.elementwise_extra import real as _real_part
 
 
 def _ne_zero(x: AbstractArray) -> AbstractArray:

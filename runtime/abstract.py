@@ -13,10 +13,12 @@ import numpy as np
 
 from transpiler.errors import ConcretizationError
 
+from . import journal as _journal
+
 
 class AbstractArray:
     __slots__ = ("_ir", "_const", "shape", "dtype", "weak", "deps", "_view", "_version",
-                 "__weakref__")
+                 "_born", "_alias_of", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, shape, dtype, *, ir=None, const=None, weak=False, deps=frozenset()):
@@ -28,6 +30,10 @@ class AbstractArray:
         self._const = const
         self._view = None
         self._version = 0
+        self._born = _journal.serial
+        # set when this handle may or may not be the same array as another one,
+        # depending on data (`y = x; if c: y = x + 1`): writing through it is refused
+        self._alias_of = None
 
     # --- construction -------------------------------------------------------------
     @classmethod
@@ -54,6 +60,7 @@ class AbstractArray:
         base._refresh() if base._view is not None else None
         if base._version != seen:
             fresh = fwd(base)
+            _journal.record(self, False)
             self._ir, self._const, self.deps = fresh._ir, fresh._const, fresh.deps
             self._view = (base, fwd, bwd, base._version)
             self._version += 1   # views of this view must refresh too
@@ -82,11 +89,14 @@ class AbstractArray:
     def assign(self, new: "AbstractArray"):
         """In-place update: this handle (and every alias) now holds `new`."""
         from .numpy.convert import cast_to, broadcast_to_shape
+        if self._alias_of is not None:
+            _refuse_ambiguous_alias(self._alias_of)
         new = broadcast_to_shape(cast_to(new, self.dtype), self.shape)
         if self._view is not None:
             base, fwd, bwd, _ = self._view
             base.assign(bwd(base, new))
             self._refresh()
+        _journal.record(self, True)
         self._ir, self._const = new._ir, (None if new._const is None else np.array(new._const))
         self.deps = self.deps | new.deps
         self._version += 1
@@ -230,6 +240,16 @@ for _py, _np in {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "great
 for _py, _np in {"neg": "negative", "pos": "positive", "abs": "absolute",
                  "invert": "invert"}.items():
     setattr(AbstractArray, f"__{_py}__", _unary(_np))
+
+
+def _refuse_ambiguous_alias(where):
+    from transpiler.errors import UnsupportedOperationError
+    raise UnsupportedOperationError(
+        f"this array is the same array as another variable on some paths of the "
+        f"data-dependent {where} and a new array on others, so an in-place update would "
+        "change the other variable only sometimes; that cannot be compiled",
+        hint="copy it before updating in place (y = y.copy()), or write y = y + v "
+             "instead of y += v")
 
 
 def is_abstract(x) -> bool:

@@ -15,7 +15,9 @@ from transpiler.errors import (ConcretizationError, InternalCompilerError, Stati
 from transpiler.pyct.origin import innermost_module, locate
 
 from . import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
+from .operators.printing import execute as execute_with_callbacks
 from .pytree import check_static, flatten, leaf_key, unflatten
+from .operators import loops
 from .staging import stage
 from .trace import current_trace
 from .xla import devices
@@ -40,13 +42,17 @@ class Compiled:
     @property
     def executable(self):
         if self._exe is None:
-            self._exe = compile_module(self.staged.module_text, self.device)
+            self._exe = compile_module(self.staged.module_text, self.device,
+                                       self.staged.host_callbacks)
         return self._exe
 
     def run(self, leaves, output="numpy"):
         st = self.staged
         bufs = self.upload([leaves[i] for i in self.param_leaves])
-        outs = self.executable.execute(bufs)
+        if st.host_callbacks:
+            outs = execute_with_callbacks(self.executable, bufs)
+        else:
+            outs = self.executable.execute(bufs)
         if st.error_messages:
             flags = np.asarray(outs[-1])
             if flags.any():
@@ -183,15 +189,17 @@ class JittedFunction:
         return compiled
 
     def _stage(self, args, kwargs, leaves):
-        """Stage, retrying with Python int/bool leaves made static when code needs them."""
+        """Stage, retrying when code needs a traced value as a Python value: Python
+        int/bool arguments are then specialised on their value, and loops over a static
+        range whose index is needed are unrolled."""
         static: set = set()
+        unrolled: set = set()
         for _ in range(_MAX_SPECIALISE_RETRIES):
             try:
-                return stage(self.converted, args, kwargs, frozenset(static)), static
+                with loops.unrolling(unrolled):
+                    return stage(self.converted, args, kwargs, frozenset(static)), static
             except ConcretizationError as e:
-                wanted = set(e.deps) - static
-                if wanted and all(type(leaves[i]) in _SPECIALISABLE for i in wanted):
-                    static |= wanted
+                if self._widen_static(e, leaves, static, unrolled):
                     continue
                 raise _located(e, e.__traceback__) from None
             except TranspileError as e:
@@ -199,6 +207,32 @@ class JittedFunction:
             except Exception as e:
                 raise _classify(e) from None
         raise InternalCompilerError("automatic specialisation did not converge")
+
+    @staticmethod
+    def _widen_static(err, leaves, static, unrolled):
+        """Make what `err` needs static; False when that is impossible."""
+        wanted = set(err.deps)
+        tokens = {d for d in wanted if type(d) is loops.LoopToken and d.code not in unrolled}
+        for t in tokens:     # a traced trip count: specialising its inputs may help
+            wanted |= t.count_deps
+        wanted -= static
+        args = {d for d in wanted if type(d) is int}
+        dynamic = [t for t in tokens if not t.static]
+        if dynamic:
+            err.hint = (f"the value depends on the index of the loop at {dynamic[0].where}, "
+                        "whose trip count is only known at run time; make the slice size "
+                        "independent of the index (e.g. use a mask with np.where)")
+        if any(type(leaves[i]) not in _SPECIALISABLE for i in args):
+            return False
+        if args:
+            static |= args
+            return True
+        if dynamic:
+            return False
+        for t in tokens:
+            loops.warn_unrolled(t)
+            unrolled.add(t.code)
+        return bool(tokens)
 
     # --- inspection --------------------------------------------------------------------
     def lower(self, *args, **kwargs):

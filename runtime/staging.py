@@ -29,6 +29,7 @@ class Staged:
     writeback: list = field(default_factory=list)   # (flat leaf position, output k)
     error_messages: list = field(default_factory=list)
     module: object = None
+    host_callbacks: list = field(default_factory=list)  # index -> Python callable (print)
 
 
 def _leaf_handle(leaf, param):
@@ -93,7 +94,7 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None) -> Staged:
         trace.finish_function(outputs)
         text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
-                  trace.module)
+                  trace.module, list(trace.host_callbacks))
 
 
 def _python_or_numpy(value, weak):

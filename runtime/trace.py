@@ -39,6 +39,8 @@ class Trace:
         # whose failure the call path turns into a NumPy-style exception.
         self.error_checks: list = []
         self.arg_handles: list = []
+        # Python callables the executable calls back at run time (runtime `print`).
+        self.host_callbacks: list = []
 
     def __enter__(self):
         self._exit_stack = contextlib.ExitStack()

@@ -122,6 +122,11 @@ class UnsupportedOperationError(TranspileError, ValueError):
     code = "NPX009"
 
 
+class IntegerOverflowError(TranspileError, OverflowError):
+    """A Python integer that does not fit the dtype NumPy would give it."""
+    code = "NPX010"
+
+
 class InternalCompilerError(TranspileError):
     code = "NPX999"
     default_hint = "this is a bug in npxla; please report it with the function that triggered it"

@@ -159,8 +159,11 @@ def _call_entry(entry: Entry, fn, args, kwargs):
     out_kw = kwargs.get("out") if isinstance(kwargs, dict) else None
     if entry.fold and out_kw is None and all(leaf.const is not None for leaf in leaves):
         if leaves or entry.creates:
-            result = fn(*_to_const(args), **_to_const(kwargs))
-            return wrap_result(result, _deps_of(leaves))
+            result = wrap_result(fn(*_to_const(args), **_to_const(kwargs)), _deps_of(leaves))
+            if isinstance(fn, np.ufunc) and leaves and all(x.weak for x in leaves):
+                for leaf in _leaves(result, []):   # Python-scalar arithmetic stays weak
+                    leaf.weak = leaf.ndim == 0
+            return result
     result = entry.impl(*args, **kwargs)
     deps = _deps_of(leaves)
     if deps:

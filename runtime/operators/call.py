@@ -6,6 +6,7 @@ import types
 import numpy as np
 
 from transpiler.errors import UnsupportedOperationError
+from transpiler.pyct.loader import RUNTIME_NAME
 
 from ..numpy.registry import call_entry, has_abstract, lookup
 
@@ -14,14 +15,38 @@ _LIBRARY_PREFIXES = ("numpy", "jax", "jaxlib", "scipy", "builtins", "math", "tra
 
 
 def _is_user_function(f) -> bool:
-    if not isinstance(f, types.FunctionType):
+    """A plain Python function from user code that has not been converted yet
+    (functions defined inside converted code close over the runtime name)."""
+    if not isinstance(f, types.FunctionType) or RUNTIME_NAME in f.__code__.co_freevars:
         return False
     module = f.__module__ or ""
     return not module.startswith(_LIBRARY_PREFIXES)
 
 
+_ITERATION = {range: "traced_range", enumerate: "traced_enumerate", zip: "traced_zip"}
+_MUTATORS = {
+    list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+           "__setitem__", "__delitem__", "__iadd__"},
+    dict: {"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"},
+    set: {"add", "update", "discard", "remove", "pop", "clear", "difference_update",
+          "intersection_update", "symmetric_difference_update"},
+}
+
+
 def converted_call(f, args, kwargs):
     kwargs = kwargs or {}
+    if f is print:
+        from .printing import runtime_print
+        return runtime_print(*args, **kwargs)
+    special = _ITERATION.get(f) if type(f) is type else None
+    if special is not None:
+        from . import iteration
+        return getattr(iteration, special)(*args, **kwargs)
+    owner = getattr(f, "__self__", None)
+    if type(owner) in _MUTATORS and getattr(f, "__name__", "") in _MUTATORS[type(owner)]:
+        from .loops import refuse_container_mutation
+        refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()")
+        return f(*args, **kwargs)
     entry = lookup(f)
     if entry is not None:
         if entry.creates or has_abstract(args, kwargs):

@@ -31,6 +31,10 @@ def _refuse_outside_array(target):
 def set_item(target, idx, value):
     if is_abstract(target):
         target[idx] = value
+    elif isinstance(target, (list, dict)):
+        from .loops import refuse_container_mutation
+        refuse_container_mutation(f"assignment into a Python {type(target).__name__}")
+        target[idx] = value
     elif isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
         _refuse_outside_array(target)
     else:
@@ -43,6 +47,9 @@ def aug_set_item(target, idx, op, value):
     if not is_abstract(target):
         if isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
             _refuse_outside_array(target)
+        if isinstance(target, (list, dict)):
+            from .loops import refuse_container_mutation
+            refuse_container_mutation(f"an update of a Python {type(target).__name__} item")
         item = target[idx]
         target[idx] = _python_inplace(item, op, value)
         return

@@ -1,19 +1,53 @@
 """StableHLO text -> loaded PJRT executable."""
 from __future__ import annotations
 
-from transpiler.errors import InternalCompilerError
+import threading
+
+from transpiler.errors import InternalCompilerError, UnsupportedOperationError
+
+# XLA's custom-call targets that call a Python function registered at compile time.
+CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
+GPU_CALLBACK_TARGET = "xla_ffi_python_gpu_callback"
+_parse_contexts = threading.local()
 
 
-def compile_module(module_text: str, device):
+def compile_module(module_text: str, device, host_callbacks=()):
+    """Compile for `device`. `host_callbacks`: the Python callables the module's host
+    callback custom calls name by index (staged with the CPU target name)."""
     from jax._src.lib import xla_client  # noqa: the PJRT client types
     from .devices import backend
     client = backend(device.platform)
+    devices = xla_client.DeviceList((device,))
     try:
-        return client.compile_and_load(module_text, xla_client.DeviceList((device,)),
-                                       xla_client.CompileOptions())
+        if not host_callbacks:
+            return client.compile_and_load(module_text, devices, xla_client.CompileOptions())
+        module = _module_for_callbacks(module_text, device.platform)
+        return client.compile_and_load(module, devices, xla_client.CompileOptions(),
+                                       list(host_callbacks))
+    except UnsupportedOperationError:
+        raise
     except Exception as e:  # XLA's errors are ours, never the user's
         raise InternalCompilerError(f"XLA failed to compile the staged program: "
                                     f"{str(e).splitlines()[0]}") from None
+
+
+def _module_for_callbacks(module_text, platform):
+    """The overloads of `compile_and_load` that take host callbacks want an MLIR module
+    object with every dialect registered (our trace contexts register only what they
+    build), so the text is parsed again in a JAX context kept per thread."""
+    from jaxlib.mlir import ir
+    if platform == "tpu":
+        raise UnsupportedOperationError(
+            "print inside a compiled function is not supported on TPU",
+            hint="return the values and print them after the call")
+    if platform != "cpu":
+        module_text = module_text.replace(CPU_CALLBACK_TARGET, GPU_CALLBACK_TARGET)
+    ctx = getattr(_parse_contexts, "ctx", None)
+    if ctx is None:
+        from jax._src.interpreters import mlir as jax_mlir
+        ctx = _parse_contexts.ctx = jax_mlir.make_ir_context()
+    with ctx:
+        return ir.Module.parse(module_text)
 
 
 def hlo_text(executable) -> str:

@@ -9,23 +9,19 @@ from __future__ import annotations
 import gast
 
 from ..pyct import templates
-from ..pyct.loader import RUNTIME_NAME
+from .common import is_runtime_call
 
-# Calls that must see the caller's frame or are not worth routing.
+# Calls that must see the caller's frame or are not worth routing. (`print` is routed:
+# the runtime prints traced values when the program runs.)
 _KEEP = {"super", "locals", "globals", "vars", "eval", "exec", "isinstance", "type",
-         "print", "hasattr", "getattr", "setattr", "id", "callable"}
-
-
-def _is_runtime_call(func):
-    return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
-        func.value.id == RUNTIME_NAME
+         "hasattr", "getattr", "setattr", "id", "callable"}
 
 
 class _Transformer(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
-        if _is_runtime_call(func) or (isinstance(func, gast.Name) and func.id in _KEEP):
+        if is_runtime_call(node) or (isinstance(func, gast.Name) and func.id in _KEEP):
             return node
         args = gast.Tuple(elts=list(node.args), ctx=gast.Load())
         if node.keywords:

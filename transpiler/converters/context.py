@@ -12,5 +12,10 @@ class Context:
     _counter: itertools.count = field(default_factory=itertools.count)
 
     def new_name(self, hint: str) -> str:
-        """A fresh, readable temporary name (`__npxla_tmp_3`)."""
+        """A fresh, readable temporary name (`brk__3`)."""
         return f"{hint}__{next(self._counter)}"
+
+    def new_names(self, *hints: str) -> tuple:
+        """Fresh names sharing one number (`if_true__4`, `if_false__4`)."""
+        number = next(self._counter)
+        return tuple(f"{hint}__{number}" for hint in hints)

@@ -1,0 +1,157 @@
+"""What a `for` loop iterates over, described so it can be staged by index.
+
+`range` objects, arrays (rows), and `range`/`enumerate`/`zip` over traced values are
+described by an `Iteration`: a trip count (a Python int when static) and the item for
+a traced index. Anything else (lists, tuples, dicts, generators) is not described and
+the loop stays a Python loop. `converted_call` routes `range`, `enumerate` and `zip`
+with traced arguments here; the descriptors still iterate like the builtins they
+replace when used outside a `for` (`list(enumerate(x))`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from transpiler.errors import ConcretizationError
+
+from ..abstract import AbstractArray, as_abstract, is_abstract
+
+
+def _static(x):
+    return not (is_abstract(x) and x.const is None)
+
+
+class Iteration:
+    count = 0
+
+    @property
+    def static(self):
+        return _static(self.count)
+
+    def item(self, i):
+        raise NotImplementedError
+
+    def python(self):
+        """The items for a Python loop (static trip count only)."""
+        raise NotImplementedError
+
+    def __iter__(self):
+        if not self.static:
+            raise ConcretizationError(
+                "a range/enumerate/zip whose length depends on traced values was iterated "
+                "in Python", hint="use it directly as the iterable of a for loop",
+                deps=self.count.deps)
+        return iter(self.python())
+
+
+class RangeItems(Iteration):
+    def __init__(self, start, stop, step):
+        for v in (start, stop, step):
+            if is_abstract(v) and v.dtype.kind not in "iub":
+                raise TypeError(f"'{v.dtype}' object cannot be interpreted as an integer")
+        self.start, self.stop, self.step = start, stop, step
+        self.count = _range_length(start, stop, step)
+
+    def item(self, i):
+        return self.start + i * self.step
+
+    def python(self):
+        return range(int(self.start), int(self.stop), int(self.step))
+
+
+def _range_length(start, stop, step):
+    if _static(start) and _static(stop) and _static(step):
+        return len(range(int(start), int(stop), int(step)))
+    if _static(step):
+        step = int(step)
+        if step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        span = (stop - start + step - 1) // step if step > 0 else \
+            (start - stop - step - 1) // (-step)
+        return np.maximum(span, 0)
+    up = np.maximum((stop - start + step - 1) // step, 0)
+    down = np.maximum((start - stop - step - 1) // (-step), 0)
+    return np.where(step > 0, up, down)
+
+
+class Rows(Iteration):
+    def __init__(self, array):
+        if not array.shape:
+            raise TypeError("iteration over a 0-d array")
+        self.array = array
+        self.count = array.shape[0]
+
+    def item(self, i):
+        if not is_abstract(i) or i.const is not None:
+            return self.array[int(i)]
+        from ..primitives import structural as S
+        a = self.array
+        zero = as_abstract(np.int64(0))
+        index = i if i.dtype == np.int64 else S.convert(i, dtype=np.int64)
+        row = S.dynamic_slice(a, index, *[zero] * (a.ndim - 1), sizes=(1,) + a.shape[1:])
+        return S.reshape(row, shape=a.shape[1:])
+
+    def python(self):
+        return (self.array[k] for k in range(self.count))
+
+
+class Enumerate(Iteration):
+    def __init__(self, inner, start=0):
+        self.inner, self.start = inner, start
+        self.count = inner.count
+
+    def item(self, i):
+        return (self.start + i, self.inner.item(i))
+
+    def python(self):
+        return enumerate(self.inner.python(), self.start)
+
+
+class Zip(Iteration):
+    def __init__(self, parts):
+        self.parts = parts
+        counts = [p.count for p in parts]
+        if all(_static(c) for c in counts):
+            self.count = min(int(c) for c in counts)
+        else:
+            count = counts[0]
+            for c in counts[1:]:
+                count = np.minimum(count, c)
+            self.count = count
+
+    def item(self, i):
+        return tuple(p.item(i) for p in self.parts)
+
+    def python(self):
+        return zip(*[p.python() for p in self.parts])
+
+
+def iteration_of(x):
+    """The Iteration describing `x`, or None when `x` is iterated as Python."""
+    if isinstance(x, Iteration):
+        return x
+    if type(x) is range:
+        return RangeItems(x.start, x.stop, x.step)
+    if type(x) is AbstractArray:
+        return Rows(x)
+    return None
+
+
+def traced_range(*args):
+    """`range(...)` when a bound is traced (a Python range otherwise)."""
+    if all(_static(a) for a in args):
+        return range(*[int(a) for a in args])
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else \
+        (args[0], args[1], 1) if len(args) == 2 else args
+    return RangeItems(start, stop, step)
+
+
+def traced_enumerate(iterable, start=0):
+    inner = iteration_of(iterable)
+    return enumerate(iterable, start) if inner is None else Enumerate(inner, start)
+
+
+def traced_zip(*iterables, **kwargs):
+    parts = [iteration_of(x) for x in iterables]
+    if kwargs or not parts or any(p is None for p in parts):
+        return zip(*iterables, **kwargs)
+    return Zip(parts)

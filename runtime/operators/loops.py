@@ -1,0 +1,371 @@
+"""`while` and `for` loops.
+
+A loop whose condition or trip count is a Python value runs as a Python loop (a loop
+over a list stays exactly the original code). A traced condition or trip count becomes
+one `stablehlo.while`. A loop over a *static* range or array whose body computes with
+arrays is staged too, so the program does not grow with the trip count; if its index
+is later needed as a Python value (`x[:i]`), staging restarts with that loop unrolled
+(see `LoopToken`) and a performance warning names the loop.
+
+Staged loops are *rotated*: the condition is evaluated once before the loop and again
+at the end of each iteration, and carried as a predicate. The `while` op's own
+condition region then only reads that predicate, so conditions that raise runtime
+checks or print need no special treatment.
+"""
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from transpiler.errors import (InternalCompilerError, UnsupportedOperationError,
+                               UnsupportedSyntaxError)
+
+from .. import journal
+from ..abstract import AbstractArray, is_abstract
+from ..hlo.types import tensor_type
+from ..pytree import flatten, unflatten
+from ..regions import trace_body
+from ..trace import current_trace
+from ..unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, type_of,
+                     unify, zeros)
+from .conditionals import is_traced, leaf_names, rebind, refuse_in_try, stage_if, to_pred
+from .iteration import Iteration, iteration_of
+from .variables import Undefined, UndefinedReturnValue
+
+_MAX_ATTEMPTS = 10
+_BOOL = np.dtype(np.bool_)
+
+
+class NpxlaPerformanceWarning(UserWarning):
+    """Code compiled correctly but slower or larger than it could be."""
+
+
+class LoopToken:
+    """Stands for a staged loop's index in `AbstractArray.deps`: a ConcretizationError
+    carrying it means the loop must be unrolled (static trip count) or refused."""
+    __slots__ = ("code", "static", "count_deps")
+
+    def __init__(self, code, static, count_deps=frozenset()):
+        self.code, self.static, self.count_deps = code, static, count_deps
+
+    def __hash__(self):
+        return hash(self.code)
+
+    def __eq__(self, other):
+        return type(other) is LoopToken and other.code is self.code
+
+    @property
+    def where(self):
+        return f"{self.code.co_filename}:{self.code.co_firstlineno}"
+
+
+_unrolled: set = set()
+
+
+@contextlib.contextmanager
+def unrolling(codes):
+    """Stage with the loops whose body code objects are in `codes` unrolled."""
+    global _unrolled
+    saved, _unrolled = _unrolled, set(codes)
+    try:
+        yield
+    finally:
+        _unrolled = saved
+
+
+def warn_unrolled(token):
+    warnings.warn_explicit(
+        "this loop's index is needed as a static value (e.g. a slice bound), so the loop "
+        "is unrolled: the compiled program grows with the trip count",
+        NpxlaPerformanceWarning, token.code.co_filename, token.code.co_firstlineno)
+
+
+class ContainerMutation(UnsupportedOperationError):
+    """A Python list/dict/set is changed inside staged control flow."""
+
+
+# --- while --------------------------------------------------------------------------
+def while_stmt(test, body, carried, names, *, has_else=False, in_try=False):
+    carried = tuple(carried)
+    while True:
+        cond = test(*carried)
+        if is_traced(cond):
+            _refuse_staged_flags(has_else, in_try, "while loop")
+            return stage_while(to_pred(cond), test, body, carried, names)
+        if not cond:
+            return carried
+        carried = tuple(body(*carried))
+
+
+def _refuse_staged_flags(has_else, in_try, what):
+    if has_else:
+        raise UnsupportedSyntaxError(
+            f"the else clause of a data-dependent {what} cannot be compiled",
+            hint="set a flag before 'break' and test it after the loop instead of 'else:'")
+    if in_try:
+        refuse_in_try(what)
+
+
+# --- for ------------------------------------------------------------------------------
+def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False, in_try=False):
+    carried = tuple(carried)
+    it = iteration_of(iterable)
+    if it is not None and not it.static:
+        _refuse_staged_flags(has_else, in_try, "for loop")
+    token = LoopToken(body.__code__, it is not None and it.static,
+                      it.count.deps if it is not None and is_abstract(it.count) else frozenset())
+    # static trip count: `else`/`try` keep their Python meaning only in a Python loop
+    if it is None or token.code in _unrolled or current_trace() is None or (
+            it.static and (it.count <= 1 or has_else or in_try)):
+        return _python_for(iterable if it is None else it.python(), extra_test, body,
+                           carried, names)
+    if it.static and it.count == 0:
+        return carried
+    try:
+        out = _staged_for(it, extra_test, body, carried, names, token, probe=it.static)
+    except ContainerMutation:
+        if not it.static:
+            raise
+        out = None
+    if out is None:     # static trip count and the body does not compute with arrays
+        return _python_for(it.python(), extra_test, body, carried, names)
+    return out
+
+
+def _python_for(items, extra_test, body, carried, names):
+    iterator = iter(items)
+    while True:
+        go = True if extra_test is None else extra_test(*carried)
+        if not is_traced(go) and not go:
+            break       # before fetching: a `break` leaves the iterator where Python does
+        try:
+            item = next(iterator)
+        except StopIteration:
+            break
+        if is_traced(go):   # a data-dependent break: guard each remaining iteration
+            carried = tuple(stage_if(
+                to_pred(go),
+                [lambda c=carried: tuple(body(item, *c)), lambda c=carried: c], names))
+        else:
+            carried = tuple(body(item, *carried))
+    return carried
+
+
+def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
+    start = AbstractArray.from_const(0)
+    start.deps = frozenset([token])
+
+    def test(i, *vars_):
+        from .logical import and_
+        if extra_test is None:
+            return i < it.count
+        return and_(lambda: i < it.count, lambda: extra_test(*vars_))
+
+    def step(i, *vars_):
+        new = body(it.item(i), *vars_)
+        return (i + 1,) + tuple(new)
+
+    pred0 = test(start, *carried)
+    if not is_traced(pred0):
+        if not pred0:
+            return carried
+        pred0 = AbstractArray.from_const(np.bool_(True), weak=False)
+    else:
+        pred0 = to_pred(pred0)
+    out = stage_while(pred0, test, step, (start,) + carried, ("<loop index>",) + tuple(names),
+                      probe=token if probe else None)
+    return None if out is None else out[1:]
+
+
+# --- the staged loop --------------------------------------------------------------------
+def stage_while(pred0, test, body, init, names, probe=None):
+    """One `stablehlo.while` running `body` while `test` holds, from `init`.
+
+    Carried types are found by fixed-point iteration: trace the body, unify every value
+    it returns with the value it got, widen and retrace until nothing changes. Handles
+    the body updates in place and runtime checks it raises join the carried state.
+    With `probe` (a LoopToken), return None instead when the first trace shows that
+    the body computes only from the loop index (so a Python loop folds it)."""
+    init_leaves: list = []
+    treedef = flatten(tuple(init), init_leaves, everything=True)
+    lnames = leaf_names(treedef, names)
+    kinds = [_initial_kind(x) for x in init_leaves]
+    deps = [x.deps if is_abstract(x) else frozenset() for x in init_leaves]
+    handles: list = []
+    messages: list = []
+    arg_leaves: list = []
+    for attempt in range(_MAX_ATTEMPTS):
+        arrays = [k for k, t in enumerate(kinds) if isinstance(t, ArrayType)]
+        params = [((), _BOOL, False, pred0.deps)] + \
+            [(kinds[k].shape, kinds[k].dtype, kinds[k].weak, deps[k]) for k in arrays] + \
+            [(h.shape, h.dtype, h.weak, h.deps) for h in handles] + \
+            [((), _BOOL, False, frozenset())] * len(messages)
+        n_in = 1 + len(arrays)
+
+        def run(_pred, *args):
+            vals = iter(args[:len(arrays)])
+            leaves = [next(vals) if isinstance(t, ArrayType) else
+                      (t.value if isinstance(t, PythonValue) else init_leaves[k])
+                      for k, t in enumerate(kinds)]
+            arg_leaves[:] = leaves
+            new = tuple(body(*unflatten(treedef, iter(leaves))))
+            return (test(*new), new)
+
+        b = trace_body(run, params,
+                       bind=[(h, n_in + j) for j, h in enumerate(handles)])
+        try:
+            if b.treedef[1][1] != treedef:
+                tree = index_tree(treedef, len(init_leaves))
+                like = index_tree(b.treedef[1][1], len(b.leaves) - 1)
+                expanded = conform_unset(tree, like, init_leaves)
+                if expanded == tree:
+                    raise _structure_error(treedef, b.treedef[1][1], names)
+                treedef, init_leaves = reflatten(expanded, init_leaves)
+                lnames = leaf_names(treedef, names)
+                kinds = [_initial_kind(x) for x in init_leaves]
+                deps = [x.deps if is_abstract(x) else frozenset() for x in init_leaves]
+                b.discard()
+                continue
+            new_leaves = b.leaves[1:]
+            if probe is not None and attempt == 0 and not _computes(b, new_leaves, probe):
+                b.discard()
+                return None
+            changed = False
+            for k, (t, leaf) in enumerate(zip(kinds, new_leaves)):
+                nt = _widen(t, init_leaves[k], leaf, lnames[k])
+                if nt != t:
+                    kinds[k], changed = nt, True
+                if is_abstract(leaf) and not leaf.deps <= deps[k]:
+                    deps[k], changed = deps[k] | leaf.deps, True
+            for h, _ in b.assigned:
+                if not any(h is x for x in handles):
+                    handles.append(h)
+                    changed = True
+            if len(b.checks) != len(messages):
+                messages, changed = [m for _, m in b.checks], True
+            if changed:
+                b.discard()
+                continue
+            carried_flags = list(b.block.arguments)[n_in + len(handles):]
+            b.emit(lambda: b.finish(_exports(b, kinds, handles, carried_flags)))
+        except BaseException:
+            b.discard()
+            raise
+        aliased = [_may_stay_alias(x, arg, new, pred0)
+                   for x, arg, new in zip(init_leaves, arg_leaves, b.leaves[1:])]
+        return _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased)
+    raise InternalCompilerError("the types of the loop's carried values did not settle")
+
+
+_UNSET = (Undefined, UndefinedReturnValue)
+
+
+def _initial_kind(x):
+    if type(x) in _UNSET:
+        return None
+    if type(x) is AbstractArray or type(x) in (bool, int, float, complex):
+        return type_of(x)
+    return PythonValue(x)
+
+
+def _widen(kind, init, new, name):
+    """The carried type after one more iteration returned `new`."""
+    if kind is None:       # first assigned inside the loop
+        if type(new) in _UNSET:
+            return None
+        return type_of(new) if type_of(new) is not None else PythonValue(new)
+    before = kind.value if isinstance(kind, PythonValue) else \
+        AbstractArray(kind.shape, kind.dtype, weak=kind.weak, const=None)
+    starts = [init] if type_of(init) is not None else []   # range checks need its value
+    u = unify([before, new] + starts, name, "loop")
+    return kind if isinstance(u, PythonValue) else u
+
+
+def _computes(b, new_leaves, token):
+    """Whether the body depends on anything but the loop index (arrays, arguments)."""
+    if b.assigned or b.checks:
+        return True
+    return any(is_abstract(x) and (x.deps - {token}) for x in new_leaves)
+
+
+def _structure_error(before, after, names):
+    return UnsupportedOperationError(
+        "a variable changes structure (tuple/list/dict layout) inside a data-dependent "
+        f"loop (carried: {', '.join(n for n in names if not n.startswith('<'))})",
+        hint="keep each loop variable the same kind of value in every iteration")
+
+
+def _exports(b, kinds, handles, carried_flags):
+    from ..numpy.registry import dispatch
+    cond = b.leaves[0]
+    pred = to_pred(cond) if is_traced(cond) else AbstractArray.from_const(
+        np.bool_(bool(cond)), weak=False)
+    values = [pred]
+    for t, leaf in zip(kinds, b.leaves[1:]):
+        if isinstance(t, ArrayType):
+            values.append(zeros(t) if type(leaf) in _UNSET else lift(leaf, t))
+    mine = {id(h): snap for h, snap in b.assigned}
+    values += [mine[id(h)] for h in handles]
+    for (flag, _), seen in zip(b.checks, carried_flags):
+        values.append(dispatch(np.logical_or, (AbstractArray((), _BOOL, ir=seen), flag), {}))
+    return values
+
+
+def _may_stay_alias(init, arg, new, pred0):
+    """Whether a carried array may still be the array it started as after the loop
+    (no iteration ran, or no iteration replaced it) while it may also be a new one."""
+    if type(init) is not AbstractArray or not init.shape:
+        return False
+    if type(new) is AbstractArray and (new is arg or new._alias_of is not None):
+        return True
+    return is_traced(pred0)
+
+
+def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased):
+    types = [tensor_type((), _BOOL)] + \
+        [tensor_type(*t.aval) for t in kinds if isinstance(t, ArrayType)] + \
+        [tensor_type(h.shape, h.dtype) for h in handles] + \
+        [tensor_type((), _BOOL)] * len(messages)
+    operands = [pred0]
+    for t, x in zip(kinds, init_leaves):
+        if isinstance(t, ArrayType):
+            operands.append(zeros(t) if type(x) in _UNSET else lift(x, t))
+    operands += handles
+    operands += [AbstractArray((), _BOOL, const=np.array(False))] * len(messages)
+    op = hlo.WhileOp(types, [x.ir for x in operands])
+    cond = op.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        hlo.ReturnOp([cond.arguments[0]])
+    b.move_to(op.body)
+    all_deps = pred0.deps.union(*deps)
+    results = iter(list(op.results)[1:])
+    leaves = []
+    for t, x, alias in zip(kinds, init_leaves, aliased):
+        if isinstance(t, ArrayType):
+            out = AbstractArray(t.shape, t.dtype, ir=next(results), weak=t.weak,
+                                deps=all_deps)
+            out._alias_of = "loop" if alias else None
+            leaves.append(out)
+        else:
+            leaves.append(t.value if isinstance(t, PythonValue) else x)
+    for h in handles:
+        rebind(h, next(results), all_deps)
+    trace = current_trace()
+    for msg in messages:
+        trace.add_error_check(AbstractArray((), _BOOL, ir=next(results), deps=all_deps), msg)
+    return unflatten(treedef, iter(leaves))
+
+
+def refuse_container_mutation(what):
+    """Called before a Python list/dict/set changes: refused inside staged regions,
+    where the change would happen once while tracing instead of once per run."""
+    if journal._scopes:
+        raise ContainerMutation(
+            f"{what} inside data-dependent control flow cannot be compiled: it would run "
+            "once while compiling, not once per iteration or branch taken",
+            hint="preallocate an array and assign into it (out[i] = ...), or build the "
+                 "list in a loop over a Python range/list outside data-dependent code")

@@ -1,0 +1,233 @@
+"""`print` inside compiled code: formatted and written at *run time*, in program order.
+
+Staging turns one `print(...)` call into one side-effecting StableHLO custom call to
+XLA's Python host-callback target. The traced arguments are its operands; everything
+known at staging time (strings, constants, Python values) is formatted once, here.
+The Python callback, registered with the executable (`Trace.host_callbacks`, passed
+to `compile_and_load`), rebuilds the arguments from the operand arrays, turns 0-d
+values into what NumPy code would hold (a Python scalar for a weak value, a NumPy
+scalar otherwise) and calls the real `print`. XLA calls it from one of its own
+threads, so it runs in a copy of the calling thread's context (NumPy's print options
+are context variables), and the call returns only after every callback has run.
+
+Order: XLA may reorder or run concurrently side-effecting ops that do not depend on
+each other, so every print consumes and produces a one-byte *order value*, held by
+one abstract-array handle per trace. Each print assigns that handle, so the handle is
+an ordinary in-place-updated variable for the control-flow runtime: a print inside a
+branch or loop body is journaled and the handle leaves the region as a result (a
+loop carries it), which orders prints before, inside and after the region.
+"""
+from __future__ import annotations
+
+import contextvars
+import sys
+import weakref
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from transpiler.errors import UnsupportedOperationError
+
+from ..abstract import AbstractArray
+from ..hlo.types import tensor_type
+from ..trace import current_trace
+from ..xla.compile import CPU_CALLBACK_TARGET
+
+_ORDER_DTYPE = np.dtype(np.uint8)
+_order_handles: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+class _Discard:
+    def write(self, _):
+        pass
+
+    def flush(self):
+        pass
+
+
+_DISCARD = _Discard()
+
+
+def runtime_print(*args, sep=" ", end="\n", file=None, flush=False):
+    """`print` for converted code: staged as a run-time print while a trace is active."""
+    trace = current_trace()
+    if trace is None:
+        return print(*args, sep=sep, end=end, file=file, flush=flush)
+    for name, value in (("sep", sep), ("end", end)):
+        if isinstance(value, AbstractArray):
+            raise TypeError(f"{name} must be None or a string, not numpy.ndarray")
+    print(sep=sep, end=end, file=_DISCARD)     # Python's own checks and messages
+    if isinstance(file, AbstractArray):
+        raise UnsupportedOperationError(
+            "print(file=...) was given an array", hint="pass a file object or leave file out")
+    flush = bool(flush)
+    operands: list = []
+    items = []
+    for arg in args:
+        before = len(operands)
+        template = _lift(arg, operands)
+        items.append(template if len(operands) > before else str(template))
+    callback = _Printer(items, sep, end, _stream_ref(file), flush)
+    emit_host_callback(trace, callback, operands)
+
+
+def emit_host_callback(trace, callback, operands):
+    """Emit an ordered call of `callback(*operand arrays)` at the insertion point.
+
+    `operands` are traced AbstractArrays; the callback's return value is ignored. It
+    is registered in `trace.host_callbacks`, whose position is the custom call's index.
+    The module names the CPU target; `compile_module` renames it for a GPU."""
+    order = _order_handle(trace)
+    index = len(trace.host_callbacks)
+    trace.host_callbacks.append(_Ordered(callback))
+    values = [order.ir] + [x.ir for x in operands]
+    result = tensor_type((), _ORDER_DTYPE)
+    op = hlo.CustomCallOp(
+        [result], values, CPU_CALLBACK_TARGET, has_side_effect=True,
+        backend_config=ir.StringAttr.get(""),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+        operand_layouts=_layouts([v.type for v in values]),
+        result_layouts=_layouts([result]))
+    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)})
+    order.assign(AbstractArray((), _ORDER_DTYPE, ir=op.result))
+
+
+def _layouts(types):
+    return ir.ArrayAttr.get([
+        ir.DenseIntElementsAttr.get(np.arange(t.rank - 1, -1, -1, dtype=np.int64),
+                                    type=ir.IndexType.get()) for t in types])
+
+
+def _order_handle(trace):
+    handle = _order_handles.get(trace)
+    if handle is None:
+        handle = AbstractArray((), _ORDER_DTYPE, const=np.zeros((), _ORDER_DTYPE))
+        # The handle stands for state that exists from the start of the function, so a
+        # region in which a print first happens exports it like any older variable.
+        handle._born = -1
+        _order_handles[trace] = handle
+    return handle
+
+
+# --- arguments: staging-time templates, run-time values ---------------------------------
+class _Slot:
+    """Placeholder for operand `k`; `kind`: 'array', 'numpy' (0-d) or 'python' (0-d weak)."""
+    __slots__ = ("k", "kind")
+
+    def __init__(self, k, kind):
+        self.k, self.kind = k, kind
+
+    def value(self, arrays):
+        a = arrays[self.k]
+        if self.kind == "array":
+            return a
+        return a.item() if self.kind == "python" else a[()]
+
+
+def _lift(x, operands):
+    """`x` with traced arrays replaced by slots and constant arrays by their values."""
+    def leaf(v):
+        if not isinstance(v, AbstractArray):
+            return v
+        const = v.const
+        if const is not None:
+            if const.ndim == 0:
+                return const.item() if v.weak else const[()]
+            return np.array(const)
+        if v.size == 0:
+            return np.zeros(v.shape, v.dtype)
+        operands.append(v)
+        kind = "array" if v.ndim else ("python" if v.weak else "numpy")
+        return _Slot(len(operands) - 1, kind)
+    return _rebuild(x, leaf)
+
+
+def _fill(template, arrays):
+    return _rebuild(template, lambda v: v.value(arrays) if type(v) is _Slot else v)
+
+
+def _rebuild(x, leaf):
+    """`x` with `leaf` applied inside lists, dicts and tuples (named ones included)."""
+    t = type(x)
+    if t is list:
+        return [_rebuild(v, leaf) for v in x]
+    if t is dict:
+        return {k: _rebuild(v, leaf) for k, v in x.items()}
+    if isinstance(x, tuple):
+        items = [_rebuild(v, leaf) for v in x]
+        return t(*items) if hasattr(t, "_fields") else t(items)
+    return leaf(x)
+
+
+def _stream_ref(file):
+    """`sys.stdout`/`sys.stderr` are looked up at run time, as Python's print does."""
+    if file is None:
+        return None
+    for name in ("stdout", "stderr"):
+        if file is getattr(sys, name, None):
+            return name
+    return file
+
+
+class _Printer:
+    """The run-time half of one `print` call (holds only staging-time data)."""
+    __slots__ = ("items", "sep", "end", "stream", "flush", "static")
+
+    def __init__(self, items, sep, end, stream, flush):
+        self.items, self.sep, self.end = items, sep, end
+        self.stream, self.flush = stream, flush
+        self.static = all(type(i) is str for i in items)
+
+    def __call__(self, *arrays):
+        values = self.items if self.static else [
+            i if type(i) is str else _fill(i, arrays) for i in self.items]
+        file = self.stream
+        if type(file) is str:
+            file = getattr(sys, file)
+        print(*values, sep=self.sep, end=self.end, file=file, flush=self.flush)
+
+
+class _Run:
+    """What the callbacks of one execution share: the caller's context (NumPy print
+    options, a redirected stdout) and the first exception a callback raised."""
+    __slots__ = ("context", "error")
+
+    def __init__(self):
+        self.context = contextvars.copy_context()
+        self.error = None
+
+
+_run = _Run()      # the latest execution started (calls from several threads share it)
+
+
+class _Ordered:
+    """The callable XLA calls: passes the order value through and runs the callback in
+    the caller's context. An exception is kept for `execute` to raise, as Python would
+    at the failing print; the prints after it in that run are skipped."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, order, *arrays):
+        run = _run
+        if run.error is None:
+            try:
+                run.context.copy().run(self.fn, *arrays)
+            except BaseException as e:  # noqa: B902 - re-raised by `execute`
+                run.error = e
+        return (order,)
+
+
+def execute(executable, buffers):
+    """Run an executable that has host callbacks; returns its output buffers once every
+    callback has run (execution may be asynchronous, e.g. on GPU)."""
+    global _run
+    run = _run = _Run()
+    results = executable.execute_sharded(buffers, with_tokens=True)
+    results.consume_token().block_until_ready()
+    if run.error is not None:
+        raise run.error
+    return [o[0] for o in results.disassemble_into_single_device_arrays()]

@@ -1,0 +1,159 @@
+"""A pure-Python stand-in for `runtime.operators` (the `ag__` module converted code
+calls), implementing exactly Python's semantics, checking the calling contract and
+recording each control-flow call, so converters can be tested without the runtime."""
+from __future__ import annotations
+
+import operator
+import types
+
+from transpiler.conversion import convert_ast
+from transpiler.pyct import loader
+
+CALLS: list = []  # (operator name, keyword arguments) of every control-flow call
+
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+            "==": operator.eq, "!=": operator.ne, "is": operator.is_,
+            "is not": operator.is_not, "in": lambda a, b: a in b,
+            "not in": lambda a, b: a not in b}
+_AUG = {"add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul}
+
+
+class Undefined:
+    def __init__(self, name):
+        assert isinstance(name, str)
+        self.name = name
+
+    def __repr__(self):
+        return f"Undefined({self.name!r})"
+
+    def _unbound(self, *args):
+        raise UnboundLocalError(f"cannot access local variable '{self.name}' where it is "
+                                "not associated with a value")
+
+    __bool__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unbound
+    __mod__ = __lt__ = __le__ = __gt__ = __ge__ = __index__ = __iter__ = _unbound
+
+    def __eq__(self, other):
+        self._unbound()
+
+    __ne__ = __eq__
+    __hash__ = None
+
+
+class UndefinedReturnValue:
+    pass
+
+
+def _check_names(values, names):
+    assert isinstance(values, tuple) and isinstance(names, tuple), (values, names)
+    assert all(isinstance(n, str) for n in names), names
+
+
+def _outputs(result, names):
+    assert isinstance(result, tuple) and len(result) == len(names), (result, names)
+    return result
+
+
+def if_stmt(test, body_fn, orelse_fn, inputs, out_names, *, in_try=False):
+    _check_names(inputs, out_names)
+    CALLS.append(("if_stmt", {"in_try": in_try}))
+    return _outputs((body_fn if test else orelse_fn)(*inputs), out_names)
+
+
+def while_stmt(test_fn, body_fn, carried, names, *, has_else=False, in_try=False):
+    _check_names(carried, names)
+    assert len(carried) == len(names)
+    CALLS.append(("while_stmt", {"has_else": has_else, "in_try": in_try}))
+    while test_fn(*carried):
+        carried = _outputs(body_fn(*carried), names)
+    return carried
+
+
+def for_stmt(iterable, extra_test_fn, body_fn, carried, names, *, has_else=False,
+             in_try=False):
+    _check_names(carried, names)
+    assert len(carried) == len(names)
+    CALLS.append(("for_stmt", {"has_else": has_else, "in_try": in_try,
+                               "extra_test": extra_test_fn is not None}))
+    iterator = iter(iterable)
+    while extra_test_fn is None or extra_test_fn(*carried):
+        try:
+            item = next(iterator)
+        except StopIteration:
+            break
+        carried = _outputs(body_fn(item, *carried), names)
+    return carried
+
+
+def if_exp(test, body, orelse):
+    return body() if test else orelse()
+
+
+def and_(*thunks):
+    assert len(thunks) >= 2
+    for thunk in thunks[:-1]:
+        value = thunk()
+        if not value:
+            return value
+    return thunks[-1]()
+
+
+def or_(*thunks):
+    assert len(thunks) >= 2
+    for thunk in thunks[:-1]:
+        value = thunk()
+        if value:
+            return value
+    return thunks[-1]()
+
+
+def not_(x):
+    return not x
+
+
+def compare_chain(thunks, ops):
+    assert len(thunks) == len(ops) + 1 >= 3
+    left = thunks[0]()
+    for op, thunk in zip(ops, thunks[1:]):
+        right = thunk()
+        result = _COMPARE[op](left, right)
+        if not result:
+            return result
+        left = right
+    return result
+
+
+def return_value(do_return, retval):
+    assert not isinstance(retval, UndefinedReturnValue) or not do_return
+    return retval if do_return else None
+
+
+def converted_call(f, args, kwargs):
+    return f(*args, **(kwargs or {}))
+
+
+class _Index:
+    def __getitem__(self, item):
+        return item
+
+
+index = _Index()
+
+
+def set_item(target, idx, value):
+    target[idx] = value
+
+
+def aug_set_item(target, idx, op, value):
+    target[idx] = _AUG[op](target[idx], value)
+
+
+def module():
+    return types.SimpleNamespace(**{name: value for name, value in globals().items()
+                                    if not name.startswith("_")})
+
+
+def convert(fn):
+    """`fn` converted and loaded against this fake runtime."""
+    node, filename = convert_ast(fn)
+    return loader.load(node, fn, filename, module())

@@ -1,0 +1,384 @@
+"""The shape of converted code: the generated forms of the control-flow contract,
+positions kept from the user's source, and static refusals."""
+import inspect
+import textwrap
+import traceback
+
+import gast
+import pytest
+
+import cf_fake_runtime as fake
+import test_converters_semantics as examples
+from transpiler.conversion import convert_ast, converted_source
+from transpiler.converters.common import functions, walk_scope
+from transpiler.errors import UnsupportedSyntaxError
+
+
+def src(fn):
+    return converted_source(fn) + "\n"
+
+
+def simple_if(x):
+    if x > 0:
+        y = 1
+    else:
+        y = 2
+    return y
+
+
+def simple_while(n):
+    i = 0
+    while i < n:
+        i += 1
+    return i
+
+
+def for_with_break(xs):
+    s = 0
+    for x in xs:
+        if x < 0:
+            break
+        s += x
+    return s
+
+
+def maybe_defined(a, b):
+    if a:
+        y = 1
+    if b:
+        y = 2
+    return y
+
+
+def only_final_return(x):
+    y = x + 1
+    return y
+
+
+def test_if_form():
+    # `y` is assigned on both paths: an output, not an input.
+    assert src(simple_if) == textwrap.dedent('''\
+        def simple_if(x):
+
+            def if_true__0():
+                y = 1
+                return (y,)
+
+            def if_false__0():
+                y = 2
+                return (y,)
+            y, = ag__.if_stmt(x > 0, if_true__0, if_false__0, (), ('y',))
+            return y
+        ''')
+
+
+def if_without_else(x):
+    if x > 0:
+        y = 1
+    return y
+
+
+def test_if_without_else_form():
+    # `y` flows through the missing else branch: an input, unbound before the if.
+    assert src(if_without_else) == textwrap.dedent('''\
+        def if_without_else(x):
+            y = ag__.Undefined('y')
+
+            def if_true__0(y):
+                y = 1
+                return (y,)
+
+            def if_false__0(y):
+                return (y,)
+            y, = ag__.if_stmt(x > 0, if_true__0, if_false__0, (y,), ('y',))
+            return y
+        ''')
+
+
+def test_while_form():
+    assert src(simple_while) == textwrap.dedent('''\
+        def simple_while(n):
+            i = 0
+
+            def loop_test__0(i):
+                return i < n
+
+            def loop_body__0(i):
+                i += 1
+                return (i,)
+            i, = ag__.while_stmt(loop_test__0, loop_body__0, (i,), ('i',))
+            return i
+        ''')
+
+
+def test_for_with_break_form():
+    assert src(for_with_break) == textwrap.dedent('''\
+        def for_with_break(xs):
+            s = 0
+            brk__0 = False
+
+            def loop_body__3(itr__3, brk__0, s):
+                x = itr__3
+
+                def if_true__1(brk__0):
+                    brk__0 = True
+                    return (brk__0,)
+
+                def if_false__1(brk__0):
+                    return (brk__0,)
+                brk__0, = ag__.if_stmt(x < 0, if_true__1, if_false__1, (brk__0,), ('brk__0',))
+
+                def if_true__2(s):
+                    s += x
+                    return (s,)
+
+                def if_false__2(s):
+                    return (s,)
+                s, = ag__.if_stmt(ag__.not_(brk__0), if_true__2, if_false__2, (s,), ('s',))
+                return (brk__0, s)
+
+            def extra_test__3(brk__0, s):
+                return ag__.not_(brk__0)
+            brk__0, s = ag__.for_stmt(xs, extra_test__3, loop_body__3, (brk__0, s), ('brk__0', 's'))
+            return s
+        ''')
+
+
+def test_maybe_defined_name_is_probed():
+    text = src(maybe_defined)
+    assert "y = ag__.Undefined('y')" in text
+    assert "try:\n        y\n    except NameError:\n        y = ag__.Undefined('y')" in text
+
+
+def test_lone_final_return_is_left_alone():
+    assert src(only_final_return) == textwrap.dedent('''\
+        def only_final_return(x):
+            y = x + 1
+            return y
+        ''')
+
+
+def test_return_value_only_when_the_function_may_fall_off_its_end():
+    assert "return ag__.return_value(do_return__" in src(examples.return_may_fall_off)
+    for fn in (examples.early_return, examples.return_in_both_branches,
+               examples.return_raise_paths, examples.return_while_true):
+        assert src(fn).rstrip().splitlines()[-1].strip().startswith("return retval__"), fn
+
+
+def test_expression_forms():
+    def exprs(a, b, c):
+        return (a if b else c, a and b and c, a or b, not a, a < b <= c, a < b)
+    assert src(exprs).splitlines()[1].strip() == (
+        "return (ag__.if_exp(b, lambda: a, lambda: c), "
+        "ag__.and_(lambda: a, lambda: b, lambda: c), ag__.or_(lambda: a, lambda: b), "
+        "ag__.not_(a), ag__.compare_chain((lambda: a, lambda: b, lambda: c), ('<', '<=')), "
+        "a < b)")
+
+
+def _functions(module):
+    return [v for v in vars(module).values()
+            if callable(v) and getattr(v, "__module__", None) == module.__name__
+            and not v.__name__.startswith(("test_", "_")) and v.__name__ not in (
+                "outcome", "same", "log")]
+
+
+_WALRUS = {"walrus_kept"}
+
+
+@pytest.mark.parametrize("fn", _functions(examples), ids=lambda f: f.__name__)
+def test_no_python_control_flow_left(fn):
+    node, _ = convert_ast(fn)
+    for child in functions(node):  # class bodies stay Python
+        _assert_converted(fn, child)
+    compile(converted_source(fn), "<converted>", "exec")
+
+
+def _assert_converted(fn, node):
+    for child in walk_scope(node):
+        assert not isinstance(child, (gast.If, gast.While, gast.For, gast.Break,
+                                      gast.Continue)), gast.dump(child)[:80]
+        if fn.__name__ in _WALRUS:
+            continue
+        assert not isinstance(child, (gast.BoolOp, gast.IfExp))
+        assert not (isinstance(child, gast.UnaryOp) and isinstance(child.op, gast.Not))
+        assert not (isinstance(child, gast.Compare) and len(child.ops) > 1)
+
+
+@pytest.mark.parametrize("fn", _functions(examples), ids=lambda f: f.__name__)
+def test_positions_stay_inside_the_users_function(fn):
+    node, _ = convert_ast(fn)
+    lines, first = inspect.getsourcelines(fn)
+    last = first + len(lines)
+    for child in gast.walk(node):
+        if "lineno" in getattr(child, "_attributes", ()) and hasattr(child, "lineno"):
+            assert first <= child.lineno < last, (gast.dump(child)[:60], child.lineno)
+
+
+def raises_in_branch(x):
+    total = 0
+    for i in range(x):
+        if i == 2:
+            raise ValueError("two")
+        total += i
+    return total
+
+
+def test_traceback_points_at_the_users_line():
+    converted = fake.convert(raises_in_branch)
+    with pytest.raises(ValueError) as info:
+        converted(5)
+    frame = traceback.extract_tb(info.tb)[-1]
+    raise_line = raises_in_branch.__code__.co_firstlineno + 4
+    assert (frame.filename, frame.lineno) == (__file__, raise_line)
+    assert frame.line.strip() == 'raise ValueError("two")'
+
+
+def test_test_expression_keeps_its_position():
+    def bad(x):
+        if x.missing_attribute > 0:
+            return 1
+        return 0
+    with pytest.raises(AttributeError) as info:
+        fake.convert(bad)(1)
+    frame = traceback.extract_tb(info.tb)[-1]
+    assert frame.lineno == bad.__code__.co_firstlineno + 1
+
+
+# -- refusals ---------------------------------------------------------------------------
+
+COUNTER = 0
+
+
+def uses_global():
+    global COUNTER
+    COUNTER += 1
+
+
+def uses_nonlocal():
+    n = 0
+
+    def bump():
+        nonlocal n
+        n += 1
+    bump()
+    return n
+
+
+class Box:
+    value = 0
+
+
+def sets_attribute(box):
+    box.value = 3
+
+
+def aug_sets_attribute(box, v):
+    if v:
+        box.value += v
+
+
+def for_attribute_target(box, xs):
+    for box.value in xs:
+        pass
+
+
+def yields(x):
+    yield x
+
+
+@pytest.mark.parametrize("fn, line, words", [
+    (uses_global, 1, "global COUNTER"),
+    (uses_nonlocal, 4, "nonlocal n"),
+    (sets_attribute, 1, "attribute"),
+    (aug_sets_attribute, 2, "attribute"),
+    (for_attribute_target, 1, "attribute"),
+    (yields, 1, "generators"),
+])
+def test_refusals_are_located_and_hinted(fn, line, words):
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        converted_source(fn)
+    error = info.value
+    assert words in error.message
+    assert error.hint
+    assert error.location.file == __file__
+    assert error.line == fn.__code__.co_firstlineno + line
+    assert "^" in str(error)
+
+
+def test_print_is_routed_through_converted_call():
+    def p(x):
+        print(x)
+    assert "ag__.converted_call(print, (x,), None)" in src(p)
+
+
+def test_generated_names_are_unique():
+    text = src(examples.nested_loops)
+    defs = [line.strip().split("(")[0] for line in text.splitlines()
+            if line.strip().startswith("def ")]
+    assert len(defs) == len(set(defs)) > 5
+
+
+def uses_match(x):
+    match x:
+        case 1:
+            return 1
+    return 0
+
+
+def walrus_while(xs):
+    while (n := len(xs)) > 2:
+        xs = xs[1:]
+    return n
+
+
+@pytest.mark.parametrize("fn, line, words", [
+    (uses_match, 1, "match"),
+    (walrus_while, 1, ":="),
+])
+def test_constructs_not_converted_yet_are_refused(fn, line, words):
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        converted_source(fn)
+    assert words in info.value.message and info.value.hint
+    assert info.value.line == fn.__code__.co_firstlineno + line
+
+
+def return_in_finally(x):
+    try:
+        x = 1 / x
+    finally:
+        if x:
+            return 0
+    return x
+
+
+def test_jump_out_of_finally_is_refused():
+    with pytest.raises(UnsupportedSyntaxError, match="finally") as info:
+        converted_source(return_in_finally)
+    assert info.value.line == return_in_finally.__code__.co_firstlineno + 5
+
+
+def loop_inside_finally(xs):
+    try:
+        pass
+    finally:
+        for x in xs:
+            if x:
+                break
+    return 1
+
+
+def class_level_logic(a):
+    class K:
+        b = 1
+        c = b and 2
+
+        def m(self):
+            return self.c and a
+    return K().m()
+
+
+def test_class_level_expressions_stay_python():
+    text = src(class_level_logic)
+    assert "c = b and 2" in text and "ag__.and_(lambda: self.c, lambda: a)" in text
+    assert fake.convert(class_level_logic)(5) == 5
+    assert fake.convert(loop_inside_finally)([0, 1]) == 1

@@ -198,7 +198,7 @@ class JittedFunction:
             try:
                 with loops.unrolling(unrolled):
                     return stage(self.converted, args, kwargs, frozenset(static)), static
-            except ConcretizationError as e:
+            except (ConcretizationError, loops.ContainerMutation) as e:
                 if self._widen_static(e, leaves, static, unrolled):
                     continue
                 raise _located(e, e.__traceback__) from None

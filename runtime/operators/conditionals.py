@@ -101,7 +101,9 @@ def _check_structure(bodies, names, single):
 
 def stage_if(pred, branches, names, single=False):
     """Trace `branches` (true first) into one `stablehlo.if`; returns their result."""
-    bodies = [trace_body(fn) for fn in branches]
+    from .loops import staged_on
+    with staged_on(pred):
+        bodies = [trace_body(fn) for fn in branches]
     try:
         _expand_unset(bodies)
         _check_structure(bodies, names, single)

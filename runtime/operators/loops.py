@@ -21,7 +21,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from transpiler.errors import (InternalCompilerError, UnsupportedOperationError,
+from transpiler.errors import (IntegerOverflowError, InternalCompilerError, ShapeMismatchError,
+                               UndefinedVariableError, UnsupportedOperationError,
                                UnsupportedSyntaxError)
 
 from .. import journal
@@ -37,6 +38,10 @@ from .iteration import Iteration, iteration_of
 from .variables import Undefined, UndefinedReturnValue
 
 _MAX_ATTEMPTS = 10
+# what unifying carried values can raise: a loop that would stage only by choice
+# (static trip count) then runs as Python instead
+_TYPING_ERRORS = (ShapeMismatchError, UnsupportedOperationError, UndefinedVariableError,
+                  IntegerOverflowError)
 _BOOL = np.dtype(np.bool_)
 
 
@@ -77,20 +82,33 @@ def unrolling(codes):
         _unrolled = saved
 
 
-def warn_unrolled(token):
+def warn_unrolled(token, reason="a value computed in this loop (e.g. its index) is needed "
+                                "as a static value (a slice bound or a shape)"):
     warnings.warn_explicit(
-        "this loop's index is needed as a static value (e.g. a slice bound), so the loop "
-        "is unrolled: the compiled program grows with the trip count",
-        NpxlaPerformanceWarning, token.code.co_filename, token.code.co_firstlineno)
+        f"{reason}, so the loop is unrolled: the compiled program grows with the trip "
+        "count", NpxlaPerformanceWarning, token.code.co_filename, token.code.co_firstlineno)
 
 
 class ContainerMutation(UnsupportedOperationError):
-    """A Python list/dict/set is changed inside staged control flow."""
+    """A Python list/dict/set is changed inside staged control flow. `deps`: what the
+    staged conditions depend on (specialising those arguments makes the flow Python)."""
+    deps = frozenset()
+
+
+@contextlib.contextmanager
+def staged_on(pred):
+    """Attribute refusals inside a staged region to the condition that staged it."""
+    try:
+        yield
+    except ContainerMutation as e:
+        e.deps = e.deps | pred.deps
+        raise
 
 
 # --- while --------------------------------------------------------------------------
 def while_stmt(test, body, carried, names, *, has_else=False, in_try=False):
     carried = tuple(carried)
+    first = True
     while True:
         cond = test(*carried)
         if is_traced(cond):
@@ -98,7 +116,25 @@ def while_stmt(test, body, carried, names, *, has_else=False, in_try=False):
             return stage_while(to_pred(cond), test, body, carried, names)
         if not cond:
             return carried
+        if first and not (has_else or in_try):
+            # a Python condition: staged like a static range when the body computes
+            # with arrays, so the program does not grow with the iteration count
+            out = _try_staged_while(test, body, carried, names)
+            if out is not None:
+                return out
+        first = False
         carried = tuple(body(*carried))
+
+
+def _try_staged_while(test, body, carried, names):
+    token = LoopToken(body.__code__, True)
+    if token.code in _unrolled or current_trace() is None:
+        return None
+    try:
+        return stage_while(AbstractArray.from_const(np.bool_(True), weak=False), test, body,
+                           carried, names, probe=token)
+    except ContainerMutation:
+        return None
 
 
 def _refuse_staged_flags(has_else, in_try, what):
@@ -194,7 +230,10 @@ def stage_while(pred0, test, body, init, names, probe=None):
     treedef = flatten(tuple(init), init_leaves, everything=True)
     lnames = leaf_names(treedef, names)
     kinds = [_initial_kind(x) for x in init_leaves]
-    deps = [x.deps if is_abstract(x) else frozenset() for x in init_leaves]
+    # with a probe, everything carried depends on the loop: a carried value needed as a
+    # Python value later restarts staging with this loop unrolled
+    loop_dep = frozenset() if probe is None else frozenset([probe])
+    deps = [(x.deps if is_abstract(x) else frozenset()) | loop_dep for x in init_leaves]
     handles: list = []
     messages: list = []
     arg_leaves: list = []
@@ -215,8 +254,12 @@ def stage_while(pred0, test, body, init, names, probe=None):
             new = tuple(body(*unflatten(treedef, iter(leaves))))
             return (test(*new), new)
 
-        b = trace_body(run, params,
-                       bind=[(h, n_in + j) for j, h in enumerate(handles)])
+        with staged_on(pred0):
+            b = trace_body(run, params,
+                           bind=[(h, n_in + j) for j, h in enumerate(handles)])
+        if probe is not None and attempt == 0 and not _computes(b, b.leaves[1:], probe):
+            b.discard()
+            return None
         try:
             if b.treedef[1][1] != treedef:
                 tree = index_tree(treedef, len(init_leaves))
@@ -227,13 +270,11 @@ def stage_while(pred0, test, body, init, names, probe=None):
                 treedef, init_leaves = reflatten(expanded, init_leaves)
                 lnames = leaf_names(treedef, names)
                 kinds = [_initial_kind(x) for x in init_leaves]
-                deps = [x.deps if is_abstract(x) else frozenset() for x in init_leaves]
+                deps = [(x.deps if is_abstract(x) else frozenset()) | loop_dep
+                        for x in init_leaves]
                 b.discard()
                 continue
             new_leaves = b.leaves[1:]
-            if probe is not None and attempt == 0 and not _computes(b, new_leaves, probe):
-                b.discard()
-                return None
             changed = False
             for k, (t, leaf) in enumerate(zip(kinds, new_leaves)):
                 nt = _widen(t, init_leaves[k], leaf, lnames[k])
@@ -252,6 +293,13 @@ def stage_while(pred0, test, body, init, names, probe=None):
                 continue
             carried_flags = list(b.block.arguments)[n_in + len(handles):]
             b.emit(lambda: b.finish(_exports(b, kinds, handles, carried_flags)))
+        except _TYPING_ERRORS as e:
+            b.discard()
+            if probe is not None:   # a static trip count: Python semantics still apply
+                warn_unrolled(probe, "its variables change shape or type between "
+                                     f"iterations ({_short(e)})")
+                return None
+            raise
         except BaseException:
             b.discard()
             raise
@@ -262,6 +310,10 @@ def stage_while(pred0, test, body, init, names, probe=None):
 
 
 _UNSET = (Undefined, UndefinedReturnValue)
+
+
+def _short(err):
+    return str(err.args[0]).split(" on one path")[0].split(";")[0]
 
 
 def _initial_kind(x):
@@ -342,12 +394,15 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
         hlo.ReturnOp([cond.arguments[0]])
     b.move_to(op.body)
     all_deps = pred0.deps.union(*deps)
+    cond = b.leaves[0]
+    # a carried value depends on its own inputs and on how many iterations ran
+    trips = pred0.deps | (cond.deps if is_abstract(cond) else frozenset())
     results = iter(list(op.results)[1:])
     leaves = []
-    for t, x, alias in zip(kinds, init_leaves, aliased):
+    for t, x, alias, d in zip(kinds, init_leaves, aliased, deps):
         if isinstance(t, ArrayType):
             out = AbstractArray(t.shape, t.dtype, ir=next(results), weak=t.weak,
-                                deps=all_deps)
+                                deps=d | trips)
             out._alias_of = "loop" if alias else None
             leaves.append(out)
         else:

@@ -12,6 +12,8 @@ import traceback
 
 import numpy as np
 import pytest
+
+from runtime.operators.loops import NpxlaPerformanceWarning
 from differential import check
 
 from transpiler import jit, to_source
@@ -94,7 +96,8 @@ def loop_shape_change_python(x):
 def test_loop_carried_shape_change():
     raises_located(ShapeMismatchError, loop_shape_change, X, line="while y.sum() < 100:",
                    name="y", words=("(4,)", "(5,)", "data-dependent loop"))
-    check(loop_shape_change_python, X)
+    with pytest.warns(NpxlaPerformanceWarning, match="'y' has shape"):
+        check(loop_shape_change_python, X)
 
 
 def grow_in_for(x, n):
@@ -193,10 +196,25 @@ def none_becomes_array_python(x):
     return x * best
 
 
+def none_becomes_array_traced(x, n):
+    best = None
+    for i in range(n):
+        if best is None or x[i] > best:
+            best = x[i]
+    return best
+
+
 def test_none_that_becomes_an_array_in_staged_loop():
-    raises_located(UnsupportedOperationError, none_becomes_array, X, line="for v in x:",
-                   name="best", words=("NoneType None", "data-dependent loop"))
+    raises_located(UnsupportedOperationError, none_becomes_array_traced, X, np.int64(3),
+                   line="for i in range(n):", name="best",
+                   words=("NoneType None", "data-dependent loop"))
     check(none_becomes_array_python, X)
+
+
+def test_none_that_becomes_an_array_in_static_loop_unrolls():
+    # a static trip count keeps Python semantics: the loop is unrolled, with a warning
+    with pytest.warns(NpxlaPerformanceWarning, match="change shape or type"):
+        check(none_becomes_array, X)
 
 
 def string_per_branch(x):

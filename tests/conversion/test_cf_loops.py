@@ -64,7 +64,8 @@ def while_python(x):
 
 
 def test_while_python_condition_may_change_shapes():
-    python(while_python, np.arange(16.0))
+    with pytest.warns(NpxlaPerformanceWarning, match="change shape or type"):
+        python(while_python, np.arange(16.0))
     python(while_python, np.arange(1.0))
 
 
@@ -758,3 +759,46 @@ def static_for_in_try(x):
 def test_static_range_with_else_or_try_runs_as_python():
     python(static_for_else, X)
     python(static_for_in_try, X)
+
+
+# --- while loops with a Python condition ---------------------------------------------
+def python_counter_while(x, iters):
+    it = 0
+    while it < iters:
+        x = x * 0.5 + 1.0
+        it += 1
+    return x, it
+
+
+def test_python_condition_while_computing_with_arrays_is_one_xla_loop():
+    small = stablehlo(python_counter_while, X, 10, static_argnums=1)
+    big = stablehlo(python_counter_while, X, 1000, static_argnums=1)
+    assert small.count("stablehlo.while") == 1 and abs(len(big) - len(small)) < 10
+    check(python_counter_while, X, 10, jit_kwargs={"static_argnums": 1})
+
+
+def count_then_slice(x):
+    k = 0
+    for i in range(3):
+        k += 1
+        x = x + i
+    return x[:k]
+
+
+def test_value_computed_in_static_loop_needed_static_unrolls_the_loop():
+    with pytest.warns(NpxlaPerformanceWarning, match="needed as a static value") as rec:
+        check(count_then_slice, X)
+    assert rec[0].lineno == inspect.getsourcelines(count_then_slice)[1] + 2
+
+
+def append_in_while(n):
+    i, acc = 0, []
+    while i < n:
+        acc.append(i * 2)
+        i += 1
+    return acc
+
+
+def test_list_built_in_while_on_python_int_specialises():
+    assert jit(append_in_while)(3) == [0, 2, 4]
+    assert jit(append_in_while)(0) == []

@@ -34,6 +34,9 @@ def _cases():
         rng.normal(size=(300, 3)), rng.random(300), 1e-3)
     yield "black_scholes_call", kernels.black_scholes_call, (
         rng.uniform(50, 150, n), rng.uniform(50, 150, n), rng.uniform(0.1, 2, n), 0.02, 0.3)
+    yield "newton_sqrt (while)", kernels.newton_sqrt, (rng.uniform(1, 100, n),)
+    yield "max_drawdown (for+if)", kernels.running_max_drawdown, (
+        100 * np.exp(np.cumsum(rng.normal(0, 0.01, 20_000))),)
 
 
 def main():

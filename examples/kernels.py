@@ -48,3 +48,25 @@ def black_scholes_call(S, K, T, r, sigma):
     d2 = d1 - sigma * np.sqrt(T)
     cdf = lambda z: 0.5 * (1.0 + np.tanh(0.7978845608 * (z + 0.044715 * z ** 3)))  # noqa
     return S * cdf(d1) - K * np.exp(-r * T) * cdf(d2)
+
+
+@jit
+def newton_sqrt(a, tol=1e-12):
+    """Data-dependent `while`: jax.jit raises TracerBoolConversionError here."""
+    x = a
+    while np.max(np.abs(x * x - a)) > tol:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+@jit
+def running_max_drawdown(prices):
+    """A prefix loop (`peak` from the previous step) with a data-dependent `if`."""
+    peak = prices[0]
+    worst = 0.0
+    for i in range(1, prices.shape[0]):
+        if prices[i] > peak:
+            peak = prices[i]
+        drawdown = (peak - prices[i]) / peak
+        worst = drawdown if drawdown > worst else worst
+    return worst

@@ -33,6 +33,31 @@ _MUTATORS = {
 }
 
 
+_GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+
+
+def _refuse_random(f):
+    """NumPy's random streams live in Python objects that a compiled program cannot
+    advance: the global state (np.random.rand) and generator objects alike."""
+    owner = getattr(f, "__self__", None)
+    name = getattr(f, "__name__", "?")
+    if owner is np.random.mtrand._rand or name in _GLOBAL_STATE:
+        what = f"np.random.{name} uses NumPy's global random state"
+    elif isinstance(owner, _GENERATORS):
+        what = f"{type(owner).__name__}.{name} draws from a NumPy random generator"
+    elif (getattr(f, "__module__", None) or "").startswith("numpy.random"):
+        what = f"np.random.{name} creates a NumPy random generator"
+    else:
+        return
+    raise UnsupportedOperationError(
+        f"{what}, which a compiled function cannot reproduce",
+        hint="draw the random numbers outside the jitted function (with the same generator "
+             "or seed) and pass them in as an argument")
+
+
+_GLOBAL_STATE = {"seed", "get_state", "set_state"}
+
+
 def converted_call(f, args, kwargs):
     kwargs = kwargs or {}
     if f is print:
@@ -52,15 +77,7 @@ def converted_call(f, args, kwargs):
         if entry.creates or has_abstract(args, kwargs):
             return call_entry(entry, f, args, kwargs, explicit=True)
         return f(*args, **kwargs)
-    module = getattr(f, "__module__", None) or ""
-    if module.startswith("numpy.random") or (
-            isinstance(f, types.BuiltinMethodType) and
-            isinstance(getattr(f, "__self__", None), np.random.RandomState)):
-        raise UnsupportedOperationError(
-            f"np.random.{getattr(f, '__name__', '?')} uses NumPy's global random state, "
-            "which a compiled function cannot reproduce",
-            hint="draw the random numbers outside the jitted function and pass them in "
-                 "as an argument")
+    _refuse_random(f)
     from ..jitted import JittedFunction
     if isinstance(f, JittedFunction):
         return f.converted(*args, **kwargs)

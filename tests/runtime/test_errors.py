@@ -43,6 +43,33 @@ def test_global_random_state_is_refused_with_a_hint():
     assert info.value.line == _first_line(f) + 1
 
 
+def _draw_from_generator(x, rng):
+    return x + rng.normal(size=3)
+
+
+def _seed_and_draw(x):
+    np.random.seed(0)
+    return x + np.random.normal(0, 1, 3)
+
+
+def _new_generator(x):
+    rng = np.random.default_rng(0)
+    return x + rng.random(3)
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (_seed_and_draw, (), "np.random.seed uses NumPy's global random state"),
+    (_new_generator, (), "np.random.default_rng creates a NumPy random generator"),
+    (_draw_from_generator, (np.random.default_rng(0),), "Generator.normal draws from"),
+])
+def test_every_random_stream_is_refused_with_a_hint(fn, args, words):
+    with pytest.raises(UnsupportedOperationError) as info:
+        jit(fn, static_argnums=(1,) if args else ())(np.ones(3), *args)
+    msg = str(info.value)
+    assert words in msg and "pass them in as an argument" in msg
+    assert f"{__file__}:" in msg
+
+
 def test_generators_are_refused_at_conversion():
     def f(x):
         yield x

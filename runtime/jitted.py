@@ -17,6 +17,7 @@ from transpiler.pyct.origin import innermost_module, locate
 from . import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
 from .operators.printing import execute as execute_with_callbacks
 from .pytree import check_static, flatten, leaf_key, unflatten
+from . import persist
 from .operators import loops
 from .staging import stage
 from .trace import current_trace
@@ -176,9 +177,18 @@ class JittedFunction:
         return tuple(_fingerprint(g.get(n)) for n in names)
 
     def _build(self, key, args, kwargs, leaves):
-        staged, positions = self._stage(args, kwargs, leaves)
-        compiled = Compiled(staged, self.device)
-        compiled.executable  # compile now so errors surface at the first call
+        device = self.device
+        disk_key = persist.signature_key(self._fn, self._options(), device, key)
+        hit = persist.load(disk_key, leaves, device)
+        if hit is not None:
+            staged, exe, positions = hit
+            compiled = Compiled(staged, device, exe)
+        else:
+            staged, positions = self._stage(args, kwargs, leaves)
+            compiled = Compiled(staged, device)
+            compiled.executable  # compile now so errors surface at the first call
+            persist.save(disk_key, leaves, device, staged, compiled.executable, positions,
+                         self._fn)
         if positions:
             spec = self._cache.get(key)
             if type(spec) is not Specialised:
@@ -187,6 +197,10 @@ class JittedFunction:
         else:
             self._cache[key] = compiled
         return compiled
+
+    def _options(self):
+        return (tuple(sorted(self._static_argnums)), tuple(sorted(self._static_argnames)),
+                self._output)
 
     def _stage(self, args, kwargs, leaves):
         """Stage, retrying when code needs a traced value as a Python value: Python

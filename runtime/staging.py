@@ -30,6 +30,7 @@ class Staged:
     error_messages: list = field(default_factory=list)
     module: object = None
     host_callbacks: list = field(default_factory=list)  # index -> Python callable (print)
+    dependencies: list = field(default_factory=list)    # user functions converted
 
 
 def _leaf_handle(leaf, param):
@@ -94,7 +95,7 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None) -> Staged:
         trace.finish_function(outputs)
         text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
-                  trace.module, list(trace.host_callbacks))
+                  trace.module, list(trace.host_callbacks), list(trace.dependencies))
 
 
 def _python_or_numpy(value, weak):

@@ -41,6 +41,8 @@ class Trace:
         self.arg_handles: list = []
         # Python callables the executable calls back at run time (runtime `print`).
         self.host_callbacks: list = []
+        # user functions converted while staging (the disk cache re-checks them)
+        self.dependencies: list = []
 
     def __enter__(self):
         self._exit_stack = contextlib.ExitStack()

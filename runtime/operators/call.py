@@ -58,6 +58,13 @@ def _refuse_random(f):
 _GLOBAL_STATE = {"seed", "get_state", "set_state"}
 
 
+def _record(fn):
+    from ..trace import current_trace
+    trace = current_trace()
+    if trace is not None:
+        trace.dependencies.append(fn)
+
+
 def converted_call(f, args, kwargs):
     kwargs = kwargs or {}
     if f is print:
@@ -80,11 +87,14 @@ def converted_call(f, args, kwargs):
     _refuse_random(f)
     from ..jitted import JittedFunction
     if isinstance(f, JittedFunction):
+        _record(f.__wrapped__)
         return f.converted(*args, **kwargs)
     if _is_user_function(f):
         from transpiler.conversion import convert
+        _record(f)
         return convert(f)(*args, **kwargs)
     if isinstance(f, types.MethodType) and _is_user_function(f.__func__):
         from transpiler.conversion import convert
+        _record(f.__func__)
         return convert(f.__func__)(f.__self__, *args, **kwargs)
     return f(*args, **kwargs)

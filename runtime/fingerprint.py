@@ -1,0 +1,137 @@
+"""Stable digests of what a compiled executable depends on, for the disk cache.
+
+In-memory caches can key on object identity; a cache shared between processes needs
+digests that survive a restart: the function's source, the values of its closure cells,
+defaults and referenced globals (arrays by content), the signature, the device, and
+the versions of npxla (its own source), JAX, jaxlib, NumPy and Python. User helpers
+that staging converted are recorded with their own digests and re-checked on load.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import os
+import sys
+import types
+
+import numpy as np
+
+_UNSTABLE = object()
+
+
+class Unstable(Exception):
+    """A value without a digest that is stable across processes (no disk caching)."""
+
+
+def value_digest(value, h, depth=0):
+    """Feed a process-independent description of `value` into hash `h`."""
+    if depth > 20:
+        raise Unstable("nested too deeply")
+    t = type(value)
+    if value is None or t in (bool, int, float, complex, str, bytes):
+        h.update(f"{t.__name__}:{value!r};".encode())
+    elif isinstance(value, (np.ndarray, np.generic)):
+        arr = np.ascontiguousarray(value)
+        h.update(f"nd:{arr.dtype.str}:{arr.shape}:".encode())
+        h.update(arr.tobytes() if arr.dtype != object else _refuse())
+    elif t in (tuple, list, frozenset, set):
+        items = sorted(value, key=repr) if t in (set, frozenset) else value
+        h.update(f"{t.__name__}[".encode())
+        for v in items:
+            value_digest(v, h, depth + 1)
+        h.update(b"]")
+    elif t is dict:
+        h.update(b"dict{")
+        for k in sorted(value, key=repr):
+            value_digest(k, h, depth + 1)
+            value_digest(value[k], h, depth + 1)
+        h.update(b"}")
+    elif isinstance(value, types.ModuleType):
+        h.update(f"module:{value.__name__};".encode())
+    elif isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+        h.update(f"callable:{getattr(value, '__module__', '')}."
+                 f"{getattr(value, '__qualname__', getattr(value, '__name__', '?'))};"
+                 .encode())
+    elif isinstance(value, np.dtype):
+        h.update(f"dtype:{value.str};".encode())
+    elif hasattr(value, "value") and type(value).__name__ == "Static":
+        value_digest(value.value, h, depth + 1)
+    else:
+        raise Unstable(f"no stable digest for {t.__name__}")
+
+
+def _refuse():
+    raise Unstable("object array")
+
+
+def function_digest(fn) -> str:
+    """Source, closure, defaults and referenced global values of `fn`."""
+    h = hashlib.sha256()
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        raise Unstable("no source") from None
+    h.update(f"{fn.__module__}.{fn.__qualname__}\n{source}".encode())
+    for cell in fn.__closure__ or ():
+        try:
+            value_digest(cell.cell_contents, h)
+        except ValueError:
+            h.update(b"empty-cell;")
+    value_digest(fn.__defaults__, h)
+    value_digest(fn.__kwdefaults__, h)
+    g = fn.__globals__
+    for name in sorted(_global_names(fn.__code__)):
+        if name in g:
+            h.update(name.encode())
+            value_digest(g[name], h)
+    return h.hexdigest()
+
+
+def _global_names(code):
+    names, stack = set(), [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return names
+
+
+@functools.lru_cache(maxsize=1)
+def environment_digest() -> str:
+    """npxla's own source, the library versions and the Python version."""
+    import jax
+    import jaxlib
+    h = hashlib.sha256()
+    h.update(f"{sys.version}|{np.__version__}|{jax.__version__}|{jaxlib.__version__}"
+             .encode())
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for package in ("runtime", "transpiler"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, package)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.endswith(".py"):
+                    with open(os.path.join(dirpath, name), "rb") as f:
+                        h.update(name.encode())
+                        h.update(f.read())
+    return h.hexdigest()
+
+
+def dependency(fn):
+    """(module, qualname, digest) of a user function converted while staging."""
+    return (fn.__module__, fn.__qualname__, function_digest(fn))
+
+
+def dependency_holds(dep) -> bool:
+    """Whether a recorded helper still has the digest it had when the entry was made."""
+    module, qualname, digest = dep
+    obj = sys.modules.get(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    obj = getattr(obj, "__wrapped__", obj)
+    try:
+        return isinstance(obj, types.FunctionType) and function_digest(obj) == digest
+    except Unstable:
+        return False

@@ -1,0 +1,140 @@
+"""Executables that survive the process: the disk side of a JittedFunction's cache.
+
+The in-memory cache keys on object identities; here the key is a digest of everything
+known before staging (see `fingerprint`). What is only known after staging (the user
+helpers it converted, the Python ints it specialised) is stored as a small list of
+variants under that key; each variant names the executable's own entry. Anything that
+cannot be described stably (an object without a stable digest, a program with host
+callbacks, a helper defined inside another function) is simply not persisted.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import pickle
+
+from . import fingerprint
+from .xla import disk_cache
+
+_store = None
+
+
+def store():
+    """The process-wide DiskCache, or None when disabled (NPXLA_CACHE_DIR=off)."""
+    global _store
+    root = disk_cache.default_root()
+    if root is None:
+        return None
+    if _store is None or _store.root != root:
+        _store = disk_cache.DiskCache(root)
+    return _store
+
+
+def signature_key(fn, options, device, memory_key):
+    """Digest for one signature of `fn`, or None when it has no stable description."""
+    treedef, leaf_keys, _ = memory_key
+    h = hashlib.sha256()
+    try:
+        h.update(fingerprint.environment_digest().encode())
+        h.update(fingerprint.function_digest(fn).encode())
+        fingerprint.value_digest((options, treedef, leaf_keys), h)
+    except fingerprint.Unstable:
+        return None
+    h.update(f"{device.platform}:{getattr(device, 'device_kind', '')}".encode())
+    return h.hexdigest()
+
+
+_MAX_VARIANTS = 8
+
+
+def _sub_key(key, deps, values):
+    h = hashlib.sha256(key.encode())
+    try:
+        fingerprint.value_digest((deps, tuple(values)), h)
+    except fingerprint.Unstable:
+        return None
+    return h.hexdigest()
+
+
+def load(key, leaves, device):
+    """(staged, executable, positions) from disk, or None.
+
+    The record under `key` lists variants: the helpers (with digests) staging converted
+    and the positions of specialised Python scalars. A variant whose helpers still
+    match and whose specialised values are these leaves' names the executable's key."""
+    cache = store()
+    if cache is None or key is None:
+        return None
+    for variant in _read(cache, key) or ():
+        deps, positions = variant
+        if not all(map(fingerprint.dependency_holds, deps)):
+            continue
+        sub = _sub_key(key, deps, [leaves[i] for i in positions])
+        record = _read(cache, sub) if sub else None
+        if record is None:
+            continue
+        try:
+            return record["staged"], _deserialize(record["exe"], device), positions
+        except Exception:
+            return None
+    return None
+
+
+def save(key, leaves, device, staged, executable, positions, owner):
+    cache = store()
+    if cache is None or key is None or staged.host_callbacks:
+        return
+    positions = tuple(sorted(positions))
+    try:
+        deps = _dependencies(staged.dependencies, owner)
+        sub = _sub_key(key, deps, [leaves[i] for i in positions])
+        entry = pickle.dumps({"staged": dataclasses.replace(staged, module=None,
+                                                             dependencies=[]),
+                              "exe": _serialize(executable, device)},
+                             protocol=pickle.HIGHEST_PROTOCOL)
+    except (fingerprint.Unstable, pickle.PicklingError, TypeError, AttributeError):
+        return
+    if sub is None:
+        return
+    variants = [v for v in _read(cache, key) or () if v != (deps, positions)]
+    variants = [(deps, positions)] + variants[:_MAX_VARIANTS - 1]
+    cache.put(sub, entry)
+    cache.put(key, pickle.dumps(variants))
+
+
+def _dependencies(functions, owner):
+    deps = set()
+    for fn in functions:
+        if fn is owner:
+            continue
+        if "<locals>" in fn.__qualname__:
+            if fn.__qualname__.startswith(owner.__qualname__ + ".<locals>."):
+                continue          # its source is part of the owner's
+            raise fingerprint.Unstable("helper defined inside another function")
+        deps.add(fingerprint.dependency(fn))
+    return tuple(sorted(deps))
+
+
+def _read(cache, key):
+    payload = cache.get(key)
+    if payload is None:
+        return None
+    try:
+        return pickle.loads(payload)
+    except Exception:
+        return None
+
+
+def _client(device):
+    from .xla import devices
+    return devices.backend(device.platform)
+
+
+def _serialize(executable, device):
+    return _client(device).serialize_executable(executable)
+
+
+def _deserialize(blob, device):
+    from jax._src.lib import xla_client
+    return _client(device).deserialize_executable(
+        blob, xla_client.DeviceList((device,)), xla_client.CompileOptions())

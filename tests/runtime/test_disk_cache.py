@@ -1,0 +1,165 @@
+"""The persistent compile cache: storage integrity, keys, and reuse across processes."""
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from runtime import persist
+from runtime.xla.disk_cache import DiskCache, default_root
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("NPXLA_CACHE_DIR", str(d))
+    return d
+
+
+def entries(d):
+    return sorted(p for p in os.listdir(d) if p.endswith(".npxc")) if d.exists() else []
+
+
+# --- storage ------------------------------------------------------------------------
+def test_round_trip_and_private_directory(cache_dir):
+    c = DiskCache(str(cache_dir))
+    assert c.get("k") is None
+    c.put("k", b"payload")
+    assert c.get("k") == b"payload"
+    assert stat.S_IMODE(os.stat(cache_dir).st_mode) == 0o700
+
+
+def test_location_from_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("NPXLA_CACHE_DIR", str(tmp_path / "x"))
+    assert default_root() == str(tmp_path / "x")
+    monkeypatch.setenv("NPXLA_CACHE_DIR", "off")
+    assert default_root() is None and persist.store() is None
+    monkeypatch.delenv("NPXLA_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_root() == str(tmp_path / "xdg" / "npxla")
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty"])
+def test_damaged_entries_are_detected_and_removed(cache_dir, damage):
+    c = DiskCache(str(cache_dir))
+    c.put("k", b"x" * 1000)
+    path = cache_dir / entries(cache_dir)[0]
+    data = path.read_bytes()
+    path.write_bytes({"truncate": data[:-10], "flip": data[:-1] + bytes([data[-1] ^ 1]),
+                      "garbage": b"not a cache entry", "empty": b""}[damage])
+    assert c.get("k") is None
+    assert not path.exists()
+
+
+def test_writes_are_atomic_no_partial_files_left(cache_dir):
+    c = DiskCache(str(cache_dir))
+    for i in range(5):
+        c.put(f"k{i}", os.urandom(100))
+    assert all(not name.startswith(".tmp-") for name in os.listdir(cache_dir))
+
+
+def test_size_bound_evicts_least_recently_used(cache_dir):
+    c = DiskCache(str(cache_dir), max_bytes=2500)
+    for i in range(4):
+        c.put(f"k{i}", b"y" * 1000)
+        os.utime(cache_dir / f"k{i}.npxc", (1000 + i, 1000 + i))
+    c.put("k4", b"y" * 1000)
+    names = entries(cache_dir)
+    assert "k4.npxc" in names and "k0.npxc" not in names and len(names) == 2
+
+
+# --- reuse within and across processes ---------------------------------------------------
+SCRIPT = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    sys.path.insert(0, {root!r})
+    from transpiler import jit
+    import runtime.jitted as J
+
+    SCALE = {scale}
+
+    def helper(v):
+        return v * SCALE
+
+    def f(x, n):
+        s = 0.0
+        for i in range(n):
+            s = s + helper(x[i])
+        return s + x[:n].sum()
+
+    compiled = []
+    orig = J.compile_module
+    def counting(*a, **k):
+        compiled.append(1)
+        return orig(*a, **k)
+    J.compile_module = counting
+    r = jit(f)(np.arange(6.0), 3)
+    print(repr(float(r)), len(compiled))
+""")
+
+
+def run_script(cache_dir, scale=2.0, tmp=None):
+    path = cache_dir.parent / f"prog_{abs(hash(scale))}.py"
+    path.write_text(SCRIPT.format(root=ROOT, scale=scale))
+    env = dict(os.environ, NPXLA_CACHE_DIR=str(cache_dir), TF_CPP_MIN_LOG_LEVEL="3")
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    value, compiles = out.stdout.split()
+    return float(value), int(compiles)
+
+
+def test_a_new_process_reuses_the_executable(cache_dir):
+    first = run_script(cache_dir)
+    second = run_script(cache_dir)
+    assert first == (9.0, 1)                 # 2*(0+1+2) + (0+1+2)
+    assert second == (9.0, 0)                # loaded from disk, no XLA compile
+
+
+def test_changed_global_value_is_a_different_key(cache_dir):
+    assert run_script(cache_dir, scale=2.0) == (9.0, 1)
+    assert run_script(cache_dir, scale=3.0) == (12.0, 1)
+    assert run_script(cache_dir, scale=2.0) == (9.0, 0)
+
+
+def test_corrupt_entry_is_recompiled_not_loaded(cache_dir):
+    run_script(cache_dir)
+    for name in entries(cache_dir):
+        p = cache_dir / name
+        p.write_bytes(p.read_bytes()[:-7])
+    assert run_script(cache_dir) == (9.0, 1)
+
+
+def test_key_covers_signature_closure_and_source(cache_dir):
+    from transpiler import jit
+
+    def make(k):
+        def g(x):
+            return x * k
+        return g
+    x = np.ones(3)
+    j2, j3 = jit(make(2.0)), jit(make(3.0))
+    d = j2.device
+    keys = set()
+    for j, arg in ((j2, x), (j3, x), (j2, np.ones(4)), (j2, np.ones(3, np.float32))):
+        from runtime.pytree import flatten, leaf_key
+        leaves = []
+        td = flatten(((arg,), {}), leaves)
+        keys.add(persist.signature_key(j._fn, j._options(), d,
+                                       (td, tuple(map(leaf_key, leaves)), ())))
+    assert len(keys) == 4 and None not in keys
+
+
+def test_programs_with_host_callbacks_are_not_persisted(cache_dir):
+    from transpiler import jit
+
+    def p(x):
+        print("value", x)
+        return x + 1
+    jit(p)(np.ones(2))
+    assert entries(cache_dir) == []

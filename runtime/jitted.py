@@ -18,6 +18,7 @@ from . import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
 from .operators.printing import execute as execute_with_callbacks
 from .pytree import check_static, flatten, leaf_key, unflatten
 from . import persist
+from .numpy.errorflags import raise_for
 from .operators import loops
 from .staging import stage
 from .trace import current_trace
@@ -57,7 +58,7 @@ class Compiled:
         if st.error_messages:
             flags = np.asarray(outs[-1])
             if flags.any():
-                raise IndexError(st.error_messages[int(np.argmax(flags))])
+                raise raise_for(st.error_messages[int(np.argmax(flags))])
         for i, k in st.writeback:
             np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
         results = []

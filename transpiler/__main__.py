@@ -1,5 +1,7 @@
+"""`python -m transpiler ...` runs the `npxla` command line."""
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,16 +8,25 @@ from ..primitives import structural as S
 from ..trace import current_trace
 
 
-def check(flag, message):
-    """Record `flag` (a bool AbstractArray, True = error) for the call path to raise."""
+def check(flag, message, exc=IndexError):
+    """Record `flag` (a bool AbstractArray, True = error) for the call path to raise
+    `exc(message)` (NumPy's exception class for the failure)."""
     if flag.const is not None:
         if bool(np.any(flag.const)):
-            raise IndexError(message)
+            raise exc(message)
         return
     if flag.ndim:
         from .registry import dispatch
         flag = dispatch(np.any, (flag,), {})
-    current_trace().add_error_check(flag, message)
+    current_trace().add_error_check(flag, message if exc is IndexError else (exc, message))
+
+
+def raise_for(entry):
+    """The exception a recorded check raises: `message` or `(class, message)`."""
+    if isinstance(entry, tuple):
+        cls, message = entry
+        return cls(message)
+    return IndexError(entry)
 
 
 def combine(flags):

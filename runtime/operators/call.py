@@ -8,6 +8,7 @@ import numpy as np
 from transpiler.errors import UnsupportedOperationError
 from transpiler.pyct.loader import RUNTIME_NAME
 
+from ..trace import current_trace
 from ..numpy.registry import call_entry, has_abstract, lookup
 
 _LIBRARY_PREFIXES = ("numpy", "jax", "jaxlib", "scipy", "builtins", "math", "transpiler",
@@ -17,7 +18,8 @@ _LIBRARY_PREFIXES = ("numpy", "jax", "jaxlib", "scipy", "builtins", "math", "tra
 def _is_user_function(f) -> bool:
     """A plain Python function from user code that has not been converted yet
     (functions defined inside converted code close over the runtime name)."""
-    if not isinstance(f, types.FunctionType) or RUNTIME_NAME in f.__code__.co_freevars:
+    if not isinstance(f, types.FunctionType) or RUNTIME_NAME in f.__code__.co_freevars \
+            or RUNTIME_NAME in f.__code__.co_names:    # converted code (e.g. npxla convert)
         return False
     module = f.__module__ or ""
     return not module.startswith(_LIBRARY_PREFIXES)
@@ -59,7 +61,6 @@ _GLOBAL_STATE = {"seed", "get_state", "set_state"}
 
 
 def _record(fn):
-    from ..trace import current_trace
     trace = current_trace()
     if trace is not None:
         trace.dependencies.append(fn)
@@ -81,7 +82,7 @@ def converted_call(f, args, kwargs):
         return f(*args, **kwargs)
     entry = lookup(f)
     if entry is not None:
-        if entry.creates or has_abstract(args, kwargs):
+        if has_abstract(args, kwargs) or (entry.creates and current_trace() is not None):
             return call_entry(entry, f, args, kwargs, explicit=True)
         return f(*args, **kwargs)
     _refuse_random(f)

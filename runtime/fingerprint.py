@@ -67,6 +67,8 @@ def _refuse():
 
 def function_digest(fn) -> str:
     """Source, closure, defaults and referenced global values of `fn`."""
+    if not isinstance(fn, types.FunctionType):
+        raise Unstable("not a Python function")
     h = hashlib.sha256()
     try:
         source = inspect.getsource(fn)

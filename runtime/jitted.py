@@ -22,7 +22,7 @@ from .numpy.errorflags import raise_for
 from .operators import loops
 from .staging import stage
 from .trace import current_trace
-from .xla import devices
+from .xla import devices, fastcall
 from .xla.compile import compile_module, hlo_text
 from .xla.transfer import Uploader, to_numpy
 
@@ -40,6 +40,12 @@ class Compiled:
         self._exe = executable
         self.upload = Uploader(staged.arg_avals, device)
         self.param_leaves = staged.param_leaves
+        # results that are all plain outputs (no write-back, checks, callbacks or
+        # constants) take a shorter path: [(output index, weak)]
+        plain = not (staged.writeback or staged.error_messages or staged.host_callbacks)
+        self._plain = [(slot[1], slot[2]) for slot in staged.out_slots] if plain and all(
+            slot[0] == "out" for slot in staged.out_slots) else None
+        self._fast_call = None
 
     @property
     def executable(self):
@@ -48,7 +54,24 @@ class Compiled:
                                        self.staged.host_callbacks)
         return self._exe
 
+    def run_fast(self, args):
+        """`run` for positional NumPy arguments that are all parameters and plain
+        results: dispatched by JAX's C++ path when available."""
+        call = self._fast_call
+        if call is None:
+            call = self._fast_call = fastcall.make(
+                self.executable, self.device, self.upload, len(args)) or False
+        if call is False:
+            return self.run(args)
+        outs = call(args)
+        return unflatten(self.staged.out_treedef,
+                         iter([_to_result(outs[k], weak) for k, weak in self._plain]))
+
     def run(self, leaves, output="numpy"):
+        if self._plain and output == "numpy":
+            outs = self.executable.execute(self.upload([leaves[i] for i in self.param_leaves]))
+            results = [_to_result(outs[k], weak) for k, weak in self._plain]
+            return unflatten(self.staged.out_treedef, iter(results))
         st = self.staged
         bufs = self.upload([leaves[i] for i in self.param_leaves])
         if st.host_callbacks:
@@ -78,6 +101,13 @@ class Compiled:
         return unflatten(st.out_treedef, iter(results))
 
 
+def _to_result(buf, weak):
+    arr = to_numpy(buf)
+    if arr.ndim == 0:
+        return arr.item() if weak else arr[()]
+    return arr
+
+
 class Specialised:
     """Signature whose Python scalar leaves at `positions` are keyed by value."""
     __slots__ = ("positions", "table")
@@ -102,12 +132,14 @@ class JittedFunction:
         self._converted = None
         self._global_names = None
         self._cache: dict = {}
+        self._fast: dict = {}       # (globals key, shape, dtype, ...) -> Compiled
         try:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
             self._signature = None
         self._static_argnums, self._static_argnames = self._normalise_static(
             static_argnums, static_argnames)
+        self._fast_ok = not (self._static_argnums or self._static_argnames)
 
     # --- static arguments ----------------------------------------------------------
     def _normalise_static(self, argnums, argnames):
@@ -153,6 +185,19 @@ class JittedFunction:
 
     # --- calling ---------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        # Fast path: positional NumPy arrays only (the common legacy call), keyed by
+        # shapes and dtypes without building a tree definition.
+        if not kwargs and self._fast_ok:
+            key = [self._globals_key()]
+            for a in args:
+                if type(a) is not np.ndarray:
+                    break
+                key.append(a.shape)
+                key.append(a.dtype)
+            else:
+                entry = self._fast.get(tuple(key))
+                if entry is not None:
+                    return entry.run_fast(args)
         if current_trace() is not None:      # called from code being staged: inline it
             return self.converted(*args, **kwargs)
         args, kwargs = self._mark_static(args, kwargs)
@@ -164,6 +209,13 @@ class JittedFunction:
             entry = entry.table.get(tuple(leaves[i] for i in entry.positions))
         if entry is None:
             entry = self._build(key, args, kwargs, leaves)
+            if not kwargs and type(self._cache.get(key)) is Compiled and \
+                    all(type(a) is np.ndarray for a in args) and entry._plain and \
+                    self._output == "numpy" and len(entry.param_leaves) == len(args):
+                fast = [key[2]]
+                for a in args:
+                    fast += [a.shape, a.dtype]
+                self._fast[tuple(fast)] = entry
         return entry.run(leaves, self._output)
 
     def _globals_key(self):
@@ -259,6 +311,7 @@ class JittedFunction:
 
     def clear_cache(self):
         self._cache.clear()
+        self._fast.clear()
 
     def __get__(self, obj, objtype=None):
         if obj is None:

@@ -74,6 +74,7 @@ def load(key, leaves, device):
         if record is None:
             continue
         try:
+            _prepare_custom_calls(record["staged"].module_text, device)
             return record["staged"], _deserialize(record["exe"], device), positions
         except Exception:
             return None
@@ -123,6 +124,14 @@ def _read(cache, key):
         return pickle.loads(payload)
     except Exception:
         return None
+
+
+def _prepare_custom_calls(module_text, device):
+    """LAPACK custom calls borrowed from JAX need JAX's one-time registration, which
+    normally happens when JAX lowers them; a loaded executable skips that."""
+    if "custom_call" in module_text:
+        from .xla import borrowed
+        borrowed.prepare(module_text, device.platform)
 
 
 def _client(device):

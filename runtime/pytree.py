@@ -44,6 +44,8 @@ def flatten(tree, leaves: list, everything=False):
     t = type(tree)
     if t is tuple or t is list:
         return (t, tuple(flatten(x, leaves, everything) for x in tree))
+    if isinstance(tree, tuple) and hasattr(t, "_fields"):     # named tuples (SVDResult)
+        return ("namedtuple", t, tuple(flatten(x, leaves, everything) for x in tree))
     if t is dict:
         keys = tuple(tree)
         return (dict, keys, tuple(flatten(tree[k], leaves, everything) for k in keys))
@@ -69,6 +71,8 @@ def unflatten(treedef, leaves_iter):
         return [unflatten(d, leaves_iter) for d in treedef[1]]
     if head is dict:
         return {k: unflatten(d, leaves_iter) for k, d in zip(treedef[1], treedef[2])}
+    if head == "namedtuple":
+        return treedef[1](*[unflatten(d, leaves_iter) for d in treedef[2]])
     value = treedef[1]  # static
     return value.value if type(value) is Static else value
 

@@ -99,6 +99,6 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None) -> Staged:
 
 
 def _python_or_numpy(value, weak):
-    if weak and value.ndim == 0:
-        return value.item()
+    if value.ndim == 0:       # like a computed result: a Python or a NumPy scalar
+        return value.item() if weak else value[()]
     return value

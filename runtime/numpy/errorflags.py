@@ -8,17 +8,18 @@ from ..primitives import structural as S
 from ..trace import current_trace
 
 
-def check(flag, message, exc=IndexError):
+def check(flag, message, error=IndexError):
     """Record `flag` (a bool AbstractArray, True = error) for the call path to raise
-    `exc(message)` (NumPy's exception class for the failure)."""
+    `error(message)` (NumPy's exception class for the failure)."""
     if flag.const is not None:
         if bool(np.any(flag.const)):
-            raise exc(message)
+            raise error(message)
         return
     if flag.ndim:
         from .registry import dispatch
         flag = dispatch(np.any, (flag,), {})
-    current_trace().add_error_check(flag, message if exc is IndexError else (exc, message))
+    current_trace().add_error_check(flag, message if error is IndexError else
+                                    (error, message))
 
 
 def raise_for(entry):

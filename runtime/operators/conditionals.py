@@ -79,7 +79,7 @@ def _count(treedef):
         return 1
     if treedef[0] in (tuple, list):
         return sum(_count(d) for d in treedef[1])
-    if treedef[0] is dict:
+    if treedef[0] is dict or treedef[0] == "namedtuple":
         return sum(_count(d) for d in treedef[2])
     return 0
 

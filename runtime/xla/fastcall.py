@@ -1,0 +1,67 @@
+"""Calling an executable through JAX's C++ dispatch path.
+
+Python glue around PJRT (put each argument, execute, wrap each result) costs tens of
+microseconds per call; `jax.jit` does the same work in C++ once its cache knows the
+signature. We hand that C++ dispatcher our own executable: its cache-miss hook runs the
+executable once through the Python path and returns the "fast path data" (executable,
+shardings, output avals) that JAX's own `jit` would return, after which calls with the
+same argument types never leave C++. This uses JAX internals (pinned range), so any
+failure to build it leaves the caller on the Python path.
+"""
+from __future__ import annotations
+
+def make(executable, device, upload, n_args):
+    """A callable taking the NumPy arguments and returning the output device arrays,
+    or None when JAX's internals are not what this module expects."""
+    try:
+        from jax._src import pjit, tree_util
+        from jax._src.interpreters import pxla
+        from jax._src.lib import _jax
+        from jax.sharding import SingleDeviceSharding
+    except Exception:  # pragma: no cover - depends on the JAX version
+        return None
+    sharding = SingleDeviceSharding(device)
+
+    def cache_miss(*args):
+        outs = executable.execute(upload(list(args)))
+        data = pxla.MeshExecutableFastpathData(
+            executable, tree_util.tree_structure([0] * len(outs)), [sharding] * n_args,
+            [sharding] * len(outs), [o.aval for o in outs], [o._committed for o in outs],
+            [True] * n_args, [None] * n_args, [])
+        return outs, data, False
+
+    try:
+        keys = pxla.JitGlobalCppCacheKeys(
+            donate_argnums=(), donate_argnames=(), device=None, backend=None,
+            in_shardings_treedef=None, in_shardings_leaves=None,
+            out_shardings_treedef=None, out_shardings_leaves=None,
+            in_layouts_treedef=None, in_layouts_leaves=None,
+            out_layouts_treedef=None, out_layouts_leaves=None, compiler_options_kvs=None)
+        call = _jax.pjit("npxla", _unused, cache_miss, [], [], keys,
+                         tree_util.dispatch_registry, pxla.cc_shard_arg,
+                         pjit.make_jit_cpp_cache(4))
+    except Exception:  # pragma: no cover
+        return None
+    try:
+        from jax._src import config
+        state, unset = config.enable_x64, config.config_ext.unset
+    except Exception:  # pragma: no cover
+        return None
+
+    def run(args):
+        # `with jax.enable_x64(True)` without building a context manager per call
+        prev = state.swap_local(True)
+        hook = state._update_thread_local_hook
+        if hook:
+            hook(True)
+        try:
+            return call(*args)
+        finally:
+            state.set_local(prev)
+            if hook:
+                hook(None if prev is unset else prev)
+    return run
+
+
+def _unused(*args):  # pragma: no cover - the dispatcher needs a Python function object
+    raise AssertionError("npxla fast call: the cache-miss hook handles every miss")

@@ -211,6 +211,9 @@ def _operator(np_name, reflected=False):
 def _inplace(np_name):
     def op(self, other):
         from .numpy.registry import dispatch
+        if self.ndim == 0 and self._view is None:
+            # 0-d values are (immutable) scalars in NumPy code: `s += 1` rebinds
+            return dispatch(getattr(np, np_name), (self, other), {})
         dispatch(getattr(np, np_name), (self, other), {"out": self})
         return self
     return op

@@ -66,6 +66,8 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None) -> Staged:
             handles.append(h)
         call_args, call_kwargs = unflatten(treedef, iter(handles))
         result = fn(*call_args, **call_kwargs)
+        if trace.pending_errors:
+            raise trace.pending_errors[0]
         out_leaves: list = []
         out_treedef = flatten(result, out_leaves, everything=True)
         outputs, slots = [], []

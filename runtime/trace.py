@@ -41,6 +41,9 @@ class Trace:
         self.arg_handles: list = []
         # Python callables the executable calls back at run time (runtime `print`).
         self.host_callbacks: list = []
+        # refusals raised where user code could catch them (inside `try`): staging
+        # fails with them even if an `except` clause swallowed them
+        self.pending_errors: list = []
         # user functions converted while staging (the disk cache re-checks them)
         self.dependencies: list = []
 

@@ -38,13 +38,24 @@ def to_pred(test):
     return S.reshape(pred, shape=()) if pred.shape else pred
 
 
+def raise_uncatchable(err):
+    """Raise a refusal that an enclosing user `try/except` must not swallow: it is
+    located now and staging re-raises it when the function returns."""
+    import sys
+    from transpiler.pyct.origin import locate_stack
+    err = err.with_location(locate_stack(sys._getframe(1)))
+    trace = current_trace()
+    if trace is not None:
+        trace.pending_errors.append(err)
+    raise err
+
+
 def refuse_in_try(what):
-    # not a ValueError/TypeError subclass: the user's own except clause must not catch it
-    raise UnsupportedSyntaxError(
+    raise_uncatchable(UnsupportedSyntaxError(
         f"a data-dependent {what} inside try/except cannot be compiled: the compiled "
         "program cannot raise, so the except clause would never run",
         hint="move the try/except outside the jitted function, or check the condition "
-             "explicitly (e.g. with np.where) instead of catching an exception")
+             "explicitly (e.g. with np.where) instead of catching an exception"))
 
 
 def if_stmt(test, body, orelse, inputs, names, *, in_try=False):

@@ -33,7 +33,8 @@ from ..regions import trace_body
 from ..trace import current_trace
 from ..unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, type_of,
                      unify, zeros)
-from .conditionals import is_traced, leaf_names, rebind, refuse_in_try, stage_if, to_pred
+from .conditionals import (is_traced, leaf_names, raise_uncatchable, rebind, refuse_in_try,
+                           stage_if, to_pred)
 from .iteration import Iteration, iteration_of
 from .variables import Undefined, UndefinedReturnValue
 
@@ -139,9 +140,9 @@ def _try_staged_while(test, body, carried, names):
 
 def _refuse_staged_flags(has_else, in_try, what):
     if has_else:
-        raise UnsupportedSyntaxError(
+        raise_uncatchable(UnsupportedSyntaxError(
             f"the else clause of a data-dependent {what} cannot be compiled",
-            hint="set a flag before 'break' and test it after the loop instead of 'else:'")
+            hint="set a flag before 'break' and test it after the loop instead of 'else:'"))
     if in_try:
         refuse_in_try(what)
 

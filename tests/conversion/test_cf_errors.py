@@ -496,3 +496,28 @@ def test_constant_out_of_bounds_index_on_the_branch_not_taken():
     assert oob_in_branch(-X) == -X[0]
     with pytest.raises(IndexError):
         jit(oob_in_branch)(-X)
+
+
+def try_except_exception_around_staged_while(x):
+    try:
+        while x.sum() < 100:
+            x = x * 2
+    except Exception:
+        pass
+    return x
+
+
+def test_refusal_is_not_swallowed_by_except_exception():
+    raises_located(UnsupportedSyntaxError, try_except_exception_around_staged_while, X,
+                   line="while x.sum() < 100:", words=("try/except",))
+
+
+def scalar_args_augmented(x, s, tol):
+    s += 1
+    tol *= 2
+    return x * s + tol
+
+
+@pytest.mark.parametrize("s, tol", [(3, 0.5), (np.float64(3), np.float32(0.5))])
+def test_augmented_assignment_to_scalar_arguments_rebinds(s, tol):
+    check(scalar_args_augmented, X, s, tol)

@@ -48,6 +48,17 @@ def locate(tb) -> Location | None:
     return found
 
 
+def locate_stack(frame) -> Location | None:
+    """Innermost frame of converted user code on the live stack from `frame` outwards."""
+    while frame is not None:
+        code = frame.f_code
+        if code in _CONVERTED_CODES:
+            line, col, end_col = _position(code, frame.f_lasti, frame.f_lineno)
+            return Location(code.co_filename, line, col, end_col)
+        frame = frame.f_back
+    return None
+
+
 def innermost_module(tb) -> str:
     """Module name of the innermost frame (to tell our bugs from user errors)."""
     name = ""

@@ -1,0 +1,372 @@
+"""Traced values are followed through assignments, calls and control flow; Python
+values (shapes, static arguments, Python ints that npxla specialises) are not flagged."""
+import textwrap
+
+import pytest
+
+from transpiler.lint import lint_source
+
+HEADER = "import numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom transpiler import jit\n\n"
+
+
+def codes(body, **kw):
+    src = HEADER + textwrap.dedent(body).lstrip("\n")
+    return [(f.line - HEADER.count("\n"), f.code) for f in lint_source(src, "t.py", **kw)]
+
+
+@pytest.mark.parametrize("body", [
+    # shapes, ndim and len are Python values
+    """
+    @jit
+    def f(x):
+        n = x.shape[0] // 2
+        y = np.zeros((n, x.ndim)) + len(x)
+        for i in range(x.shape[0] - 1):
+            y[0, 0] += x[i]
+        return x[:n], y.reshape(n, -1)
+    """,
+    # Python int arguments are specialised by npxla
+    """
+    @jit
+    def f(x, n, k=3):
+        out = []
+        for i in range(n):
+            out.append(x[i:i + k].sum())
+        return np.zeros(n * 2), x[:n], out
+    """,
+    # data-dependent control flow is fine under npxla
+    """
+    @jit
+    def f(x, tol=1e-6):
+        it = 0
+        while np.abs(x).max() > tol:
+            x = x / 2
+            it += 1
+        if x.sum() > 0:
+            y = x
+        else:
+            y = -x
+        return y, it
+    """,
+    # a list built in a loop over an array or a static range
+    """
+    @jit
+    def f(x):
+        rows = []
+        for v in x:
+            rows.append(v * 2)
+        for i in range(3):
+            rows.append(x[i])
+        return rows
+    """,
+    # string arguments and `is None` tests are Python values
+    """
+    @jit
+    def f(x, mode="fast", w=None):
+        try:
+            if mode == "fast" and w is None:
+                x = x * 2
+        except ValueError:
+            pass
+        return x
+    """,
+    # in-place updates of a fresh array, updates through a mask
+    """
+    @jit
+    def f(x):
+        out = np.zeros_like(x)
+        if x.sum() > 0:
+            out[0] = 1.0
+        out += 1
+        x[x > 2] = 0.0
+        x[x < 0] *= 2
+        return out
+    """,
+    # numpy on static values inside jax.jit
+    """
+    @jax.jit
+    def f(x):
+        n = int(np.prod(x.shape))
+        return jnp.zeros(n) + x.reshape(-1), jnp.where(x > 0, x, 0.0)
+    """,
+    # the unrolled index of a static loop may index a Python list
+    """
+    @jit
+    def f(x):
+        weights = [1.0, 2.0, 3.0]
+        s = 0.0
+        for i in range(len(weights)):
+            s = s + weights[i] * x[i]
+        return s
+    """,
+])
+def test_supported_code_is_clean(body):
+    assert codes(body) == []
+
+
+def test_traced_through_assignments_and_tuples():
+    assert codes("""
+    @jit
+    def f(x):
+        a, b = x.max(), x.min()
+        k = int(a - b)
+        m = k
+        return np.ones(m)
+    """) == [(6, "NPX122")]
+
+
+def test_traced_through_calls_to_functions_of_the_file():
+    assert codes("""
+    def helper(v, n):
+        return v[:n]
+
+    @jit
+    def f(x):
+        return helper(x, int(x.max())), helper(x, x.shape[0])
+    """) == [(2, "NPX122")]
+
+
+def test_traced_through_nested_functions_and_lambdas():
+    assert codes("""
+    @jit
+    def f(x):
+        def pos(v):
+            return v[v > 0]
+        g = lambda v: np.nonzero(v)
+        return pos(x), g(x)
+    """) == [(4, "NPX111"), (5, "NPX112")]
+
+
+def test_control_flow_taints_what_it_assigns():
+    assert codes("""
+    @jit
+    def f(x):
+        if x.sum() > 0:
+            n = 2
+        else:
+            n = 3
+        return np.zeros(n)
+    """) == [(7, "NPX122")]
+    assert codes("""
+    @jit
+    def f(x):
+        if x.ndim == 1:
+            n = 2
+        else:
+            n = 3
+        return np.zeros(n)
+    """) == []
+
+
+def test_loop_carried_values_are_traced():
+    assert codes("""
+    @jit
+    def f(x):
+        k = 0
+        while x.sum() < 100:
+            x = x * 2
+            k = k + 1
+        return x[:k]
+    """) == [(7, "NPX122")]
+
+
+def test_staged_loop_index_needed_as_python_value():
+    assert codes("""
+    @jit
+    def f(x):
+        s = 0.0
+        lst = [1.0, 2.0]
+        for i in range(int(x.max())):
+            s = s + lst[i]
+        return s
+    """) == [(6, "NPX124")]
+
+
+def test_jax_rules_fire_on_every_traced_argument():
+    assert codes("""
+    @jax.jit
+    def f(x, n):
+        if n > 0:
+            x = x.at[0].set(1.0)
+        y = jnp.zeros(n)
+        x[1] = 2.0
+        print(x)
+        return np.sum(x) + float(x[0]) + y
+    """) == [(3, "NPX201"), (5, "NPX203"), (6, "NPX202"), (7, "NPX302"),
+             (8, "NPX205"), (8, "NPX204")]
+
+
+def test_jnp_results_are_traced_in_jax():
+    assert codes("""
+    @jax.jit
+    def f(x):
+        n = jnp.prod(jnp.array(x.shape))
+        return jnp.zeros(n)
+    """) == [(4, "NPX203")]
+
+
+def test_static_argnums_silence_jax_rules():
+    assert codes("""
+    from functools import partial
+    @partial(jax.jit, static_argnums=1)
+    def f(x, n):
+        if n > 0:
+            return x[:n]
+        return jnp.zeros(n)
+    """) == []
+
+
+def test_npxla_rules_on_python_int_conditions():
+    # npxla traces Python int/bool arguments: a loop on one is compiled, so its
+    # else clause is refused; the same loop on a shape is not
+    assert codes("""
+    @jit
+    def f(x, n):
+        for i in range(n):
+            x = x * 2
+        else:
+            x = x + 1
+        for i in range(x.shape[0]):
+            x = x * 2
+        else:
+            x = x + 1
+        return x
+    """) == [(3, "NPX132")]
+
+
+def test_aliasing_on_staged_paths():
+    assert codes("""
+    @jit
+    def f(x, n):
+        y = x
+        for i in range(n):
+            y = y * 2
+        y[0] = 1.0
+        z = x
+        for i in range(x.shape[0]):
+            z = z * 2
+        z[0] = 1.0
+        return y, z
+    """) == [(6, "NPX134")]
+
+
+def test_outside_state():
+    assert codes("""
+    G = np.zeros(3)
+    LOG = []
+    RNG = np.random.default_rng(0)
+
+    @jit
+    def f(x):
+        G[0] = x[0]
+        G[1] = 1.0
+        LOG.append(x)
+        return x + RNG.normal(size=3)
+    """) == [(7, "NPX142"), (9, "NPX303"), (10, "NPX141")]
+
+
+def test_jit_in_loop():
+    assert codes("""
+    def step(u):
+        return u * 2
+
+    def run(u):
+        for _ in range(3):
+            u = jit(step)(u)
+        fs = [jax.jit(step) for _ in range(2)]
+        g = jit(step)
+        return u
+    """) == [(6, "NPX301"), (7, "NPX301")]
+
+
+# --- false positives found on real NumPy code (scipy, numpy, filterpy), kept fixed -------
+@pytest.mark.parametrize("body", [
+    # an array namespace parameter is not an array (scipy's `xp`)
+    """
+    @jit
+    def f(x, xp):
+        return xp.mean(x, axis=-1), xp.reshape(x, (-1,))
+    """,
+    # a parameter rebound before it is used as an array (`deg = np.asarray(deg)`)
+    """
+    @jit
+    def f(x, deg):
+        deg = np.asarray(deg)
+        if deg.ndim > 0:
+            raise ValueError("deg")
+        return np.zeros(int(deg) + 1)
+    """,
+    # what another library returns may be traced but is not certainly data
+    """
+    import scipy.fft
+    @jit
+    def f(x):
+        _, axes = scipy.fft._helper._init_nd_shape_and_axes(x, None, None)
+        shape = x.shape
+        return [shape[a] for a in axes]
+    """,
+    # attributes of Python objects (`res.converged`) are Python values
+    """
+    from scipy.optimize import root_scalar
+    @jit
+    def f(x):
+        try:
+            res = root_scalar(lambda b: b - 1, bracket=(0, 2))
+            if not res.converged:
+                return x
+        except ValueError:
+            pass
+        return x * 2
+    """,
+    # array-api-extra's functional update through a mask
+    """
+    import array_api_extra as xpx
+    @jit
+    def f(x):
+        return xpx.at(x)[x > 0].set(0.0)
+    """,
+    # Python counters stored in lists next to array values
+    """
+    @jit
+    def f(x, gap):
+        n = x.shape[0]
+        lines = [[0, x[0]], [3, x[1]]]
+        out = []
+        for ind in range(len(lines)):
+            line = lines[ind]
+            if line[0] > gap:
+                out.append(line)
+        return out
+    """,
+    # buffers swapped in a data-dependent loop are updated in place inside it
+    """
+    @jit
+    def f(x, n):
+        a = np.zeros(x.shape[0])
+        b = np.ones(x.shape[0])
+        for i in range(n):
+            a, b = b, a
+            a[0] = x.sum() + i
+        return a, b
+    """,
+    # assigned on one path only (not an alias question)
+    """
+    @jit
+    def f(x, save):
+        if save:
+            pred = np.zeros(x.shape[0])
+        for i in range(x.shape[0]):
+            if save:
+                pred[i] = x[i] * 2
+        return x
+    """,
+    # .tolist() of an array built from a Python int (npxla specialises it)
+    """
+    @jit
+    def f(x, pad):
+        pairs = np.broadcast_to(pad, (x.ndim, 2)).tolist()
+        return np.pad(x, pairs)
+    """,
+])
+def test_real_code_false_positives_stay_fixed(body):
+    assert codes(body) == []

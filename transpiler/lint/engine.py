@@ -1,0 +1,98 @@
+"""Runs the rules over one parsed module: discovery, traced-value analysis of every
+jitted function (and what it calls), module-wide rules, findings."""
+from __future__ import annotations
+
+from . import Finding
+from .discovery import all_functions, discover, jit_flavor, module_info
+from .rules import RULES, selected
+from .rules.base import Rule
+from .taint import Analysis
+
+_EVENTS = ("function", "call", "subscript", "control", "iterate", "inplace",
+           "container_mutation")
+
+
+def _handlers(rules):
+    out = {}
+    for flavor in ("npxla", "jax"):
+        table = {}
+        for rule in rules:
+            if flavor not in rule.targets:
+                continue
+            for event in _EVENTS:
+                method = getattr(type(rule), "on_" + event, None)
+                if method is not None:
+                    table.setdefault(event, []).append(getattr(rule, "on_" + event))
+        out[flavor] = table
+    return out
+
+
+class _Positions:
+    def __init__(self, path, lines):
+        self.path = path
+        self.lines = lines
+
+    def column(self, line, col):
+        """0-based UTF-8 byte offset -> 1-based character column."""
+        if col is None:
+            return 1
+        if self.lines is not None and 0 < line <= len(self.lines):
+            text = self.lines[line - 1]
+            if not text.isascii():
+                col = len(text.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+        return col + 1
+
+
+class ModuleContext:
+    """What module-wide rules (`on_module`) receive."""
+
+    def __init__(self, info, report):
+        self.info = info
+        self._report = report
+
+    def jit_flavor(self, node):
+        return jit_flavor(self.info, node)
+
+    def report(self, rule, node, message, end=None):
+        self._report(rule, node, message, end)
+
+
+def run(tree, path, select=None, ignore=None, *, assume_jit=None, jit_wrappers=(),
+        jitted=(), lines=None, targets=None):
+    """Findings for a parsed module. `targets` (a list of `discovery.JitTarget`)
+    replaces discovery when given."""
+    codes = selected(select, ignore)
+    rules = [r for code, r in RULES.items() if code in codes]
+    if not rules:
+        return []
+    info = module_info(tree, path)
+    positions = _Positions(path, lines)
+    findings = {}
+
+    def report(rule: Rule, node, message, end=None):
+        line = getattr(node, "lineno", None) or 1
+        col = getattr(node, "col_offset", 0)
+        end_node = end if end is not None else node
+        end_line = getattr(end_node, "end_lineno", None) or line
+        end_col = getattr(end_node, "end_col_offset", None)
+        if end_col is None:
+            end_line, end_col = line, col + 1
+        f = Finding(path, line, positions.column(line, col), end_line,
+                    positions.column(end_line, end_col), rule.code, message)
+        findings.setdefault((f.line, f.col, f.code), f)
+
+    found = discover(info, wrappers=frozenset(jit_wrappers), extra=tuple(jitted))
+    targets = found if targets is None else list(targets)
+    mctx = ModuleContext(info, report)
+    for rule in rules:
+        if hasattr(rule, "on_module"):
+            rule.on_module(mctx, tree)
+
+    if assume_jit:
+        seen = {id(t.node) for t in targets}
+        targets += [t for t in all_functions(info, assume_jit) if id(t.node) not in seen]
+    if targets:
+        analysis = Analysis(info, _handlers(rules), report)
+        for target in targets:
+            analysis.analyze_target(target)
+    return sorted(findings.values(), key=lambda f: (f.line, f.col, f.code))

@@ -1,0 +1,218 @@
+"""NPX12x: a traced value needed as a Python value (`ConcretizationError`): it only
+exists when the compiled program runs, but the code needs it while compiling."""
+from __future__ import annotations
+
+from .. import knowledge as K
+from ..values import (ARRAY, BOOL, CONTAINERS, DATA, ITER, LIST, MAYBE, METHOD,
+                      PYTHON_ONLY, RANGE, TUPLE)
+from ._util import (numpy_name, shape_arguments, slice_parts, traced, traced_level)
+from .base import NPXLA, Rule, register
+
+_ERR = "ConcretizationError (NPX003)"
+
+
+@register
+class ItemTolist(Rule):
+    code = "NPX121"
+    name = "item-tolist"
+    message = "'.{method}()' converts a traced array to a Python value, which only exists when the compiled program runs"
+    defaults = {"method": "item"}
+    error = _ERR + "; jax: ConcretizationTypeError"
+    explain = """
+        `.item()` and `.tolist()` ask for the Python value of an array computed from
+        the inputs, but while compiling the array has no value yet. Keep it an array
+        (a 0-d array works wherever a number does: `x.sum() * 2`, `np.sqrt(s)`,
+        `float(s)` under npxla), or return it and convert after the call."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def scale(x):
+            return x / x.max().item()
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def scale(x):
+            return x / x.max()
+        """
+    example_args = "(np.array([1.0, 2.0, 4.0]),)"
+
+    def on_call(self, ctx, node, callee, args, kwargs):
+        if callee.kind != METHOD or callee.qual not in ("item", "tolist"):
+            return
+        recv = callee.items[0]
+        if recv.kind in CONTAINERS or recv.kind in PYTHON_ONLY:
+            return
+        # array data; or an argument itself (Python numbers have no .item(), so it is
+        # an array or a NumPy scalar). Not arrays computed from Python ints: npxla
+        # specialises those.
+        threshold = MAYBE if ctx.is_jax or recv.qual == "param" else DATA
+        if traced(recv, threshold):
+            self.report(ctx, node, method=callee.qual)
+
+
+@register
+class TracedShape(Rule):
+    code = "NPX122"
+    name = "traced-shape"
+    message = "a value computed from array data is used as {what}, which must be known when compiling"
+    defaults = {"what": "a shape"}
+    targets = frozenset({NPXLA})
+    error = _ERR
+    explain = """
+        XLA compiles one program per set of shapes, so shapes, sizes, counts, axes and
+        slice bounds must be known before the run. A value computed from array *data*
+        (`int(x.max())`, `x.argmax()`, an element of an array) is not. Derive it from shapes
+        instead (`x.shape[0]`, `len(x)`), or pass it as a static argument
+        (`jit(f, static_argnums=...)`). Python `int` arguments are fine: npxla
+        specialises the function on their values. A traced *index* (`x[i]`) is fine
+        too; only slice bounds (`x[:k]`) must be static."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def head(x):
+            k = int(x.max())
+            return x[:k]
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit(static_argnums=1)
+        def head(x, k):
+            return x[:k]
+        """
+    example_args = "(np.array([2.0, 5.0, 7.0]),)"
+    example_good_args = "(np.array([2.0, 5.0, 7.0]), 2)"
+
+    threshold = DATA
+
+    def on_call(self, ctx, node, callee, args, kwargs):
+        name = numpy_name(callee, jax=ctx.is_jax)
+        if name is not None:
+            spec = K.SHAPE_PARAMS.get(name)
+            if spec is None:
+                return
+            what = "an axis" if spec[1] == ("axis",) else "a shape or size"
+        elif callee.kind == METHOD and callee.qual in K.SHAPE_METHOD_PARAMS:
+            recv = callee.items[0]
+            if recv.kind not in (ARRAY, BOOL):       # an array, not e.g. a namespace
+                return
+            spec = K.SHAPE_METHOD_PARAMS[callee.qual]
+            what = "an axis" if spec[1] == ("axis",) else "a shape or size"
+        else:
+            return
+        for arg_node, v in shape_arguments(node, args, kwargs, spec):
+            if traced_level(v) >= self.threshold:
+                self.report(ctx, arg_node, what=what)
+                return
+
+    def on_subscript(self, ctx, node, base, index, mode, value):
+        if base.kind in PYTHON_ONLY and base.kind != "ref":
+            return
+        for part in slice_parts(node.slice):
+            if traced_level(ctx.value(part)) >= self.threshold:
+                self.report(ctx, part, what="a slice bound")
+                return
+
+
+def _range_level(v):
+    if v.kind == RANGE:
+        return max((i.level for i in v.items or ()), default=0)
+    if v.kind == ITER and v.qual and v.qual.startswith("range:"):
+        return int(v.qual.split(":")[1])
+    return 0
+
+
+@register
+class TracedRangeInPython(Rule):
+    code = "NPX123"
+    name = "traced-range-iterated-in-python"
+    message = "a range whose length depends on array data is iterated in Python ({how}); only a for loop can run a data-dependent number of times"
+    defaults = {"how": "a comprehension"}
+    targets = frozenset({NPXLA})
+    error = _ERR
+    explain = """
+        A `for` loop over `range(n)` with `n` computed from array data compiles to an
+        XLA loop. Iterating the same range in Python (a list comprehension,
+        `list(range(n))`, `sum(range(n))`, `*range(n)`) needs its length while
+        compiling. Write a `for` loop that fills a preallocated array, or use array
+        operations (`np.arange(N)` with a mask)."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def partial_sums(x):
+            n = int(x.min())
+            return [x[:i + 1].sum() for i in range(n)]
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def partial_sums(x):
+            n = int(x.min())
+            total = np.zeros_like(x)
+            acc = 0.0
+            for i in range(n):
+                acc = acc + x[i]
+                total[i] = acc
+            return total
+        """
+    example_args = "(np.array([2.0, 5.0, 7.0]),)"
+
+    def on_iterate(self, ctx, node, iterable, how):
+        if _range_level(iterable) >= DATA:
+            self.report(ctx, node, how=how)
+
+
+@register
+class TracedSequenceIndex(Rule):
+    code = "NPX124"
+    name = "traced-index-into-python-sequence"
+    message = "a value computed from array data indexes a Python {kind}, which needs a Python int"
+    defaults = {"kind": "list"}
+    targets = frozenset({NPXLA})
+    error = _ERR
+    explain = """
+        Python lists and tuples live outside the compiled program: indexing one needs
+        a Python `int`, but the index is computed from array data. Turn the sequence
+        into an array first (`np.array(weights)[i]`), or index with a static value.
+        (The index of a loop over a static range is fine: npxla unrolls that loop.)"""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def pick(x):
+            weights = [0.5, 1.0, 2.0]
+            return x * weights[x.argmax()]
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def pick(x):
+            weights = np.array([0.5, 1.0, 2.0])
+            return x * weights[x.argmax()]
+        """
+    example_args = "(np.array([2.0, 5.0, 7.0]),)"
+
+    threshold = DATA
+
+    def on_subscript(self, ctx, node, base, index, mode, value):
+        if base.kind not in (LIST, TUPLE) or index.kind in ("slice", TUPLE):
+            return
+        if index.kind in CONTAINERS or index.kind in PYTHON_ONLY:
+            return
+        if index.level >= self.threshold:
+            self.report(ctx, node.slice, kind="list" if base.kind == LIST else "tuple")

@@ -1,0 +1,141 @@
+"""NPX3xx: performance pitfalls and side effects that run once, while compiling."""
+from __future__ import annotations
+
+import ast
+
+from .. import knowledge as K
+from ..values import CONTAINERS, REF
+from .base import JAX, Rule, register
+
+
+@register
+class JitInLoop(Rule):
+    code = "NPX301"
+    name = "jit-in-loop"
+    message = "'{fn}(...)' is applied inside a loop: wrap the function once, outside the loop, and call the jitted function in it"
+    defaults = {"fn": "jit"}
+    severity = "warning"
+    explain = """
+        `jit(f)` builds a new jitted function. Applying it inside a loop (or a
+        comprehension) repeats the wrapping on every iteration, and with a lambda or a
+        nested function (a new object each time) it recompiles on every iteration under
+        `jax.jit`. Wrap once, outside the loop, and call the result inside it."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        def step(u):
+            return 0.5 * (np.roll(u, 1) + np.roll(u, -1))
+
+        def run(u, n):
+            for _ in range(n):
+                u = jit(step)(u)
+            return u
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        def step(u):
+            return 0.5 * (np.roll(u, 1) + np.roll(u, -1))
+
+        def run(u, n):
+            fast_step = jit(step)
+            for _ in range(n):
+                u = fast_step(u)
+            return u
+        """
+
+    def on_module(self, mctx, tree):
+        for call, _scope, in_loop in mctx.info.calls:
+            if in_loop and call.args and mctx.jit_flavor(call.func):
+                self.report(mctx, call, fn=ast.unparse(call.func))
+
+
+@register
+class PrintInJaxJit(Rule):
+    code = "NPX302"
+    name = "print-at-trace-time"
+    message = "print() inside jax.jit runs once, while tracing, and prints tracers; use jax.debug.print (npxla's @jit prints at run time)"
+    severity = "warning"
+    targets = frozenset({JAX})
+    explain = """
+        Under `jax.jit`, Python code runs only while the function is traced: `print`
+        shows abstract tracers once per compilation, not the values of each call. Use
+        `jax.debug.print("x = {}", x)`. npxla's `@jit` compiles `print` into the
+        program, so it prints the values on every call."""
+    bad = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            print("x =", x)
+            return x * 2
+        """
+    good = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            jax.debug.print("x = {}", x)
+            return x * 2
+        """
+
+    def on_call(self, ctx, node, callee, args, kwargs):
+        if callee.kind == REF and callee.qual == "builtins.print":
+            self.report(ctx, node)
+
+
+@register
+class TraceTimeSideEffect(Rule):
+    code = "NPX303"
+    name = "trace-time-side-effect"
+    message = "{what} runs once, while compiling, not on every call"
+    defaults = {"what": "this side effect"}
+    severity = "warning"
+    explain = """
+        A jitted function's Python code runs while it is compiled (once per input
+        signature); only array computations end up in the compiled program. Side
+        effects such as appending to a list or dict outside the function, writing
+        files, logging, `warnings.warn`, reading clocks or Python's `random` happen once
+        at compile time and are baked in or skipped on later calls. Do them outside the
+        jitted function, or return the values. (`print` is fine under npxla's `@jit`:
+        it prints at run time.)"""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        LOSSES = []
+
+        @jit
+        def loss(x):
+            value = (x * x).sum()
+            LOSSES.append(value)
+            return value
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        LOSSES = []
+
+        @jit
+        def loss(x):
+            return (x * x).sum()
+
+        # LOSSES.append(loss(x))
+        """
+
+    def on_call(self, ctx, node, callee, args, kwargs):
+        if callee.kind != REF or not callee.qual:
+            return
+        qual = callee.qual
+        if qual in K.SIDE_EFFECT_CALLS or qual.startswith(K.SIDE_EFFECT_MODULES):
+            self.report(ctx, node, what=f"'{qual.replace('builtins.', '')}(...)'")
+
+    def on_container_mutation(self, ctx, node, container, what):
+        if container.kind in CONTAINERS and any(o[0] == "outside" for o in container.origins):
+            name = next(o[1] for o in container.origins if o[0] == "outside")
+            self.report(ctx, node, what=f"changing '{name}' ({what}), which lives outside the function,")

@@ -1,0 +1,207 @@
+"""NPX13x: restrictions on data-dependent (staged) control flow. npxla compiles an
+`if`/`while`/`for` whose condition or trip count depends on traced values into an XLA
+`if`/`while`; a few Python constructs cannot be expressed around or inside those."""
+from __future__ import annotations
+
+from ..values import CONTAINERS, DATA, MAYBE
+from .base import NPXLA, Rule, register
+
+_NPXLA = frozenset({NPXLA})
+
+
+def _header_end(node):
+    return getattr(node, "test", None) or getattr(node, "iter", None)
+
+
+@register
+class TryAroundStagedFlow(Rule):
+    code = "NPX131"
+    name = "try-around-data-dependent-flow"
+    message = "a data-dependent {kind} inside try/except cannot be compiled: the compiled program cannot raise, so the except clause would never run"
+    defaults = {"kind": "if statement"}
+    targets = _NPXLA
+    error = "UnsupportedSyntaxError (NPX001)"
+    explain = """
+        An `if`, `while` or `for` whose condition or trip count depends on traced
+        values (array data, or a Python `int`/`bool` argument, which npxla traces) is
+        compiled into the program. A compiled program cannot raise, so an `except`
+        clause around it would never run: npxla refuses it rather than silently skip the
+        handler. Move the `try` outside the jitted function, check the condition
+        explicitly (e.g. with `np.where`), or make the condition static
+        (`static_argnums`, a shape test). `try` around code whose control flow is on
+        Python values (shapes, static arguments) works."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def safe_scale(x):
+            try:
+                if x.sum() > 0:
+                    x = x / x.sum()
+            except ZeroDivisionError:
+                pass
+            return x
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def safe_scale(x):
+            s = x.sum()
+            return np.where(s > 0, x / np.where(s > 0, s, 1.0), x)
+        """
+    example_args = "(np.array([1.0, 2.0, 4.0]),)"
+
+    def on_control(self, ctx, node, kind, cond):
+        if kind not in ("if", "while", "for") or cond.condition_level < MAYBE:
+            return
+        if not ctx.in_try_body():
+            return
+        what = {"if": "if statement", "while": "while loop", "for": "for loop"}[kind]
+        self.report(ctx, node, end=_header_end(node), kind=what)
+
+
+@register
+class ElseOnStagedLoop(Rule):
+    code = "NPX132"
+    name = "else-on-data-dependent-loop"
+    message = "the else clause of a data-dependent {kind} loop cannot be compiled"
+    defaults = {"kind": "while"}
+    targets = _NPXLA
+    error = "UnsupportedSyntaxError (NPX001)"
+    explain = """
+        `while ... else` and `for ... else` run the `else` block when the loop ends
+        without `break`. On a loop compiled into an XLA `while` (condition or trip count
+        depending on traced values, including Python `int` arguments) npxla cannot
+        express that: set a flag before `break` and test it after the loop. Loops with
+        Python conditions and static ranges (`range(x.shape[0])`) may keep their
+        `else`."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def halve_until(x, tol):
+            while x.max() > tol:
+                x = x / 2
+            else:
+                x = x + 0.0
+            return x
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def halve_until(x, tol):
+            while x.max() > tol:
+                x = x / 2
+            x = x + 0.0
+            return x
+        """
+    example_args = "(np.array([8.0, 3.0]), 1.0)"
+
+    def on_control(self, ctx, node, kind, cond):
+        if kind in ("while", "for") and node.orelse and cond.condition_level >= MAYBE:
+            self.report(ctx, node, end=_header_end(node), kind=kind)
+
+
+@register
+class ContainerMutationInStagedFlow(Rule):
+    code = "NPX133"
+    name = "container-mutation-in-data-dependent-flow"
+    message = "{what} inside data-dependent control flow cannot be compiled: it would run once while compiling, not once per iteration or branch taken"
+    defaults = {"what": "list.append()"}
+    targets = _NPXLA
+    error = "UnsupportedOperationError (NPX009, ContainerMutation)"
+    explain = """
+        The body of a branch or loop on array data is traced once, whichever way the
+        data goes, so a Python list, dict or set changed there would change once while
+        compiling instead of once per iteration. Preallocate an array and assign into it
+        (`out[i] = ...`). Building a list in a loop over a static range, an array, or a
+        Python `int` argument works (npxla runs that loop in Python)."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def doublings(x):
+            out = []
+            while x.sum() < 100:
+                x = x * 2
+                out.append(x.sum())
+            return out
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def doublings(x):
+            out = np.zeros(64)
+            k = 0
+            while x.sum() < 100:
+                x = x * 2
+                out[k] = x.sum()
+                k += 1
+            return out, k
+        """
+    example_args = "(np.array([1.0, 2.0]),)"
+
+    def on_container_mutation(self, ctx, node, container, what):
+        if container.kind not in CONTAINERS:
+            return
+        if ctx.staged_frames(DATA):
+            if what.startswith("assignment"):
+                what = f"assignment into a Python {container.kind}"
+            self.report(ctx, node, what=what)
+
+
+@register
+class InplaceUpdateOfPathDependentAlias(Rule):
+    code = "NPX134"
+    name = "inplace-update-of-path-dependent-alias"
+    message = "'{name}' is the same array as before on some paths of a data-dependent {where} and a new array on others, so this in-place update cannot be compiled"
+    defaults = {"name": "y", "where": "branch or loop"}
+    targets = _NPXLA
+    error = "UnsupportedOperationError (NPX009)"
+    explain = """
+        NumPy's in-place updates change every variable bound to the same array. When a
+        data-dependent branch or loop rebinds a variable on some paths only
+        (`y = x` then `if c: y = y + 1`), whether `y += 1` also changes `x` depends on
+        the data, which a compiled program cannot express. npxla refuses the in-place
+        update. Copy first (`y = y.copy()`) or write `y = y + 1`; with a static
+        condition or trip count NumPy's aliasing is kept exactly."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def bump(x, k):
+            y = x
+            if k.sum() > x.mean():
+                y = y + 1
+            y += 1
+            return x, y
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def bump(x, k):
+            y = x
+            if k.sum() > x.mean():
+                y = y + 1
+            y = y + 1
+            return x, y
+        """
+    example_args = "(np.array([1.0, 2.0]), np.array([1.0]))"
+
+    def on_inplace(self, ctx, node, name, val):
+        if not val.ambiguous or val.kind in CONTAINERS:
+            return
+        if val.nd == 1:          # an array (0-d values may be rebound freely)
+            self.report(ctx, node, name=name, where="branch or loop")

@@ -1,0 +1,328 @@
+"""NPX10x: syntax that `@jit` refuses before anything runs (`UnsupportedSyntaxError`,
+the same refusals as `transpiler/converters/unsupported.py`)."""
+from __future__ import annotations
+
+import ast
+
+from .base import NPXLA, Rule, register
+
+_ERR = "UnsupportedSyntaxError (NPX001)"
+_TRY = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if t is not None)
+
+
+def _nodes(ctx, fn, types):
+    return sorted(ctx.nodes(types), key=lambda n: (n.lineno, n.col_offset))
+
+
+@register
+class Generator(Rule):
+    code = "NPX101"
+    name = "generator-function"
+    message = "'{what}' makes a generator, which cannot be compiled: XLA programs return once"
+    defaults = {"what": "yield"}
+    error = _ERR
+    explain = """
+        A jitted function (or a function it defines) contains `yield`: it is a
+        generator, and a compiled program cannot suspend and resume. `jax.jit` cannot
+        trace one either. Build the values into an array and return it."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def doubled(x):
+            for v in x:
+                yield 2 * v
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def doubled(x):
+            return 2 * x
+        """
+    example_args = "(np.arange(3.0),)"
+
+    def on_function(self, ctx, fn):
+        for node in _nodes(ctx, fn, (ast.Yield, ast.YieldFrom)):
+            self.report(ctx, node, what="yield from" if isinstance(node, ast.YieldFrom)
+                        else "yield")
+
+
+@register
+class GlobalStatement(Rule):
+    code = "NPX102"
+    name = "global-statement"
+    message = "'{stmt}' cannot be compiled: a compiled function cannot rebind variables outside it"
+    defaults = {"stmt": "global"}
+    error = _ERR
+    explain = """
+        `global` and `nonlocal` let the function rebind a variable of the module or of
+        an enclosing function. A compiled program only has its arguments and results:
+        pass the value in as an argument and return the new value, and assign it outside
+        the jitted function. (Under `jax.jit` the assignment runs once, while tracing,
+        and leaks a tracer.)"""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        TOTAL = 0.0
+
+        @jit
+        def accumulate(x):
+            global TOTAL
+            TOTAL = TOTAL + x.sum()
+            return x
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def accumulate(x, total):
+            return x, total + x.sum()
+        """
+    example_args = "(np.arange(3.0),)"
+    example_good_args = "(np.arange(3.0), 0.0)"
+
+    def on_function(self, ctx, fn):
+        for node in _nodes(ctx, fn, (ast.Global, ast.Nonlocal)):
+            kw = "global" if isinstance(node, ast.Global) else "nonlocal"
+            self.report(ctx, node, stmt=f"{kw} {', '.join(node.names)}")
+
+
+@register
+class AttributeAssignment(Rule):
+    code = "NPX103"
+    name = "attribute-assignment"
+    message = "assigning to an attribute ('.{attr} = ...') cannot be compiled: the object lives outside the compiled program"
+    defaults = {"attr": "attr"}
+    error = _ERR
+    explain = """
+        Setting an attribute (`obj.value = x`, `self.cache = ...`) changes an object
+        that lives outside the compiled program. Keep the value in a local variable (or
+        return it) and set the attribute outside the jitted function. (Under `jax.jit`
+        the assignment runs once, while tracing, and stores a tracer.)"""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        class Stats:
+            norm = 1.0
+
+        STATS = Stats()
+
+        @jit
+        def normalise(x):
+            STATS.norm = np.sqrt((x * x).sum())
+            return x / STATS.norm
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def normalise(x):
+            norm = np.sqrt((x * x).sum())
+            return x / norm, norm
+        """
+    example_args = "(np.arange(1.0, 4.0),)"
+
+    def on_function(self, ctx, fn):
+        for node in _nodes(ctx, fn, ast.Attribute):
+            if isinstance(node.ctx, ast.Store):
+                self.report(ctx, node, attr=node.attr)
+
+
+@register
+class AsyncCode(Rule):
+    code = "NPX104"
+    name = "async-code"
+    message = "async code cannot be compiled"
+    error = _ERR
+    explain = """
+        `async def`, `await`, `async for` and `async with` cannot be compiled: use a
+        plain `def` and plain `for`/`with` statements."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        async def f(x):
+            return x + 1
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def f(x):
+            return x + 1
+        """
+
+    def on_function(self, ctx, fn):
+        if isinstance(fn, ast.AsyncFunctionDef):
+            self.report(ctx, fn, end=_header_end(fn))
+        for node in _nodes(ctx, fn, (ast.Await, ast.AsyncFor, ast.AsyncWith,
+                                     ast.AsyncFunctionDef)):
+            if node is not fn:
+                self.report(ctx, node, end=_header_end(node))
+
+
+def _header_end(node):
+    """A node to end the reported range at: the header of a compound statement."""
+    for field in ("iter", "test"):
+        if getattr(node, field, None) is not None:
+            return getattr(node, field)
+    if isinstance(node, ast.AsyncWith) and node.items:
+        return node.items[-1].context_expr
+    return None if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
+        _NameEnd(node)
+
+
+class _NameEnd:
+    """End of `def name` for a function header."""
+    def __init__(self, fn):
+        self.end_lineno = fn.lineno
+        self.end_col_offset = fn.col_offset + len("async def ") + len(fn.name) \
+            if isinstance(fn, ast.AsyncFunctionDef) else fn.col_offset + 4 + len(fn.name)
+
+
+@register
+class MatchStatement(Rule):
+    code = "NPX105"
+    name = "match-statement"
+    message = "match statements cannot be compiled yet"
+    targets = frozenset({NPXLA})
+    error = _ERR
+    explain = """
+        npxla does not convert `match` statements yet. Write the cases as an
+        `if`/`elif` chain (which may test array data)."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def f(x):
+            match x.ndim:
+                case 1:
+                    return x
+                case _:
+                    return x.ravel()
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def f(x):
+            if x.ndim == 1:
+                return x
+            return x.ravel()
+        """
+    example_args = "(np.arange(3.0),)"
+
+    def on_function(self, ctx, fn):
+        for node in _nodes(ctx, fn, getattr(ast, "Match", ())):
+            self.report(ctx, node, end=node.subject)
+
+
+@register
+class WalrusInWhile(Rule):
+    code = "NPX106"
+    name = "walrus-in-while-condition"
+    message = "an assignment expression (:=) in a while condition cannot be compiled: the condition is evaluated apart from the loop body"
+    targets = frozenset({NPXLA})
+    error = _ERR
+    explain = """
+        npxla evaluates a `while` condition as a function of its own, so a variable
+        bound by `:=` there would not reach the body. Assign the value before the loop
+        and again at the end of the body, and test the variable."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def f(x):
+            while (s := x.sum()) < 100:
+                x = x * 2
+            return x, s
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def f(x):
+            s = x.sum()
+            while s < 100:
+                x = x * 2
+                s = x.sum()
+            return x, s
+        """
+    example_args = "(np.arange(1.0, 4.0),)"
+
+    def on_function(self, ctx, fn):
+        for node in _nodes(ctx, fn, ast.While):
+            for n in ast.walk(node.test):
+                if isinstance(n, ast.NamedExpr):
+                    self.report(ctx, n)
+                    break
+
+
+def _jumps_out_of(stmts, in_loop=False):
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return) or (
+                isinstance(stmt, (ast.Break, ast.Continue)) and not in_loop):
+            yield stmt
+        elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list):
+                    yield from _jumps_out_of(inner, in_loop or (
+                        field == "body" and isinstance(stmt, (ast.For, ast.While))))
+
+
+@register
+class JumpInFinally(Rule):
+    code = "NPX107"
+    name = "jump-in-finally"
+    message = "'{what}' inside 'finally' cannot be compiled: it would silently discard an exception being raised"
+    defaults = {"what": "return"}
+    targets = frozenset({NPXLA})
+    error = _ERR
+    explain = """
+        A `return`, `break` or `continue` in a `finally` block swallows any exception
+        raised in the `try` block. npxla refuses it; move the statement after the
+        `try` statement."""
+    bad = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def f(x):
+            try:
+                y = x[0]
+            finally:
+                return x
+        """
+    good = """
+        import numpy as np
+        from transpiler import jit
+
+        @jit
+        def f(x):
+            try:
+                y = x[0]
+            finally:
+                pass
+            return x
+        """
+    example_args = "(np.arange(3.0),)"
+
+    def on_function(self, ctx, fn):
+        for node in _nodes(ctx, fn, _TRY):
+            for jump in _jumps_out_of(node.finalbody):
+                self.report(ctx, jump, what=type(jump).__name__.lower())
+                break

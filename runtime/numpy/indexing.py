@@ -1,5 +1,7 @@
 """Basic indexing (`x[i, 1:5:2, None, ...]`) and item assignment on abstract arrays.
 
+Indices with integer/boolean arrays or boolean scalars go to runtime/numpy/fancy.py.
+
 Reads of basic indices are *views* (writes through them reach the base) except a full
 integer index, which NumPy returns as a scalar copy. Static indices lower to `slice`;
 traced integer indices to `dynamic_slice`/`dynamic_update_slice`, with a runtime bounds
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from transpiler.errors import DataDependentShapeError, UnsupportedFunctionError
+from transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import AbstractArray, as_abstract, is_abstract
 from ..primitives import elementwise as E
@@ -110,22 +112,9 @@ def parse(x: AbstractArray, index) -> Region:
             starts.append(_normalise_traced(entry, n, axis)), sizes.append(1)
             steps.append(1), flipped.append(False), int_axes.append(axis)
         else:
-            _refuse_advanced(entry)
+            raise IndexError(f"invalid basic index {entry!r}")
         axis += 1
     return Region(starts, sizes, steps, flipped, int_axes, tuple(out_shape))
-
-
-def _refuse_advanced(entry):
-    arr = entry if is_abstract(entry) else np.asarray(entry)
-    if arr.dtype == np.bool_:
-        raise DataDependentShapeError(
-            "boolean-mask indexing x[mask] produces an array whose length depends on the "
-            "data, and XLA needs every shape at compile time",
-            hint="keep the shape: np.where(mask, x, 0) selects without shrinking, and "
-                 "np.sum(np.where(mask, x, 0)) / np.count_nonzero(mask) reduce over it")
-    raise UnsupportedFunctionError(
-        f"indexing with {type(entry).__name__} of dtype {arr.dtype} is not supported yet",
-        hint="use integers, slices, None and ... ; integer-array indexing is planned")
 
 
 def _all_full(x, r: Region):
@@ -220,8 +209,13 @@ def _write(base, r, index, value):
 
 
 def getitem(x: AbstractArray, index):
-    if is_abstract(index) and index.dtype == np.bool_ and index.const is None:
-        _refuse_advanced(index)
+    from . import fancy
+    items = fancy.classify(index)
+    if not fancy.is_basic(items):
+        if x.const is not None and fancy.is_const(items):
+            return as_abstract(np.array(x.const[fancy.const_index(items)]))
+        return fancy.read(x, items)
+    index = fancy.basic_index(items)
     r = parse(x, index)
     if _is_scalar_copy(index, r):
         return _read(x, r, index)
@@ -230,32 +224,16 @@ def getitem(x: AbstractArray, index):
 
 
 def setitem(x: AbstractArray, index, value):
-    if is_mask(x, index):
-        _masked_assign(x, index, value)
+    from . import fancy
+    items = fancy.classify(index)
+    value = fancy.asarray(value)      # a list of traced scalars is an array too
+    if not fancy.is_basic(items):
+        if x.const is not None and value.const is not None and fancy.is_const(items):
+            new = x.const.copy()
+            new[fancy.const_index(items)] = value.const
+            x.assign(as_abstract(new))
+            return
+        fancy.write(x, items, value)
         return
+    index = fancy.basic_index(items)
     x.assign(_write(x, parse(x, index), index, value))
-
-
-def _masked_assign(x, mask, value):
-    """`x[mask] = scalar` keeps the shape, so it lowers to a select."""
-    from .registry import dispatch
-    value = as_abstract(value)
-    if value.ndim and value.size != 1:
-        raise DataDependentShapeError(
-            "assigning an array through a boolean mask needs as many values as True "
-            "entries, which depends on the data",
-            hint="assign a scalar (x[mask] = 0) or write x[...] = np.where(mask, values, x)")
-    value = cast_to(S.reshape(value, shape=()) if value.ndim else value, x.dtype)
-    masked_update(x, mask, value)
-
-
-def masked_update(x, mask, new):
-    """x[mask] = new where `new` is a scalar or has x's shape (shape preserving)."""
-    from .registry import dispatch
-    x.assign(dispatch(np.where, (as_abstract(mask), cast_to(new, x.dtype), x), {}))
-
-
-def is_mask(x, index):
-    if is_abstract(index) or isinstance(index, np.ndarray):
-        return np.dtype(index.dtype) == np.bool_ and index.shape == x.shape
-    return False

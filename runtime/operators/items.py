@@ -5,9 +5,8 @@ import numpy as np
 
 from transpiler.errors import UnsupportedOperationError
 
-from ..abstract import AbstractArray, is_abstract
+from ..abstract import AbstractArray, as_abstract, is_abstract
 from ..numpy.registry import dispatch
-from ..numpy.ufunc_core import check_cast
 
 
 class _Index:
@@ -26,6 +25,16 @@ def _refuse_outside_array(target):
         "closure variable or a static argument) is modified with a traced value",
         hint="pass the array in as an argument (it is then written back after the "
              "call) or copy it first with np.array(...)")
+
+
+def get_item(target, idx):
+    """`target[idx]` read. A NumPy array (a global lookup table, say) indexed with traced
+    values is lifted to a constant first: NumPy itself would ask for concrete indices.
+    The result is a copy (NumPy would give a view of the global for basic indices)."""
+    if isinstance(target, np.ndarray) and _contains_abstract(idx):
+        from ..numpy.fancy import value_at
+        return value_at(as_abstract(target), idx)
+    return target[idx]
 
 
 def set_item(target, idx, value):
@@ -53,13 +62,10 @@ def aug_set_item(target, idx, op, value):
         item = target[idx]
         target[idx] = _python_inplace(item, op, value)
         return
-    from ..numpy.indexing import is_mask, masked_update
-    if is_mask(target, idx):     # x[m] op= v: computed everywhere, kept where m holds
-        new = dispatch(getattr(np, op), (target, value), {})
-        check_cast(op, new.dtype, target.dtype)
-        masked_update(target, idx, new)
+    from ..numpy.fancy import aug_assign
+    if aug_assign(target, idx, op, value):   # traced mask: computed everywhere, selected
         return
-    item = target[idx]
+    item = target[idx]     # an integer-array index gives a copy: written back below
     if is_abstract(item):
         dispatch(getattr(np, op), (item, value), {"out": item})
         if item._view is None:  # a copy (integer index): write it back explicitly

@@ -6,6 +6,8 @@ give 0 for a zero divisor (XLA gives -1 / the dividend), float `//`/`%` use NumP
 `npy_divmod` (fmod + sign fix + snapping), bool `+`/`*` are or/and, `maximum`/`minimum`
 propagate NaN while `fmax`/`fmin` ignore it, complex ordering is lexicographic.
 float16 composites compute in float32 and round once, as NumPy's half loops do.
+Float division stays a division (`exact`: XLA would multiply by the reciprocal of a
+scalar divisor, an ulp off NumPy).
 """
 from __future__ import annotations
 
@@ -96,6 +98,18 @@ def via_f32(fn):
     return wrapped
 
 
+def exact(v, like=None):
+    """`v` unchanged, hidden from XLA's value rewrites: XLA turns `a / broadcast(c)` into
+    `a * (1 / c)`, lets LLVM fuse `a * b + c` into one FMA, and keeps float16
+    intermediates in float32; each changes the last bit against NumPy, which rounds every
+    operation. An integer `or` with a data-dependent zero (1 only where `like`, or `v`,
+    is NaN: those results are NaN anyway) makes `v` a rounded, opaque value."""
+    like = v if like is None else like
+    ity = np.dtype(f"i{v.dtype.itemsize}")
+    nan = S.convert(cmp(like, like, "NE"), dtype=ity)
+    return X.bitcast(E.bitwise_or(X.bitcast(v, dtype=ity), nan), dtype=v.dtype)
+
+
 def signbit(x):
     """Sign bit via bit reinterpretation: true for -0.0 and negative NaNs, like C."""
     if x.dtype.kind in "ub":
@@ -163,6 +177,14 @@ def _power(a, b):
     if is_int(a) and a.dtype.kind == "i" and b.const is not None and (b.const < 0).any():
         raise ValueError("Integers to negative integer powers are not allowed.")
     return E.power(a, b)
+
+
+def _true_divide(a, b):
+    """IEEE division: XLA would turn `x / scalar` into `x * (1 / scalar)` (off by an ulp:
+    12.0 / 10 gives 1.2000000000000002); `exact` keeps the divisor a divisor."""
+    if a.dtype.kind == "f":
+        return E.divide(a, exact(b, a))
+    return E.divide(a, b)
 
 
 def _reciprocal(x):
@@ -240,7 +262,7 @@ LOWERINGS = {
     np.add: _add,
     np.subtract: E.subtract,
     np.multiply: _multiply,
-    np.true_divide: E.divide,
+    np.true_divide: _true_divide,
     np.floor_divide: lambda a, b: _divmod(a, b)[0],
     np.remainder: lambda a, b: _divmod(a, b)[1],
     np.divmod: _divmod,

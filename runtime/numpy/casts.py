@@ -4,8 +4,11 @@
 NumPy scalar types called on an array behave like `astype` (a 0-d input gives a NumPy
 scalar of that type, an n-d input an array); the builtins give *weak* results, since in
 NumPy they return Python scalars. Values follow NumPy's casts (`cast_to`): float -> int
-truncates toward zero, complex -> real drops the imaginary part, anything -> bool is
-`!= 0`.
+truncates toward zero, complex -> real drops the imaginary part (without NumPy's
+ComplexWarning), anything -> bool is `!= 0`, integer -> integer wraps. Floats outside
+the target integer range (and NaN, inf) follow XLA's conversion, which saturates (NaN
+gives 0; a negative float cast to an unsigned type gives 0): C leaves these undefined
+and NumPy's results differ between platforms (x86 wraps or gives INT_MIN).
 """
 from __future__ import annotations
 
@@ -66,7 +69,8 @@ def _scalar_type_impl(sctype):
 
 for _t in dict.fromkeys(_SCALAR_TYPES):      # np.intp is np.int64 etc.: register once
     implements(_t, family="casts",
-               notes="an out-of-range Python int is wrapped, not an OverflowError")(
+               notes="an out-of-range Python int is wrapped, not an OverflowError; floats "
+                     "outside an integer type's range saturate (NaN gives 0)")(
         _scalar_type_impl(_t))
 
 

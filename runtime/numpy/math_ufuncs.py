@@ -15,10 +15,13 @@ import numpy as np
 from transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import AbstractArray, as_abstract, is_abstract
+from jaxlib.mlir.dialects import chlo
+
 from ..primitives import elementwise as E
 from ..primitives import elementwise_extra as X
-from .arithmetic import (cmp, copy, copysign, full, is_complex, is_int, isnan, or_,
+from .arithmetic import (cmp, copy, copysign, exact, full, is_complex, is_int, isnan, or_,
                          register_table, select, via_f32)
+from .casts import as_array
 from .convert import cast_to
 from .registry import dispatch, implements, register_method, register_property
 from .ufunc_core import apply_ufunc
@@ -118,6 +121,58 @@ def _modf(x):
     return copysign(frac, x), whole
 
 
+_next_after = E.elementwise("next_after", chlo.NextAfterOp)
+
+
+def _magnitude_bits(x):
+    ity = np.dtype(f"i{x.dtype.itemsize}")
+    return E.bitwise_and(X.bitcast(x, dtype=ity),
+                         full(X.bitcast(x, dtype=ity), (1 << (8 * x.dtype.itemsize - 1)) - 1))
+
+
+def _nextafter(x, y):
+    """chlo.next_after, with C's signed zero when a step toward zero reaches it
+    (nextafter(-min_subnormal, 0) is -0.0) and npy_half_nextafter's `x == y -> x`."""
+    out = _next_after(x, y)
+    mag_out, mag_x = _magnitude_bits(out), _magnitude_bits(x)
+    to_zero = E.bitwise_and(cmp(mag_out, full(mag_out, 0), "EQ"),
+                            cmp(mag_x, full(mag_x, 0), "NE"))
+    out = select(to_zero, copysign(full(x, 0), x), out)
+    if x.dtype == np.float16:
+        out = select(cmp(x, y, "EQ"), x, out)
+    return out
+
+
+def _spacing(x):
+    """NumPy's npy_spacing, exactly, from the bits (XLA's subtraction would flush the
+    subnormal results): the ulp of |x| away from zero with x's sign, the smallest
+    subnormal for +-0, inf past the largest finite, nan for inf/nan. float16 follows
+    npy_half_spacing: always positive, and half an ulp at negative powers of two."""
+    fi = np.finfo(x.dtype)
+    nbits, nm = x.dtype.itemsize * 8, fi.nmant
+    ity = np.dtype(f"i{x.dtype.itemsize}")
+    bits = X.bitcast(x, dtype=ity)
+    mag = E.bitwise_and(bits, full(bits, (1 << (nbits - 1)) - 1))
+    expo = E.shift_right_logical(mag, full(mag, nm))
+    if x.dtype == np.float16:
+        sig = E.bitwise_and(mag, full(mag, (1 << nm) - 1))
+        boundary = E.bitwise_and(cmp(bits, full(bits, 0), "LT"), cmp(sig, full(sig, 0), "EQ"))
+        expo = select(boundary, E.maximum(E.subtract(expo, full(expo, 1)), full(expo, 0)),
+                      expo)
+    one = full(expo, 1)
+    normal = E.shift_left(E.subtract(expo, full(expo, nm)), full(expo, nm))
+    subnormal = E.shift_left(one, E.maximum(E.subtract(expo, one), full(expo, 0)))
+    ulp = X.bitcast(select(cmp(expo, full(expo, nm), "GT"), normal, subnormal),
+                    dtype=x.dtype)
+    if x.dtype != np.float16:
+        nonzero = cmp(mag, full(mag, 0), "NE")
+        ulp = select(nonzero, copysign(ulp, x), ulp)
+    top = X.bitcast(full(bits, np.frombuffer(fi.max.tobytes(), ity)[0]), dtype=x.dtype)
+    at_max = cmp(x, top, "EQ") if x.dtype == np.float16 else cmp(X.abs_(x), top, "EQ")
+    ulp = select(at_max, copysign(full(x, np.inf), x), ulp)
+    return select(E.is_finite(x), ulp, full(x, np.nan))
+
+
 def _conjugate(x):
     if not is_complex(x):
         return copy(x)
@@ -140,11 +195,21 @@ LOWERINGS = {
     np.hypot: _hypot, np.copysign: copysign,
     np.logaddexp: _logaddexp, np.logaddexp2: _logaddexp2,
     np.heaviside: _heaviside, np.modf: _modf, np.conjugate: _conjugate,
+    np.nextafter: _nextafter, np.spacing: _spacing,
 }
 register_table(LOWERINGS)
 
 
 # --- functions built on the ufuncs ---------------------------------------------------
+
+@implements(np.sinc, family="elementwise")
+def sinc(x):
+    """NumPy's formula: y = pi * x with 0 replaced by eps (1e-20 for complex), sin(y)/y."""
+    x = dispatch(np.multiply, (np.pi, as_array(x)), {})
+    eps = np.finfo(x.dtype).eps if x.dtype.kind == "f" else 1e-20
+    y = dispatch(np.where, (x, x, eps), {})
+    return dispatch(np.sin, (y,), {}) / y
+
 
 def _static_int(value, what):
     if is_abstract(value):
@@ -162,23 +227,32 @@ def fix(x, out=None):
 
 
 def _round_lower(decimals):
-    """NumPy's PyArray_Round: rint(x * 10**d) / 10**d (divide/multiply for d < 0);
-    integers are unchanged for d >= 0 and go through float64 for d < 0."""
+    """NumPy's PyArray_Round: rint(x * 10**d) / 10**d (divide/multiply for d < 0), each
+    operation rounded on its own (`exact`: XLA would divide by multiplying with 0.1, and
+    keep float16 steps in float32); complex rounds both parts; integers are unchanged
+    for d >= 0 and go through float64 for d < 0."""
     scale = 10.0 ** abs(decimals)
+
+    def real(x):
+        if decimals == 0:
+            return _rint(x)
+        f = full(x, scale)
+        if decimals > 0:
+            return E.divide(_rint(exact(E.multiply(x, f))), exact(f, x))
+        return E.multiply(_rint(exact(E.divide(x, exact(f, x)))), f)
 
     def lower(x):
         if is_int(x):
             if decimals >= 0:
                 return copy(x)
-            y = cast_to(x, np.float64)
-            y = E.multiply(E.round_even(E.divide(y, full(y, scale))), full(y, scale))
-            return cast_to(y, x.dtype)
-        if decimals == 0:
-            return _rint(x)
-        f = full(x, scale)
-        if decimals > 0:
-            return E.divide(_rint(E.multiply(x, f)), f)
-        return E.multiply(_rint(E.divide(x, f)), f)
+            # through float64, then a C-style cast back: wraps (round(127, -1) is -126
+            # in int8), where XLA's float -> int8 conversion would saturate
+            y = real(cast_to(x, np.float64))
+            return cast_to(cast_to(y, np.uint64 if x.dtype == np.uint64 else np.int64),
+                           x.dtype)
+        if is_complex(x):
+            return X.complex_(real(X.real(x)), real(X.imag(x)))
+        return real(x)
     return lower
 
 
@@ -280,7 +354,10 @@ def _weak(x, dtype):
                          deps=out.deps)
 
 
-@implements(builtins.round, family="builtins")
+@implements(builtins.round, family="builtins",
+            notes="round(x, ndigits) of a traced Python float uses NumPy's "
+                  "rint(x * 10**n) / 10**n (round(1.15, 1) is 1.2), not Python's "
+                  "correctly rounded decimal (1.1)")
 def builtin_round(x, ndigits=None):
     """round(): NumPy scalars and Python floats give a Python int without ndigits;
     with ndigits a Python number stays Python, a NumPy scalar stays NumPy."""

@@ -308,3 +308,72 @@ def test_log2_exact_on_powers_of_two():
     result = check(f, x)
     assert (result[0] == np.log2(x)).all()
     check(f, x.astype(np.float32))
+
+
+# --- nextafter, spacing, sinc, deg2rad/rad2deg -----------------------------------------
+
+def _special_floats(dtype):
+    fi = np.finfo(dtype)
+    return np.array([0.0, -0.0, 1.0, -1.0, -1.5, 3.0, -8.0, fi.max, -fi.max, fi.tiny,
+                     -fi.tiny, 2 * fi.tiny, fi.smallest_subnormal, -fi.smallest_subnormal,
+                     np.inf, -np.inf, np.nan], dtype)
+
+
+def _bits(x):
+    return np.asarray(x).view(f"u{np.asarray(x).itemsize}")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+def test_spacing_bit_exact(dtype):
+    # subnormal results included (XLA's subtraction would flush them); float16 follows
+    # npy_half_spacing (positive; half an ulp at negative powers of two)
+    x = _special_floats(dtype)
+    got = jit(_unary(np.spacing))(x)
+    with np.errstate(all="ignore"):
+        expected = np.spacing(x)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(_bits(got), _bits(expected))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+def test_nextafter_bit_exact(dtype):
+    x = _special_floats(dtype)
+    targets = [np.full_like(x, np.inf), np.full_like(x, -np.inf), np.zeros_like(x), x[::-1],
+               np.full_like(x, np.nan)]
+    f = jit(_binary(np.nextafter))
+    for y in targets:
+        with np.errstate(all="ignore"):
+            expected = np.nextafter(x, y)
+        got = f(x, y)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(_bits(got), _bits(expected))
+
+
+def test_nextafter_spacing_promotion():
+    check_or_raises(_binary(np.nextafter), np.array([1, 2], np.int8), np.array([3, 0], np.int8))
+    check_or_raises(_binary(np.nextafter), np.arange(3.0), np.float32(5))
+    check_or_raises(_unary(np.spacing), np.array([1, 2], np.int16))
+    check_or_raises(_unary(np.spacing), np.array([1 + 1j]))     # no complex loop: TypeError
+
+
+@pytest.mark.parametrize("x", [
+    np.array([0.0, 0.5, 1.0, -2.5, 1e-9, np.inf, np.nan]),
+    np.array([0.0, 0.5, -3.25], np.float32),
+    np.array([0.0, 0.5, 4.0], np.float16),
+    np.array([0, 1, -2], np.int8),
+    np.array([0, 1j, 1 + 1j]),
+    0.0, 0.25, np.float32(0),
+], ids=lambda x: np.asarray(x).dtype.name + str(np.ndim(x)))
+def test_sinc(x):
+    check(_unary(np.sinc), x, rtol=2e-3 if np.asarray(x).dtype == np.float16 else 1e-6,
+          atol=1e-6)
+
+
+def test_deg2rad_rad2deg():
+    def f(x):
+        return np.deg2rad(x), np.rad2deg(x), np.rad2deg(np.deg2rad(x))
+    check(f, np.array([0.0, 90.0, -180.0, 360.0, 1e-3]))
+    check(f, np.array([0, 90, 180], np.int16), rtol=1e-3)
+    check(f, np.array([45.0], np.float32), rtol=1e-6)

@@ -18,7 +18,7 @@ from . import journal as _journal
 
 class AbstractArray:
     __slots__ = ("_ir", "_const", "shape", "dtype", "weak", "deps", "_view", "_version",
-                 "_born", "_alias_of", "__weakref__")
+                 "_born", "_alias_of", "_range", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, shape, dtype, *, ir=None, const=None, weak=False, deps=frozenset()):
@@ -34,6 +34,9 @@ class AbstractArray:
         # set when this handle may or may not be the same array as another one,
         # depending on data (`y = x; if c: y = x + 1`): writing through it is refused
         self._alias_of = None
+        # (lo, hi): static bounds of a traced integer (loop indices), so indexing with
+        # it needs neither negative-index wrapping nor a bounds check
+        self._range = None
 
     # --- construction -------------------------------------------------------------
     @classmethod
@@ -91,6 +94,7 @@ class AbstractArray:
         from .numpy.convert import cast_to, broadcast_to_shape
         if self._alias_of is not None:
             _refuse_ambiguous_alias(self._alias_of)
+        self._range = None
         new = broadcast_to_shape(cast_to(new, self.dtype), self.shape)
         if self._view is not None:
             base, fwd, bwd, _ = self._view
@@ -200,12 +204,26 @@ class AbstractArray:
 
 
 def _operator(np_name, reflected=False):
+    bounds = _RANGE_RULES.get(np_name)
+
     def op(self, other):
         fn = getattr(np, np_name)
         from .numpy.registry import dispatch
-        return dispatch(fn, (other, self) if reflected else (self, other), {})
+        out = dispatch(fn, (other, self) if reflected else (self, other), {})
+        if bounds is not None and self._range is not None and type(other) is int:
+            lo, hi = bounds(self._range, other, reflected)
+            out._range = (min(lo, hi), max(lo, hi))
+        return out
     op.__name__ = np_name
     return op
+
+
+# how a static integer range maps through `x op k` (k a Python int)
+_RANGE_RULES = {
+    "add": lambda r, k, _: (r[0] + k, r[1] + k),
+    "subtract": lambda r, k, refl: (k - r[1], k - r[0]) if refl else (r[0] - k, r[1] - k),
+    "multiply": lambda r, k, _: (r[0] * k, r[1] * k),
+}
 
 
 def _inplace(np_name):

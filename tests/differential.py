@@ -63,6 +63,25 @@ def check(fn, *args, rtol=1e-7, atol=1e-12, jit_kwargs=None, **kwargs):
     return actual
 
 
+def _pair(tol):
+    return tol if isinstance(tol, tuple) else (tol, tol)
+
+
+def tolerance(dtype, half=1e-2, single=1e-5, double=1e-12):
+    """`rtol`/`atol` keyword arguments for `check` (or `np.testing.assert_allclose`) chosen by
+    the precision of `dtype`: `half` for float16, `single` for float32/complex64, `double` for
+    every other dtype (float64, complex128, integers, bool). Each tier is one number (used for
+    both rtol and atol) or an `(rtol, atol)` pair. Use: `check(f, x, **tolerance(x.dtype))`."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float16:
+        rtol, atol = _pair(half)
+    elif dtype in (np.float32, np.complex64):
+        rtol, atol = _pair(single)
+    else:
+        rtol, atol = _pair(double)
+    return dict(rtol=rtol, atol=atol)
+
+
 def random_array(rng, shape, dtype, lo=-5, hi=6):
     """Test data of any dtype: small integers (non-negative for unsigned), normal floats,
     complex with both parts set, random bools."""

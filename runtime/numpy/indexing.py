@@ -74,7 +74,10 @@ def _expand(index, ndim):
 
 
 def _normalise_traced(i, n, axis):
+    known = i._range
     i = cast_to(i, _I64)
+    if known is not None and 0 <= known[0] and known[1] < n:
+        return i          # a loop index known to be in bounds: no wrap, no check
     zero = as_abstract(np.int64(0))
     size = as_abstract(np.int64(n))
     wrapped = S.select(E.compare(i, zero, "LT"), E.add(i, size), i)

@@ -203,6 +203,8 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
         return and_(lambda: i < it.count, lambda: extra_test(*vars_))
 
     def step(i, *vars_):
+        if it.static and it.count > 0:
+            i._range = (0, it.count - 1)
         new = body(it.item(i), *vars_)
         return (i + 1,) + tuple(new)
 

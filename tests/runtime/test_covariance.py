@@ -3,7 +3,7 @@ bias, ddof, y, fweights/aweights (constant and traced), dtypes and degenerate sh
 import numpy as np
 import pytest
 
-from differential import check
+from differential import check, tolerance
 from transpiler import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -22,8 +22,7 @@ def forms(m):
     M + 1j * RNG.normal(size=M.shape), M.astype(np.complex64),
 ], ids=["float64", "float32", "int16", "bool", "complex128", "complex64"])
 def test_cov_corrcoef_dtypes(m):
-    check(forms, m, rtol=1e-5 if m.dtype in (np.float32, np.complex64) else 1e-7,
-          atol=1e-6 if m.dtype in (np.float32, np.complex64) else 1e-12)
+    check(forms, m, **tolerance(m.dtype, single=(1e-5, 1e-6), double=(1e-7, 1e-12)))
 
 
 def with_y(x, y):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from differential import check, random_array
+from differential import check, random_array, tolerance
 from transpiler import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -17,15 +17,6 @@ def data(shape, dt, lo=-3, hi=4):
     return random_array(RNG, shape, dt, lo, hi)
 
 
-def tol(dt):
-    dt = np.dtype(dt)
-    if dt == np.float16:
-        return dict(rtol=1e-2, atol=1e-2)
-    if dt in (np.float32, np.complex64):
-        return dict(rtol=1e-5, atol=1e-5)
-    return dict(rtol=1e-12, atol=1e-12)
-
-
 def cum_forms(x):
     return (np.cumsum(x), np.cumsum(x, axis=0), np.cumsum(x, axis=-1), x.cumsum(1),
             np.cumprod(x), np.cumprod(x, axis=-2), x.cumprod(axis=1))
@@ -34,7 +25,7 @@ def cum_forms(x):
 @pytest.mark.parametrize("dt", DTYPES)
 def test_cumsum_cumprod_dtypes(dt):
     # small ints and bools accumulate in int64/uint64 as NumPy's do; products wrap alike
-    check(cum_forms, data((3, 9), dt), **tol(dt))
+    check(cum_forms, data((3, 9), dt), **tolerance(dt))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 16, 17, 33, 100])
@@ -117,7 +108,7 @@ def test_ufunc_accumulate(dt):
     x = data((4, 5), dt)
     if np.dtype(dt).kind == "f":
         x[1, 2] = np.nan               # maximum propagates it, fmax skips it
-    check(f, x, **tol(dt))
+    check(f, x, **tolerance(dt))
 
     def bitwise(x):
         return np.bitwise_or.accumulate(x), np.bitwise_xor.accumulate(x, axis=1)
@@ -145,7 +136,7 @@ def diff_forms(x):
 @pytest.mark.parametrize("dt", [np.bool_, np.int8, np.uint8, np.int64, np.float16,
                                 np.float32, np.float64, np.complex64])
 def test_diff(dt):
-    check(diff_forms, data((4, 5), dt), **tol(dt))
+    check(diff_forms, data((4, 5), dt), **tolerance(dt))
 
 
 def test_diff_shapes_and_errors():
@@ -170,7 +161,7 @@ def test_ediff1d(dt):
     def f(x):
         return (np.ediff1d(x), np.ediff1d(x, to_begin=[1, 2]), np.ediff1d(x, to_end=3),
                 np.ediff1d(x, to_end=np.array([[1, 2]]), to_begin=-1))
-    check(f, data((3, 4), dt), **tol(dt))
+    check(f, data((3, 4), dt), **tolerance(dt))
 
     def bad(x):
         return np.ediff1d(x, to_begin=0.5)
@@ -192,7 +183,7 @@ def grad_forms(x):
 @pytest.mark.parametrize("dt", [np.int8, np.int64, np.float16, np.float32, np.float64,
                                 np.complex128])
 def test_gradient(dt):
-    check(grad_forms, data((4, 5), dt), **tol(dt))
+    check(grad_forms, data((4, 5), dt), **tolerance(dt))
 
 
 def test_gradient_traced_spacing():

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from differential import check
+from differential import check, tolerance
 from transpiler import jit
 
 # Representative dtypes: one of each kind and width class (each costs compiles).
@@ -17,12 +17,7 @@ BINARY_DTYPES = [np.bool_, np.int8, np.uint64, np.float16, np.float32, np.float6
 
 
 def tol(dtype):
-    kind = np.dtype(dtype)
-    if kind in (np.float16,):
-        return dict(rtol=2e-3, atol=1e-3)
-    if kind in (np.float32, np.complex64):
-        return dict(rtol=2e-6, atol=1e-6)
-    return dict(rtol=1e-12, atol=1e-12)
+    return tolerance(dtype, half=(2e-3, 1e-3), single=(2e-6, 1e-6))
 
 
 def loop_dtype(ufunc, *dtypes):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from differential import check, random_array
+from differential import check, random_array, tolerance
 from transpiler import jit
 
 RNG = np.random.default_rng(3)
@@ -21,12 +21,7 @@ def data(shape, dt):
 
 
 def tol(dt):
-    dt = np.dtype(dt)
-    if dt == np.float16:
-        return dict(rtol=5e-3, atol=5e-3)
-    if dt in (np.float32, np.complex64):
-        return dict(rtol=1e-5, atol=2e-5)
-    return dict(rtol=1e-10, atol=1e-10)
+    return tolerance(dt, half=5e-3, single=(1e-5, 2e-5), double=1e-10)
 
 
 def one_d(x):

@@ -4,7 +4,7 @@ density, values on bin edges, and the refusals for data-dependent lengths."""
 import numpy as np
 import pytest
 
-from differential import check
+from differential import check, tolerance
 from transpiler import jit
 from transpiler.errors import ConcretizationError, DataDependentShapeError
 
@@ -125,7 +125,7 @@ def test_bincount_minlength_errors():
 # --- histogram ------------------------------------------------------------------------
 
 def tol(dtype):
-    return dict(rtol=1e-6, atol=1e-6) if np.dtype(dtype) in (np.float32, np.float16) else {}
+    return tolerance(dtype, half=1e-6, single=1e-6, double=(1e-7, 1e-12))
 
 
 def hist_uniform(x):

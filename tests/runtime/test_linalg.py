@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from differential import check
+from differential import check, tolerance
 from transpiler import jit
 from transpiler.errors import UnsupportedFunctionError
 
@@ -21,9 +21,7 @@ needs_error_class = pytest.mark.skipif(
 
 
 def tol(dt):
-    if np.dtype(dt) in (np.float32, np.complex64):
-        return dict(rtol=2e-5, atol=2e-5)
-    return dict(rtol=1e-9, atol=1e-10)
+    return tolerance(dt, half=2e-3, single=2e-5, double=(1e-9, 1e-10))
 
 
 def mat(shape, dt, shift=True):
@@ -449,8 +447,7 @@ def test_vector_norms(dt):
             out.append(np.linalg.norm(v, o))
             out.append(np.linalg.norm(m, o, axis=1, keepdims=True))
         return out
-    t = dict(rtol=2e-3, atol=2e-3) if dt is np.float16 else tol(dt)
-    check(f, mat((5,), dt, shift=False), mat((3, 4), dt, shift=False), **t)
+    check(f, mat((5,), dt, shift=False), mat((3, 4), dt, shift=False), **tol(dt))
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex128, np.int64])

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from differential import check, random_array
+from differential import check, random_array, tolerance
 from transpiler import jit
 
 RNG = np.random.default_rng(1)
@@ -16,12 +16,7 @@ def data(shape, dt):
 
 
 def tol(dt):
-    dt = np.dtype(dt)
-    if dt == np.float16:
-        return dict(rtol=1e-2, atol=1e-2)
-    if dt in (np.float32, np.complex64):
-        return dict(rtol=1e-5, atol=1e-5)
-    return dict(rtol=1e-10, atol=1e-10)
+    return tolerance(dt, double=1e-10)
 
 
 def all_products(a, b, v, w):

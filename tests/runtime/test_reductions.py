@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from differential import check, random_array
+from differential import check, random_array, tolerance
 from transpiler import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -17,12 +17,7 @@ def data(shape, dt):
 
 
 def tol(dt):
-    dt = np.dtype(dt)
-    if dt in (np.float16,):
-        return dict(rtol=2e-2, atol=2e-2)
-    if dt in (np.float32, np.complex64):
-        return dict(rtol=2e-5, atol=1e-5)
-    return dict(rtol=1e-10, atol=1e-10)
+    return tolerance(dt, half=2e-2, single=(2e-5, 1e-5), double=1e-10)
 
 
 # --- every axis form, one compile per (function, dtype) ----------------------------------

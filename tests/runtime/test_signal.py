@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from differential import check, random_array
+from differential import check, random_array, tolerance
 from transpiler import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -15,12 +15,7 @@ SIGNAL_DTYPES = [np.bool_, np.int8, np.uint16, np.int64, np.float16, np.float32,
 
 
 def tol(dtype):
-    dtype = np.dtype(dtype)
-    if dtype == np.float16:
-        return dict(rtol=5e-3, atol=5e-2)
-    if dtype in (np.float32, np.complex64):
-        return dict(rtol=1e-5, atol=1e-5)
-    return dict(rtol=1e-12, atol=1e-12)
+    return tolerance(dtype, half=(5e-3, 5e-2))
 
 
 # --- convolve / correlate ----------------------------------------------------------

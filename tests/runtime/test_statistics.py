@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from differential import check, random_array
+from differential import check, random_array, tolerance
 from transpiler import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -28,12 +28,7 @@ def with_nans(x):
 
 
 def tol(dt):
-    dt = np.dtype(dt)
-    if dt == np.float16:
-        return dict(rtol=1e-2, atol=1e-2)
-    if dt in (np.float32, np.complex64):
-        return dict(rtol=2e-6, atol=1e-6)
-    return dict(rtol=1e-12, atol=1e-12)
+    return tolerance(dt, single=(2e-6, 1e-6))
 
 
 # --- median ------------------------------------------------------------------------------

@@ -55,12 +55,16 @@ def test_entry_point_is_registered_in_setup_cfg():
 def test_inside_flake8(tmp_path):
     pytest.importorskip("flake8")
     (tmp_path / "m.py").write_text(SRC.replace("y = x[x > 0]", "y = x[x > 0]  # noqa: NPX111"))
-    (tmp_path / "setup.cfg").write_text(textwrap.dedent(f"""\
-        [flake8:local-plugins]
-        extension =
-            NPX = transpiler.lint.flake8:Plugin
-        paths = {ROOT}
-        """))
+    from importlib.metadata import entry_points
+    if not any(ep.value.startswith("transpiler.lint") for ep in
+               entry_points(group="flake8.extension")):
+        # not installed through the entry point (e.g. a source checkout): local plugin
+        (tmp_path / "setup.cfg").write_text(textwrap.dedent(f"""\
+            [flake8:local-plugins]
+            extension =
+                NPX = transpiler.lint.flake8:Plugin
+            paths = {ROOT}
+            """))
     proc = subprocess.run([sys.executable, "-m", "flake8", "--select", "NPX", "m.py"],
                           cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 1, proc.stderr

@@ -39,6 +39,8 @@ from .iteration import Iteration, iteration_of
 from .variables import Undefined, UndefinedReturnValue
 
 _MAX_ATTEMPTS = 10
+# A static trip count up to this runs as Python (one iteration needs no loop).
+UNROLL_MAX = 1
 # what unifying carried values can raise: a loop that would stage only by choice
 # (static trip count) then runs as Python instead
 _TYPING_ERRORS = (ShapeMismatchError, UnsupportedOperationError, UndefinedVariableError,
@@ -157,7 +159,7 @@ def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False, in_t
                       it.count.deps if it is not None and is_abstract(it.count) else frozenset())
     # static trip count: `else`/`try` keep their Python meaning only in a Python loop
     if it is None or token.code in _unrolled or current_trace() is None or (
-            it.static and (it.count <= 1 or has_else or in_try)):
+            it.static and (it.count <= UNROLL_MAX or has_else or in_try)):
         return _python_for(iterable if it is None else it.python(), extra_test, body,
                            carried, names)
     if it.static and it.count == 0:

@@ -28,6 +28,7 @@ from .xla.transfer import Uploader, to_numpy
 
 _np_registry.load_all()
 _SPECIALISABLE = (int, bool)
+_PY_SCALARS = (int, float, bool, complex)
 _MAX_SPECIALISE_RETRIES = 8
 
 
@@ -190,10 +191,14 @@ class JittedFunction:
         if not kwargs and self._fast_ok:
             key = [self._globals_key()]
             for a in args:
-                if type(a) is not np.ndarray:
+                t = type(a)
+                if t is np.ndarray:
+                    key.append(a.shape)
+                    key.append(a.dtype)
+                elif t in _PY_SCALARS:
+                    key.append(t)
+                else:
                     break
-                key.append(a.shape)
-                key.append(a.dtype)
             else:
                 entry = self._fast.get(tuple(key))
                 if entry is not None:
@@ -210,11 +215,12 @@ class JittedFunction:
         if entry is None:
             entry = self._build(key, args, kwargs, leaves)
             if not kwargs and type(self._cache.get(key)) is Compiled and \
-                    all(type(a) is np.ndarray for a in args) and entry._plain and \
-                    self._output == "numpy" and len(entry.param_leaves) == len(args):
+                    all(type(a) is np.ndarray or type(a) in _PY_SCALARS for a in args) and \
+                    entry._plain and self._output == "numpy" and \
+                    len(entry.param_leaves) == len(args):
                 fast = [key[2]]
                 for a in args:
-                    fast += [a.shape, a.dtype]
+                    fast += [a.shape, a.dtype] if type(a) is np.ndarray else [type(a)]
                 self._fast[tuple(fast)] = entry
         return entry.run(leaves, self._output)
 

@@ -41,6 +41,10 @@ from .variables import Undefined, UndefinedReturnValue
 _MAX_ATTEMPTS = 10
 # A static trip count up to this runs as Python (one iteration needs no loop).
 UNROLL_MAX = 1
+# A short static loop over large arrays is unrolled after all: each iteration of an XLA
+# loop writes its arrays to memory, while unrolled iterations fuse into one pass (a
+# Horner loop over 16 coefficients on 1e6 elements is ~6x faster unrolled).
+FUSE_MAX_TRIPS, FUSE_MIN_ELEMENTS = 16, 1 << 16
 # what unifying carried values can raise: a loop that would stage only by choice
 # (static trip count) then runs as Python instead
 _TYPING_ERRORS = (ShapeMismatchError, UnsupportedOperationError, UndefinedVariableError,
@@ -218,12 +222,13 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
     else:
         pred0 = to_pred(pred0)
     out = stage_while(pred0, test, step, (start,) + carried, ("<loop index>",) + tuple(names),
-                      probe=token if probe else None)
+                      probe=token if probe else None,
+                      fuse=it.static and it.count <= FUSE_MAX_TRIPS)
     return None if out is None else out[1:]
 
 
 # --- the staged loop --------------------------------------------------------------------
-def stage_while(pred0, test, body, init, names, probe=None):
+def stage_while(pred0, test, body, init, names, probe=None, fuse=False):
     """One `stablehlo.while` running `body` while `test` holds, from `init`.
 
     Carried types are found by fixed-point iteration: trace the body, unify every value
@@ -310,6 +315,10 @@ def stage_while(pred0, test, body, init, names, probe=None):
             raise
         aliased = [_may_stay_alias(x, arg, new, pred0)
                    for x, arg, new in zip(init_leaves, arg_leaves, b.leaves[1:])]
+        if fuse and any(isinstance(t, ArrayType) and int(np.prod(t.shape)) >= FUSE_MIN_ELEMENTS
+                        for t in kinds + [type_of(h) for h in handles]):
+            b.discard()
+            return None        # the caller runs it as Python: unrolled and fused
         return _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased)
     raise InternalCompilerError("the types of the loop's carried values did not settle")
 

@@ -802,3 +802,17 @@ def append_in_while(n):
 def test_list_built_in_while_on_python_int_specialises():
     assert jit(append_in_while)(3) == [0, 2, 4]
     assert jit(append_in_while)(0) == []
+
+
+def horner_loop(coeffs, x):
+    result = np.zeros_like(x)
+    for c in coeffs:
+        result = result * x + c
+    return result
+
+
+def test_short_static_loop_over_large_arrays_is_unrolled_so_xla_fuses_it():
+    coeffs, small, large = np.arange(1.0, 6.0), np.linspace(-1, 1, 5), np.linspace(-1, 1, 70000)
+    assert "stablehlo.while" in stablehlo(horner_loop, coeffs, small)
+    assert "stablehlo.while" not in stablehlo(horner_loop, coeffs, large)
+    check(horner_loop, coeffs, large)

@@ -214,3 +214,14 @@ def test_explicit_ufunc_call_on_python_scalar_gives_numpy_scalar():
         return np.sqrt(x), x * 2.0
     root, doubled = jit(f)(4.0)
     assert type(root) is np.float64 and type(doubled) is float
+
+
+def _axpy(a, x, y):
+    return a * x + y
+
+
+def test_fast_path_with_python_scalar_arguments_keeps_numpy_results():
+    from differential import check
+    x, y = np.arange(4.0), np.ones(4)
+    for a in (2.0, 3, True, 2.0, 1j):
+        check(_axpy, a, x, y)

@@ -1,0 +1,69 @@
+"""Smoke test of the benchmark harness (the benchmarks themselves are not tests: run
+`python -m tests.benchmarks.run [--quick]`). One kernel goes through every peer at a
+tiny size; the report renders."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+from tests.benchmarks import harness, kernels, report
+
+
+def test_the_suite_covers_every_family_with_a_jax_port():
+    from tests.benchmarks import ports
+    assert len(kernels.KERNELS) >= 15
+    assert {k.family for k in kernels.KERNELS} == set(kernels.FAMILIES)
+    assert sum(k.example is not None for k in kernels.KERNELS) >= 3
+    for k in kernels.KERNELS + kernels.DISPATCH:
+        assert callable(getattr(ports, k.name)), k.name
+    assert set(kernels.SWEEP) <= set(kernels.BY_NAME)
+    assert set(kernels.QUICK) <= set(kernels.BY_NAME)
+
+
+def test_one_kernel_through_every_peer(tmp_path):
+    import jax
+    x64_before = jax.config.jax_enable_x64
+    cache_before = os.environ.get("NPXLA_CACHE_DIR")
+    cfg = harness.config("smoke")
+    rec = harness.run_kernel(kernels.BY_NAME["ew_chain"], cfg, log=lambda *a: None)
+    assert rec["status"]["npxla"] == "ok"
+    assert rec["status"]["jax"] == "ok"
+    assert rec["status"]["numba"] == "ok" or "not installed" in rec["status"]["numba"]
+    for peer in [p for p, s in rec["status"].items() if s == "ok"]:
+        assert rec["steady"][peer]["median_s"] > 0
+        assert rec["first_call"][peer] > 0
+    # the harness leaves JAX's x64 flag and the disk-cache setting as it found them
+    assert jax.config.jax_enable_x64 == x64_before
+    assert os.environ.get("NPXLA_CACHE_DIR") == cache_before
+
+    results = {"kernels": [rec], "meta": {"mode": "smoke"}}
+    results = json.loads(json.dumps(results))          # what run.py writes
+    md = report.markdown(results)
+    assert "| `ew_chain` |" in md and "Targets" in md
+    doc = tmp_path / "bench.md"
+    report.write_doc(doc, md)
+    report.write_doc(doc, md)                          # idempotent: replaces its block
+    assert doc.read_text().count(report.BEGIN) == 1
+
+
+def test_a_wrong_result_is_reported_not_timed():
+    kernel = kernels.Kernel("ew_chain", "elementwise", lambda x: x + 1.0,
+                            lambda n, rng: (np.ones(n),), {"smoke": 4})
+    rec = harness.run_kernel(kernel, harness.config("smoke", peers=("numpy", "jax")),
+                             log=lambda *a: None, first=False)
+    assert rec["status"]["jax"].startswith("mismatch")
+    assert "jax" not in rec["steady"]
+
+
+def test_compare():
+    assert harness.compare((np.ones(3), 2), (np.ones(3), 2.0), 1e-9, 0) is None
+    assert "differ" in harness.compare(np.arange(3), np.arange(3) + 1, 1e-9, 0)
+    assert "shape" in harness.compare(np.ones(3), np.ones(4), 1e-9, 0)
+
+
+@pytest.mark.slow
+def test_quick_run_writes_everything(tmp_path):
+    from tests.benchmarks import run
+    assert run.main(["--quick", "--out", str(tmp_path), "--only", "newton_sqrt"]) == 0
+    assert (tmp_path / "results.json").exists() and (tmp_path / "benchmarks.md").exists()

@@ -9,8 +9,11 @@ _ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "tpu": "tpu", "cpu": "cp
 
 @lru_cache(maxsize=None)
 def backend(platform: str):
-    import jax.extend.backend as jeb
-    return jeb.get_backend(platform)
+    try:   # what jax.extend.backend re-exports, without importing jax.extend (Pallas)
+        from jax._src.xla_bridge import get_backend
+    except ImportError:  # pragma: no cover - depends on the JAX version
+        from jax.extend.backend import get_backend
+    return get_backend(platform)
 
 
 def available_platforms():
@@ -24,13 +27,23 @@ def available_platforms():
     return out
 
 
+def _first_platform():
+    for p in _PREFERENCE:
+        try:
+            if backend(p).local_devices():
+                return p
+        except Exception:
+            continue
+    raise RuntimeError("no XLA device available")
+
+
 @lru_cache(maxsize=None)
 def resolve(spec=None):
     """'cpu', 'gpu', 'cuda:1', a jax Device, or None -> a jax Device."""
     if spec is not None and not isinstance(spec, str):
         return spec
     if spec is None:
-        platform, index = available_platforms()[0], 0
+        platform, index = _first_platform(), 0
     else:
         name, _, idx = spec.partition(":")
         if name.lower() not in _ALIASES:

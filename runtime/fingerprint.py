@@ -17,8 +17,6 @@ import types
 
 import numpy as np
 
-_UNSTABLE = object()
-
 
 class Unstable(Exception):
     """A value without a digest that is stable across processes (no disk caching)."""

@@ -10,8 +10,7 @@ import types
 
 import numpy as np
 
-from transpiler.errors import (ConcretizationError, InternalCompilerError, StaticArgumentError,
-                               TranspileError)
+from transpiler.errors import ConcretizationError, InternalCompilerError, TranspileError
 from transpiler.pyct.origin import innermost_module, locate
 
 from . import numpy as _np_registry  # noqa: F401  (registers the NumPy API)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from transpiler.errors import InternalCompilerError, TranspileError, UnsupportedOperationError
+from transpiler.errors import UnsupportedOperationError
 
 from .abstract import AbstractArray, as_abstract
 from .numpy.convert import cast_to

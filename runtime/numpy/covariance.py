@@ -89,9 +89,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         ddof = 1 if bias == 0 else 0
     ddof = operator.index(ddof) if not isinstance(ddof, float) else ddof
     n = X_.shape[1]
-    w = fw = aw = None
+    w = aw = None
     if fweights is not None:
-        w = fw = _weights(fweights, n, "fweights", integer=True)
+        w = _weights(fweights, n, "fweights", integer=True)
     if aweights is not None:
         aw = _weights(aweights, n, "aweights")
         w = aw if w is None else w * aw

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..primitives import structural as S
 from ..trace import current_trace

@@ -7,7 +7,7 @@ computations (`np.array(x.shape).prod()`) stay exact and usable as shapes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np

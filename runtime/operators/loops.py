@@ -276,7 +276,7 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False):
                 like = index_tree(b.treedef[1][1], len(b.leaves) - 1)
                 expanded = conform_unset(tree, like, init_leaves)
                 if expanded == tree:
-                    raise _structure_error(treedef, b.treedef[1][1], names)
+                    raise _structure_error(names)
                 treedef, init_leaves = reflatten(expanded, init_leaves)
                 lnames = leaf_names(treedef, names)
                 kinds = [_initial_kind(x) for x in init_leaves]
@@ -358,7 +358,7 @@ def _computes(b, new_leaves, token):
     return any(is_abstract(x) and (x.deps - {token}) for x in new_leaves)
 
 
-def _structure_error(before, after, names):
+def _structure_error(names):
     return UnsupportedOperationError(
         "a variable changes structure (tuple/list/dict layout) inside a data-dependent "
         f"loop (carried: {', '.join(n for n in names if not n.startswith('<'))})",

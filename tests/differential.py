@@ -1,9 +1,24 @@
 """Differential testing against NumPy: same values, dtypes and shapes."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
+from runtime.operators import conditionals
 from transpiler import jit
+
+
+@contextlib.contextmanager
+def branches_as_if():
+    """Stage every data-dependent branch as `stablehlo.if`, small ones included (they
+    are otherwise computed both and selected)."""
+    saved = conditionals.SELECT_MAX_ELEMENTS
+    conditionals.SELECT_MAX_ELEMENTS = 0
+    try:
+        yield
+    finally:
+        conditionals.SELECT_MAX_ELEMENTS = saved
 
 
 def _compare(expected, actual, rtol, atol, path="result"):

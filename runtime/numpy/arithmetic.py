@@ -182,9 +182,38 @@ def _power(a, b):
 def _true_divide(a, b):
     """IEEE division: XLA would turn `x / scalar` into `x * (1 / scalar)` (off by an ulp:
     12.0 / 10 gives 1.2000000000000002); `exact` keeps the divisor a divisor."""
-    if a.dtype.kind == "f":
+    if a.dtype.kind == "f" and (a.dtype == np.float16 or _may_become_broadcast(b)):
         return E.divide(a, exact(b, a))
     return E.divide(a, b)
+
+
+def _may_become_broadcast(b):
+    """Whether XLA could see divisor `b` as a broadcast, and so rewrite the division
+    into a multiplication by its reciprocal: a constant, a broadcast, or elementwise
+    and layout ops over such values. A divisor computed from any full-size runtime
+    value keeps its division and needs no guard (which costs a fusion boundary)."""
+    return b.const is not None or _uniform(b.ir, 8)
+
+
+# ops that keep a value a broadcast when all their array operands are broadcasts
+_TRANSPARENT = frozenset(f"stablehlo.{n}" for n in (
+    "abs add and atan2 bitcast_convert cbrt ceil clamp compare convert cosine divide exponential "
+    "exponential_minus_one floor is_finite log log_plus_one logistic maximum minimum multiply "
+    "negate not or power remainder round_nearest_even round_nearest_afz rsqrt select sign "
+    "sine sqrt subtract tan tanh xor reshape transpose slice dynamic_slice reverse "
+    "concatenate pad").split())
+
+
+def _uniform(value, depth):
+    if not value.type.rank or depth == 0:
+        return True
+    owner = value.owner
+    name = getattr(owner, "name", None)
+    if not isinstance(name, str):          # a block argument: a parameter or carried value
+        return False
+    if name in ("stablehlo.broadcast_in_dim", "stablehlo.constant"):
+        return True
+    return name in _TRANSPARENT and all(_uniform(v, depth - 1) for v in owner.operands)
 
 
 def _reciprocal(x):

@@ -8,6 +8,7 @@ place and the runtime error checks leave the op as results, typed by `unify`.
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from transpiler.errors import UnsupportedOperationError, UnsupportedSyntaxError
@@ -138,11 +139,8 @@ def stage_if(pred, branches, names, single=False):
         for b in bodies:
             b.discard()
         raise
-    op = hlo.IfOp(result_types, pred.ir)
-    bodies[0].move_to(op.true_branch)
-    bodies[1].move_to(op.false_branch)
+    results = iter(_inline_as_select(pred, bodies) or _if_op(pred, bodies, result_types))
     deps = pred.deps.union(*[x.deps for b in bodies for x in b.leaves if is_abstract(x)])
-    results = iter(op.results)
     leaves = []
     for k, t in enumerate(types):
         if passthrough[k]:
@@ -166,6 +164,57 @@ def stage_if(pred, branches, names, single=False):
         if any(obj is h for h in assigned) and all(b.originals[k] is obj for b in bodies):
             leaves[k] = obj
     return unflatten(bodies[0].treedef, iter(leaves))
+
+
+def _if_op(pred, bodies, result_types):
+    op = hlo.IfOp(result_types, pred.ir)
+    bodies[0].move_to(op.true_branch)
+    bodies[1].move_to(op.false_branch)
+    return op.results
+
+
+# Branches this small are computed both and selected: XLA runs a `conditional` as a
+# call into separate computations (tens of ns, and no fusion across it), which
+# dominates scalar recurrences like `if x[i] > peak: peak = x[i]` inside a loop.
+SELECT_MAX_ELEMENTS = 64
+SELECT_MAX_OPS = 48
+_NOT_INLINED = frozenset({"stablehlo.custom_call", "stablehlo.while", "stablehlo.if",
+                          "stablehlo.case", "func.call", "stablehlo.rng",
+                          "stablehlo.rng_bit_generator"})
+
+
+def _inline_as_select(pred, bodies):
+    """The branch values as `select(pred, true, false)` with both branches' ops moved
+    in front of it, when both are small and side-effect free; else None."""
+    blocks = [b.block for b in bodies]
+    if not all(_cheap(block) for block in blocks):
+        return None
+    ends = []
+    for b in bodies:
+        ops = list(b.block.operations)
+        for op in ops[:-1]:
+            ir.InsertionPoint.current.insert(op.detach_from_parent())
+        ends.append(list(ops[-1].operands))
+        b.discard()
+    return [hlo.SelectOp(pred.ir, t, f).result for t, f in zip(*ends)]
+
+
+def _cheap(block):
+    ops = list(block.operations)
+    if len(ops) > SELECT_MAX_OPS + 1:
+        return False
+    for op in ops:
+        if op.name in _NOT_INLINED:
+            return False
+        values = op.operands if op.name == "stablehlo.return" else op.results
+        if not all(_small(v.type) for v in values):
+            return False
+    return True
+
+
+def _small(t):
+    return isinstance(t, ir.RankedTensorType) and \
+        int(np.prod(t.shape)) <= SELECT_MAX_ELEMENTS
 
 
 def _ambiguous_alias(bodies, k):

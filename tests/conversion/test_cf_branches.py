@@ -8,7 +8,7 @@ import inspect
 
 import numpy as np
 import pytest
-from differential import check
+from differential import branches_as_if, check
 
 from transpiler import jit
 
@@ -24,8 +24,15 @@ def stablehlo(fn, *args, **kwargs):
 
 
 def staged(fn, *args, op="stablehlo.if"):
-    """check() and assert the condition was staged into `op`."""
-    assert op in stablehlo(fn, *args)
+    """check() and assert the condition was staged into `op`. Branches are checked
+    both ways they can be staged: as `stablehlo.if`, and (the default for small
+    branches) computed both and selected."""
+    if op == "stablehlo.if":
+        with branches_as_if():
+            assert op in stablehlo(fn, *args)
+            check(fn, *args)
+    else:
+        assert op in stablehlo(fn, *args)
     return check(fn, *args)
 
 
@@ -646,3 +653,75 @@ def test_alias_decided_by_python_condition_keeps_numpy_aliasing():
     assert "stablehlo.if" not in stablehlo(alias_on_one_path, X.copy(), -1, **static)
     check(alias_on_one_path, X.copy(), -1, jit_kwargs=static)    # x is modified
     check(alias_on_one_path, X.copy(), 1, jit_kwargs=static)
+
+
+# --- small branches: computed both, then selected -------------------------------------------
+def running_peak(x):
+    peak = -np.inf
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        if x[i] > peak:
+            peak = x[i]
+        out[i] = peak
+    return out
+
+
+def big_branch(x, t):
+    y = x.copy()
+    if t > 0:
+        y = y * 2.0
+    return y
+
+
+def guarded_read(x, k):
+    v = x[0] * 0.0
+    if k < 4:
+        v = x[k]        # out of bounds only where the branch is not taken
+    return v
+
+
+def guarded_read_taken(x, k):
+    v = x[0] * 0.0
+    if k >= 0:
+        v = x[k]
+    return v
+
+
+def printing_branch(x):
+    if x.sum() > 0:
+        print("positive")
+    return x
+
+
+def test_small_branch_is_a_select_and_matches_numpy():
+    x = np.array([0.5, 2.0, -1.0, 3.0, 2.5, 7.0])
+    text = stablehlo(running_peak, x)
+    assert "stablehlo.if" not in text and "stablehlo.select" in text
+    check(running_peak, x)
+    with branches_as_if():
+        assert "stablehlo.if" in stablehlo(running_peak, x)
+        check(running_peak, x)
+
+
+def test_branch_over_large_arrays_stays_an_if():
+    x = np.arange(1000.0)
+    assert "stablehlo.if" in stablehlo(big_branch, x, 1.0)
+    check(big_branch, x, 1.0)
+    check(big_branch, x, -1.0)
+
+
+def test_selected_branch_checks_fire_only_when_taken():
+    x = np.arange(4.0)
+    assert "stablehlo.if" not in stablehlo(guarded_read, x, np.int64(9))
+    check(guarded_read, x, np.int64(2))
+    check(guarded_read, x, np.int64(9))     # branch not taken: no IndexError
+    with pytest.raises(IndexError):
+        jit(guarded_read_taken)(x, np.int64(9))
+
+
+def test_branch_with_a_side_effect_stays_an_if(capfd):
+    x = np.ones(3)
+    assert "stablehlo.if" in stablehlo(printing_branch, x)
+    jit(printing_branch)(x)
+    jit(printing_branch)(-x)
+    assert capfd.readouterr().out.count("positive") == 1

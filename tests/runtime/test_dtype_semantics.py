@@ -307,3 +307,21 @@ def test_division_by_a_scalar_is_exact(dtype):
     for e, g in zip(expected, got):
         assert e.dtype == g.dtype
         np.testing.assert_array_equal(g, e)
+
+
+def derived_divisions(x, s, row, full):
+    # divisors XLA may see as broadcasts (scalar math, a row) and ones it cannot
+    return x / (s * 2.0 + 1.0), x / np.sqrt(s), x / row, x / full, x / (full * s), \
+        (x + 1.0) / (row * s + 0.5)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=name)
+def test_division_by_derived_and_full_divisors_is_exact(dtype):
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-5, 5, (6, 8)).astype(dtype)
+    row = rng.uniform(0.5, 3, 8).astype(dtype)
+    full = rng.uniform(0.5, 3, (6, 8)).astype(dtype)
+    args = (x, dtype(1.7), row, full)
+    for e, g in zip(derived_divisions(*args), jit(derived_divisions)(*args)):
+        assert e.dtype == g.dtype
+        np.testing.assert_array_equal(g, e)

@@ -5,6 +5,7 @@ execute, download. Everything else happens once per signature in `_build`.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 
@@ -23,11 +24,11 @@ from .staging import stage
 from .trace import current_trace
 from .xla import devices, fastcall
 from .xla.compile import compile_module, hlo_text
-from .xla.transfer import Uploader, to_numpy
+from .xla.transfer import Uploader, to_numpy, writable
 
 _np_registry.load_all()
 _SPECIALISABLE = (int, bool)
-_PY_SCALARS = (int, float, bool, complex)
+_PY_SCALARS = frozenset({int, float, bool, complex})
 _MAX_SPECIALISE_RETRIES = 8
 
 
@@ -45,7 +46,6 @@ class Compiled:
         plain = not (staged.writeback or staged.error_messages or staged.host_callbacks)
         self._plain = [(slot[1], slot[2]) for slot in staged.out_slots] if plain and all(
             slot[0] == "out" for slot in staged.out_slots) else None
-        self._fast_call = None
 
     @property
     def executable(self):
@@ -54,18 +54,25 @@ class Compiled:
                                        self.staged.host_callbacks)
         return self._exe
 
-    def run_fast(self, args):
-        """`run` for positional NumPy arguments that are all parameters and plain
-        results: dispatched by JAX's C++ path when available."""
-        call = self._fast_call
-        if call is None:
-            call = self._fast_call = fastcall.make(
-                self.executable, self.device, self.upload, len(args)) or False
-        if call is False:
-            return self.run(args)
-        outs = call(args)
-        return unflatten(self.staged.out_treedef,
-                         iter([_to_result(outs[k], weak) for k, weak in self._plain]))
+    def fast_runner(self, n_args):
+        """A callable taking the positional NumPy arguments (all parameters, plain
+        results) and returning the result: dispatched by JAX's C++ path when available,
+        else `run`."""
+        return fastcall.make(self.executable, self.device, self.upload, n_args,
+                             self._finish) or self.run
+
+    @functools.cached_property
+    def _finish(self):
+        """Device outputs -> the user's result, specialised to the result's structure
+        (this runs on every call)."""
+        plain, treedef = self._plain, self.staged.out_treedef
+        if treedef is None and len(plain) == 1:
+            (k, weak), = plain
+            return lambda outs: _to_result(outs[k], weak)
+        if treedef is not None and treedef[0] is tuple and all(d is None for d in treedef[1]):
+            return lambda outs: tuple([_to_result(outs[k], weak) for k, weak in plain])
+        return lambda outs: unflatten(treedef, iter([_to_result(outs[k], weak)
+                                                     for k, weak in plain]))
 
     def run(self, leaves, output="numpy"):
         if self._plain and output == "numpy":
@@ -102,10 +109,10 @@ class Compiled:
 
 
 def _to_result(buf, weak):
-    arr = to_numpy(buf)
-    if arr.ndim == 0:
-        return arr.item() if weak else arr[()]
-    return arr
+    view = np.asarray(buf)
+    if view.ndim == 0:
+        return view.item() if weak else view[()]
+    return writable(view, buf)
 
 
 class Specialised:
@@ -188,8 +195,8 @@ class JittedFunction:
         # Fast path: positional NumPy arrays only (the common legacy call), keyed by
         # shapes and dtypes without building a tree definition.
         if not kwargs and self._fast_ok:
-            key = [self._globals_key()]
-            for a in args:
+            key = [self._globals_key() if self._global_names else ()]
+            for a in args:         # a loop: faster than a comprehension here
                 t = type(a)
                 if t is np.ndarray:
                     key.append(a.shape)
@@ -199,9 +206,9 @@ class JittedFunction:
                 else:
                     break
             else:
-                entry = self._fast.get(tuple(key))
-                if entry is not None:
-                    return entry.run_fast(args)
+                runner = self._fast.get(tuple(key))
+                if runner is not None:
+                    return runner(args)
         if current_trace() is not None:      # called from code being staged: inline it
             return self.converted(*args, **kwargs)
         args, kwargs = self._mark_static(args, kwargs)
@@ -220,7 +227,7 @@ class JittedFunction:
                 fast = [key[2]]
                 for a in args:
                     fast += [a.shape, a.dtype] if type(a) is np.ndarray else [type(a)]
-                self._fast[tuple(fast)] = entry
+                self._fast[tuple(fast)] = entry.fast_runner(len(args))
         return entry.run(leaves, self._output)
 
     def _globals_key(self):

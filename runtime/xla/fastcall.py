@@ -10,9 +10,9 @@ failure to build it leaves the caller on the Python path.
 """
 from __future__ import annotations
 
-def make(executable, device, upload, n_args):
-    """A callable taking the NumPy arguments and returning the output device arrays,
-    or None when JAX's internals are not what this module expects."""
+def make(executable, device, upload, n_args, finish):
+    """A callable taking the NumPy arguments and returning `finish(output device
+    arrays)`, or None when JAX's internals are not what this module expects."""
     try:
         from jax._src import pjit, tree_util
         from jax._src.interpreters import pxla
@@ -48,19 +48,29 @@ def make(executable, device, upload, n_args):
     except Exception:  # pragma: no cover
         return None
 
-    def run(args):
-        # `with jax.enable_x64(True)` without building a context manager per call
-        prev = state.swap_local(True)
+    swap, restore = state.swap_local, state.set_local
+    if state._update_thread_local_hook is None:
+        def run(args):
+            # `with jax.enable_x64(True)` without building a context manager per call
+            prev = swap(True)
+            try:
+                outs = call(*args)
+            finally:
+                restore(prev)
+            return finish(outs)
+        return run
+
+    def run_with_hook(args):  # pragma: no cover - JAX versions with a Python hook
+        prev = swap(True)
         hook = state._update_thread_local_hook
-        if hook:
-            hook(True)
+        hook(True)
         try:
-            return call(*args)
+            outs = call(*args)
         finally:
-            state.set_local(prev)
-            if hook:
-                hook(None if prev is unset else prev)
-    return run
+            restore(prev)
+            hook(None if prev is unset else prev)
+        return finish(outs)
+    return run_with_hook
 
 
 def _unused(*args):  # pragma: no cover - the dispatcher needs a Python function object

@@ -65,7 +65,11 @@ def to_numpy(buffer):
     reach the output, and keeps outputs distinct) and only this array ever sees it.
     So large results are handed out as a writable view instead of a copy, which
     costs ~1 ms per 8 MB on this machine."""
-    view = np.asarray(buffer)
+    return writable(np.asarray(buffer), buffer)
+
+
+def writable(view, buffer):
+    """`view` (NumPy's read-only view of `buffer`) as a writable array of its own."""
     if view.nbytes < _VIEW_MIN_BYTES or view.ndim == 0:
         return view.copy()
     owner = _Owner()

@@ -99,7 +99,9 @@ def _global_names(code):
 
 @functools.lru_cache(maxsize=1)
 def environment_digest() -> str:
-    """npxla's own source, the library versions and the Python version."""
+    """npxla's own source files (path, size and modification time: reading them all
+    would cost milliseconds of every warm start), the library versions and the Python
+    version."""
     import jax
     import jaxlib
     h = hashlib.sha256()
@@ -111,9 +113,8 @@ def environment_digest() -> str:
             dirnames.sort()
             for name in sorted(filenames):
                 if name.endswith(".py"):
-                    with open(os.path.join(dirpath, name), "rb") as f:
-                        h.update(name.encode())
-                        h.update(f.read())
+                    st = os.stat(os.path.join(dirpath, name))
+                    h.update(f"{dirpath}/{name}:{st.st_size}:{st.st_mtime_ns};".encode())
     return h.hexdigest()
 
 

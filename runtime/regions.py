@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -50,6 +51,12 @@ class Body:
 
     def discard(self):
         self.scratch.erase()
+
+    def largest_value(self):
+        """The element count of the largest array an op of this block computes."""
+        sizes = [int(np.prod(t.shape)) for op in self.block.operations for r in op.results
+                 if isinstance(t := r.type, ir.RankedTensorType)]
+        return max(sizes, default=0)
 
     def emit(self, fn):
         """Run `fn()` with this block as the insertion point (e.g. casts of results)."""

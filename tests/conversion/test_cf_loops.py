@@ -804,6 +804,10 @@ def test_list_built_in_while_on_python_int_specialises():
     assert jit(append_in_while)(0) == []
 
 
+def masked_means_of_4(X, labels):
+    return masked_means(X, labels, 4)
+
+
 def horner_loop(coeffs, x):
     result = np.zeros_like(x)
     for c in coeffs:
@@ -816,3 +820,46 @@ def test_short_static_loop_over_large_arrays_is_unrolled_so_xla_fuses_it():
     assert "stablehlo.while" in stablehlo(horner_loop, coeffs, small)
     assert "stablehlo.while" not in stablehlo(horner_loop, coeffs, large)
     check(horner_loop, coeffs, large)
+
+
+# --- short static loops over large arrays are unrolled (XLA fuses the iterations) ---------
+def masked_means(X, labels, k):
+    out = np.zeros((k, X.shape[1]))
+    for j in range(k):
+        mask = labels == j
+        out[j] = (X * mask[:, np.newaxis]).sum(axis=0) / max(mask.sum(), 1)
+    return out
+
+
+def masked_means_of_4(X, labels):
+    return masked_means(X, labels, 4)
+
+
+def horner_loop(coeffs, x):
+    result = np.zeros_like(x)
+    for c in coeffs:
+        result = result * x + c
+    return result
+
+
+def test_short_loop_over_large_arrays_is_unrolled():
+    from runtime.operators.loops import FUSE_MAX_TRIPS, FUSE_MIN_ELEMENTS
+    rng = np.random.default_rng(3)
+    n = FUSE_MIN_ELEMENTS            # X * mask has 2n elements: above the threshold
+    X, labels = rng.normal(size=(n, 2)), rng.integers(0, 4, n)
+    text = stablehlo(masked_means, X, labels, 4, static_argnums=2)
+    assert "stablehlo.while" not in text
+    check(masked_means, X, labels, 4, jit_kwargs={"static_argnums": 2})
+    coeffs = rng.normal(size=FUSE_MAX_TRIPS)
+    assert "stablehlo.while" not in stablehlo(horner_loop, coeffs, rng.normal(size=n))
+    check(horner_loop, coeffs, rng.normal(size=n))
+
+
+def test_short_loop_over_small_arrays_and_long_loop_stay_one_while():
+    from runtime.operators.loops import FUSE_MAX_TRIPS, FUSE_MIN_ELEMENTS
+    rng = np.random.default_rng(4)
+    small = FUSE_MIN_ELEMENTS // 8
+    X, labels = rng.normal(size=(small, 2)), rng.integers(0, 4, small)
+    staged(masked_means_of_4, X, labels)
+    coeffs = rng.normal(size=FUSE_MAX_TRIPS + 1)      # one trip too many
+    staged(horner_loop, coeffs, rng.normal(size=FUSE_MIN_ELEMENTS))

@@ -804,10 +804,6 @@ def test_list_built_in_while_on_python_int_specialises():
     assert jit(append_in_while)(0) == []
 
 
-def masked_means_of_4(X, labels):
-    return masked_means(X, labels, 4)
-
-
 def horner_loop(coeffs, x):
     result = np.zeros_like(x)
     for c in coeffs:
@@ -833,13 +829,6 @@ def masked_means(X, labels, k):
 
 def masked_means_of_4(X, labels):
     return masked_means(X, labels, 4)
-
-
-def horner_loop(coeffs, x):
-    result = np.zeros_like(x)
-    for c in coeffs:
-        result = result * x + c
-    return result
 
 
 def test_short_loop_over_large_arrays_is_unrolled():

@@ -94,21 +94,30 @@ def current_trace() -> Trace | None:
 
 
 def constant(value: np.ndarray) -> ir.Value:
-    """A dense (or splat) StableHLO constant for a NumPy array."""
+    """A StableHLO constant for a NumPy array: a splat attribute or a broadcast 0-d
+    constant when every element is the same (no per-element data in the module),
+    else a dense attribute."""
     value = np.asarray(value)
     ttype = tensor_type(value.shape, value.dtype)
-    if value.size > 1 and value.dtype.kind in "iuf" and _is_splat(value) and not (
-            value.dtype.kind == "u" and int(value.flat[0]) >= 2 ** 63):
-        attr = ir.DenseElementsAttr.get_splat(ttype, _scalar_attr(value.flat[0], value.dtype))
-    else:
-        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=ttype.element_type,
-                                        shape=list(value.shape))
+    if value.size > 1 and _is_splat(value):
+        first = value.reshape(-1)[0]
+        if value.dtype.kind in "iuf" and not (value.dtype.kind == "f" and np.isnan(first)) \
+                and not (value.dtype.kind == "u" and int(first) >= 2 ** 63):
+            attr = ir.DenseElementsAttr.get_splat(ttype, _scalar_attr(first, value.dtype))
+            return stablehlo.ConstantOp(attr).result
+        return stablehlo.BroadcastInDimOp(ttype, constant(np.array(first, value.dtype)),
+                                          []).result
+    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=ttype.element_type,
+                                    shape=list(value.shape))
     return stablehlo.ConstantOp(attr).result
 
 
 def _is_splat(value):
-    first = value.flat[0]
-    return bool(np.all(value == first)) and not (value.dtype.kind in "fc" and np.isnan(first))
+    """Every element has the same bits (so -0.0 differs from 0.0, and NaNs match)."""
+    if not any(value.strides):          # a broadcast scalar: no need to look
+        return True
+    rows = np.ascontiguousarray(value).reshape(-1).view(np.uint8).reshape(value.size, -1)
+    return bool((rows == rows[0]).all())
 
 
 def _scalar_attr(x, dtype):

@@ -69,9 +69,9 @@ def broadcast_to_shape(x: AbstractArray, shape) -> AbstractArray:
                                  f"into shape {shape}")
     c = x.const
     if c is not None and c.size == 1:
-        out = AbstractArray.from_const(np.broadcast_to(c, shape).copy(), weak=x.weak)
-        out.deps = x.deps
-        return out
+        # a read-only broadcast view: no per-element memory, emitted as a splat
+        return AbstractArray(shape, c.dtype, const=np.broadcast_to(c.reshape(()), shape),
+                             weak=x.weak, deps=x.deps)
     # broadcast_in_dim expands size-1 axes itself; operand axes map to trailing axes.
     out = S.broadcast_in_dim(x, shape=shape, dims=tuple(range(len(shape) - x.ndim, len(shape))))
     out.weak = x.weak

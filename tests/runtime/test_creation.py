@@ -287,3 +287,20 @@ def copies_of_constants():
 
 def test_copy_of_constant():
     check(copies_of_constants)
+
+
+def constants_of_one_value(x):
+    zeros = np.array([0.0, -0.0, 0.0])
+    return x * 0.5 + 2.0, np.full(3, np.nan) + x[:3], 1.0 / (zeros + 0.0 * x[:3]), \
+        np.full(4, 1 + 2j) * x[:4]
+
+
+def test_broadcast_constants_stay_splats_and_keep_their_bits():
+    x = np.linspace(-1.0, 1.0, 200_000)
+    text = jit(constants_of_one_value).lower(x).as_text()
+    assert len(text) < 20_000        # no per-element constant data in the module
+    with np.errstate(divide="ignore"):
+        expected = constants_of_one_value(x)
+    for e, g in zip(expected, jit(constants_of_one_value)(x)):
+        assert e.dtype == g.dtype
+        np.testing.assert_array_equal(g, e)     # -0.0 gives -inf, NaNs stay NaN

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from . import journal
 from .abstract import AbstractArray
-from .hlo.types import tensor_type
+from .hlo.types import element_count, tensor_type
 from .pytree import flatten
 from .trace import current_trace
 
@@ -54,9 +53,8 @@ class Body:
 
     def largest_value(self):
         """The element count of the largest array an op of this block computes."""
-        sizes = [int(np.prod(t.shape)) for op in self.block.operations for r in op.results
-                 if isinstance(t := r.type, ir.RankedTensorType)]
-        return max(sizes, default=0)
+        return max((element_count(r.type) or 0 for op in self.block.operations
+                    for r in op.results), default=0)
 
     def emit(self, fn):
         """Run `fn()` with this block as the insertion point (e.g. casts of results)."""

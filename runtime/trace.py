@@ -100,7 +100,7 @@ def constant(value: np.ndarray) -> ir.Value:
     value = np.asarray(value)
     ttype = tensor_type(value.shape, value.dtype)
     if value.size > 1 and _is_splat(value):
-        first = value.reshape(-1)[0]
+        first = value.flat[0]
         if value.dtype.kind in "iuf" and not (value.dtype.kind == "f" and np.isnan(first)) \
                 and not (value.dtype.kind == "u" and int(first) >= 2 ** 63):
             attr = ir.DenseElementsAttr.get_splat(ttype, _scalar_attr(first, value.dtype))

@@ -50,3 +50,13 @@ def hlo_type_name(dtype) -> str:
     if dtype == np.bool_:
         return "pred"
     return {"f": "f", "i": "i", "u": "u", "c": "c"}[dtype.kind] + str(dtype.itemsize * 8)
+
+
+def element_count(t) -> int | None:
+    """Elements of a ranked tensor type (None for tokens, tuples and unranked types)."""
+    if not isinstance(t, ir.RankedTensorType):
+        return None
+    n = 1
+    for d in t.shape:
+        n *= d
+    return n

@@ -15,7 +15,7 @@ from transpiler.errors import UnsupportedOperationError, UnsupportedSyntaxError
 
 from .. import journal
 from ..abstract import AbstractArray, is_abstract
-from ..hlo.types import tensor_type
+from ..hlo.types import element_count, tensor_type
 from ..pytree import unflatten
 from ..regions import trace_body
 from ..trace import current_trace
@@ -186,8 +186,7 @@ _NOT_INLINED = frozenset({"stablehlo.custom_call", "stablehlo.while", "stablehlo
 def _inline_as_select(pred, bodies):
     """The branch values as `select(pred, true, false)` with both branches' ops moved
     in front of it, when both are small and side-effect free; else None."""
-    blocks = [b.block for b in bodies]
-    if not all(_cheap(block) for block in blocks):
+    if not all(_cheap(b.block) for b in bodies):
         return None
     ends = []
     for b in bodies:
@@ -207,14 +206,9 @@ def _cheap(block):
         if op.name in _NOT_INLINED:
             return False
         values = op.operands if op.name == "stablehlo.return" else op.results
-        if not all(_small(v.type) for v in values):
+        if not all((element_count(v.type) or np.inf) <= SELECT_MAX_ELEMENTS for v in values):
             return False
     return True
-
-
-def _small(t):
-    return isinstance(t, ir.RankedTensorType) and \
-        int(np.prod(t.shape)) <= SELECT_MAX_ELEMENTS
 
 
 def _ambiguous_alias(bodies, k):

@@ -49,28 +49,21 @@ def make(executable, device, upload, n_args, finish):
         return None
 
     swap, restore = state.swap_local, state.set_local
-    if state._update_thread_local_hook is None:
-        def run(args):
-            # `with jax.enable_x64(True)` without building a context manager per call
-            prev = swap(True)
-            try:
-                outs = call(*args)
-            finally:
-                restore(prev)
-            return finish(outs)
-        return run
+    hook = state._update_thread_local_hook   # None in the pinned JAX versions
 
-    def run_with_hook(args):  # pragma: no cover - JAX versions with a Python hook
+    def run(args):
+        # `with jax.enable_x64(True)` without building a context manager per call
         prev = swap(True)
-        hook = state._update_thread_local_hook
-        hook(True)
+        if hook:
+            hook(True)
         try:
             outs = call(*args)
         finally:
             restore(prev)
-            hook(None if prev is unset else prev)
+            if hook:
+                hook(None if prev is unset else prev)
         return finish(outs)
-    return run_with_hook
+    return run
 
 
 def _unused(*args):  # pragma: no cover - the dispatcher needs a Python function object

@@ -18,7 +18,7 @@ from . import journal as _journal
 
 class AbstractArray:
     __slots__ = ("_ir", "_const", "shape", "dtype", "weak", "deps", "_view", "_version",
-                 "_born", "_alias_of", "_range", "__weakref__")
+                 "_born", "_alias_of", "_alias_bases", "_switch", "_range", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, shape, dtype, *, ir=None, const=None, weak=False, deps=frozenset()):
@@ -34,6 +34,12 @@ class AbstractArray:
         # set when this handle may or may not be the same array as another one,
         # depending on data (`y = x; if c: y = x + 1`): writing through it is refused
         self._alias_of = None
+        # with `_alias_of`: ((root handle, its version then), ...) of the arrays it may
+        # be; reading it after one of them was written is refused (see `mark_ambiguous`)
+        self._alias_bases = None
+        # (fresh, ((cond, existing handle), ...)): a region's result that *is* each
+        # existing handle where its cond holds, else the new array `fresh` (see `switch`)
+        self._switch = None
         # (lo, hi): static bounds of a traced integer (loop indices), so indexing with
         # it needs neither negative-index wrapping nor a bounds check
         self._range = None
@@ -54,18 +60,49 @@ class AbstractArray:
         first = fwd(base)
         view = cls(first.shape, first.dtype, ir=first._ir, const=first._const,
                    weak=first.weak, deps=first.deps)
-        view._view = (base, fwd, bwd, base._version)
+        view._view = (base, fwd, bwd, base._stamp())
         return view
 
+    @classmethod
+    def switch(cls, fresh: "AbstractArray", options):
+        """The result of a data-dependent region that is an existing array on some paths
+        (`if c: y = x` / `return x`, or a view of it) and a new one (`fresh`, the
+        region's merged value) on the others. `options`: ((cond, existing handle), ...),
+        conds are traced bools that hold on exclusive paths. Reading it selects the
+        *current* value of the array the path chose, so it sees later in-place updates
+        as NumPy's alias would; writing it writes each existing array where its path
+        was taken, and `fresh` (private to this handle) on the others."""
+        h = cls(fresh.shape, fresh.dtype, ir=fresh._ir, weak=fresh.weak, deps=fresh.deps)
+        h._switch = (fresh, tuple(options))
+        return h
+
     # --- state ------------------------------------------------------------------------
+    def _stamp(self):
+        """Changes whenever this handle's value may have changed (views compare it)."""
+        if self._switch is None:
+            return self._version
+        fresh, options = self._switch
+        for _, o in options:
+            o._refresh() if o._view is not None else None
+        return (self._version, fresh._version) + tuple(o._stamp() for _, o in options)
+
+    def _selected(self):
+        from .numpy.registry import dispatch
+        fresh, options = self._switch
+        value = fresh
+        for cond, o in options:
+            value = dispatch(np.where, (cond, o, value), {})
+        return value
+
     def _refresh(self):
         base, fwd, bwd, seen = self._view
         base._refresh() if base._view is not None else None
-        if base._version != seen:
+        stamp = base._stamp()
+        if stamp != seen:
             fresh = fwd(base)
             _journal.record(self, False)
             self._ir, self._const, self.deps = fresh._ir, fresh._const, fresh.deps
-            self._view = (base, fwd, bwd, base._version)
+            self._view = (base, fwd, bwd, stamp)
             self._version += 1   # views of this view must refresh too
 
     @property
@@ -73,6 +110,10 @@ class AbstractArray:
         """The MLIR value (constants are materialised where they are used)."""
         if self._view is not None:
             self._refresh()
+        if self._alias_bases is not None:
+            _check_not_stale(self)
+        if self._switch is not None:
+            return self._selected().ir
         if self._ir is not None:
             return self._ir
         from .trace import constant
@@ -83,6 +124,10 @@ class AbstractArray:
         """The NumPy value when it is known at staging time, else None."""
         if self._view is not None:
             self._refresh()
+        if self._alias_bases is not None:
+            _check_not_stale(self)
+        if self._switch is not None:
+            return self._selected().const
         return self._const
 
     @property
@@ -96,6 +141,15 @@ class AbstractArray:
             _refuse_ambiguous_alias(self._alias_of)
         self._range = None
         new = broadcast_to_shape(cast_to(new, self.dtype), self.shape)
+        if self._switch is not None:
+            from .numpy.registry import dispatch
+            fresh, options = self._switch
+            for cond, o in options:
+                o.assign(dispatch(np.where, (cond, new, o), {}))
+            fresh.assign(new)
+            self.deps = self.deps | new.deps
+            self._version += 1
+            return
         if self._view is not None:
             base, fwd, bwd, _ = self._view
             base.assign(bwd(base, new))
@@ -265,12 +319,55 @@ for _py, _np in {"neg": "negative", "pos": "positive", "abs": "absolute",
 
 def _refuse_ambiguous_alias(where):
     from transpiler.errors import UnsupportedOperationError
+    made = "" if where != "loop" else " (or a view the loop made of an array from outside it)"
     raise UnsupportedOperationError(
-        f"this array is the same array as another variable on some paths of the "
-        f"data-dependent {where} and a new array on others, so an in-place update would "
-        "change the other variable only sometimes; that cannot be compiled",
+        f"after the data-dependent {where}, this array may be the same array as another "
+        f"variable{made} on some paths and a new array on others, so an in-place update "
+        "would change the other variable only sometimes; that cannot be compiled",
         hint="copy it before updating in place (y = y.copy()), or write y = y + v "
              "instead of y += v")
+
+
+def root_of(x: AbstractArray) -> AbstractArray:
+    """The array a chain of views ends in (the one that owns the memory)."""
+    while x._view is not None:
+        x = x._view[0]
+    return x
+
+
+def mark_ambiguous(handle, where, candidates):
+    """`handle` (a region's result) is one of the existing arrays `candidates` on some
+    paths and a new array on others. Writing through it is refused (see `assign`), and
+    so is reading it after one of the candidates was written: the staged value is a
+    copy taken at the end of the region and would miss the write, where NumPy's alias
+    sees it."""
+    bases = {}
+    stack = list(candidates)
+    while stack:
+        c = stack.pop()
+        for root, version in (c._alias_bases or ()):
+            bases.setdefault(id(root), (root, version))
+        root = root_of(c)
+        if root._switch is not None:
+            stack.extend(o for _, o in root._switch[1])
+        else:
+            bases.setdefault(id(root), (root, root._version))
+    handle._alias_of = where
+    handle._alias_bases = tuple(bases.values())
+
+
+def _check_not_stale(handle):
+    for root, version in handle._alias_bases:
+        if root._version != version:
+            from transpiler.errors import UnsupportedOperationError
+            handle._alias_bases = None      # refused once; the error may be caught
+            raise UnsupportedOperationError(
+                f"after the data-dependent {handle._alias_of}, this array may be the same "
+                "array as another variable on some paths and a new array on others; that "
+                "other array was then updated in place, so whether this one sees the "
+                "update depends on data; that cannot be compiled",
+                hint="copy it where it is assigned (y = x.copy()) so it never shares "
+                     "memory with another variable, or read the other variable instead")
 
 
 def is_abstract(x) -> bool:

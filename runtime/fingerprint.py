@@ -1,10 +1,12 @@
 """Stable digests of what a compiled executable depends on, for the disk cache.
 
 In-memory caches can key on object identity; a cache shared between processes needs
-digests that survive a restart: the function's source, the values of its closure cells,
-defaults and referenced globals (arrays by content), the signature, the device, and
-the versions of npxla (its own source), JAX, jaxlib, NumPy and Python. User helpers
-that staging converted are recorded with their own digests and re-checked on load.
+digests that survive a restart: the function's source and defaults, the signature, the
+device, the versions of npxla (its own source), JAX, jaxlib, NumPy and Python, and
+everything the code reads from its environment (globals, closure cells, module and
+class attributes, helpers: `guards.Environment.digest`, built from the same capture
+as the per-call guard). User helpers that staging converted are recorded with their
+own digests and re-checked on load.
 """
 from __future__ import annotations
 
@@ -64,7 +66,8 @@ def _refuse():
 
 
 def function_digest(fn) -> str:
-    """Source, closure, defaults and referenced global values of `fn`."""
+    """Name, source and defaults of `fn` (what it reads from globals and cells is
+    digested by `guards.Environment.digest`)."""
     if not isinstance(fn, types.FunctionType):
         raise Unstable("not a Python function")
     h = hashlib.sha256()
@@ -73,28 +76,9 @@ def function_digest(fn) -> str:
     except (OSError, TypeError):
         raise Unstable("no source") from None
     h.update(f"{fn.__module__}.{fn.__qualname__}\n{source}".encode())
-    for cell in fn.__closure__ or ():
-        try:
-            value_digest(cell.cell_contents, h)
-        except ValueError:
-            h.update(b"empty-cell;")
     value_digest(fn.__defaults__, h)
     value_digest(fn.__kwdefaults__, h)
-    g = fn.__globals__
-    for name in sorted(_global_names(fn.__code__)):
-        if name in g:
-            h.update(name.encode())
-            value_digest(g[name], h)
     return h.hexdigest()
-
-
-def _global_names(code):
-    names, stack = set(), [code]
-    while stack:
-        c = stack.pop()
-        names.update(c.co_names)
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return names
 
 
 @functools.lru_cache(maxsize=1)

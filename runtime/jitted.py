@@ -1,25 +1,33 @@
 """The compiled callable: signature -> cached executable -> NumPy results.
 
-The per-call path does only: flatten, build the key, one dict lookup, upload,
-execute, download. Everything else happens once per signature in `_build`.
+The per-call path does only: flatten, build the key, one dict lookup, run the
+variant's guard (see `guards`: what the program read from its environment still holds;
+it returns the implicit array inputs), upload, execute, download. Everything else
+happens once per signature and environment in `_build`, under a per-signature lock so
+that threads calling a fresh function at once compile it once.
 """
 from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import types
 
 import numpy as np
 
-from transpiler.errors import ConcretizationError, InternalCompilerError, TranspileError
+from transpiler.errors import (ConcretizationError, InternalCompilerError, Location,
+                               RecursionDepthError, TranspileError,
+                               UnsupportedOperationError)
 from transpiler.pyct.origin import innermost_module, locate
 
 from . import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
 from .operators.printing import execute as execute_with_callbacks
 from .pytree import check_static, flatten, leaf_key, unflatten
-from . import persist
+from .forwarding import caller_location, forwarder, is_forwarder_file
+from . import guards, persist
 from .numpy.errorflags import raise_for
 from .operators import loops
+from . import staging
 from .staging import stage
 from .trace import current_trace
 from .xla import devices, fastcall
@@ -30,6 +38,8 @@ _np_registry.load_all()
 _SPECIALISABLE = (int, bool)
 _PY_SCALARS = frozenset({int, float, bool, complex})
 _MAX_SPECIALISE_RETRIES = 8
+_MAX_VARIANTS = 8              # environments kept per signature
+_LOCKS = threading.Lock()      # creates the per-function lock tables
 
 
 class Compiled:
@@ -124,6 +134,15 @@ class Specialised:
         self.table = {}
 
 
+class Variant:
+    """One environment a signature was compiled for: its guard (None when the program
+    reads nothing from its environment) and the Compiled (or Specialised table)."""
+    __slots__ = ("guard", "entry", "by_value")
+
+    def __init__(self, guard, entry, by_value):
+        self.guard, self.entry, self.by_value = guard, entry, by_value
+
+
 class JittedFunction:
     def __init__(self, fn, *, static_argnums=(), static_argnames=(), device=None,
                  output="numpy"):
@@ -133,7 +152,11 @@ class JittedFunction:
         self.__name__ = getattr(fn, "__name__", "jitted")
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
         self.__doc__ = getattr(fn, "__doc__", None)
-        self._fn = fn
+        if not callable(fn):
+            raise TypeError(f"jit expects a function, got {type(fn).__name__}")
+        # bound methods, NumPy functions, ufuncs, builtins, partials: staged through a
+        # Python function calling them (see `forwarding`)
+        self._fn = fn if isinstance(fn, types.FunctionType) else forwarder(fn)
         self._device_spec = device
         self._output = output
         self._converted = None
@@ -183,7 +206,8 @@ class JittedFunction:
     def converted(self):
         if self._converted is None:
             from transpiler.conversion import convert
-            self._converted = convert(self._fn)
+            with staging.LOCK:
+                self._converted = convert(self._fn)
         return self._converted
 
     @property
@@ -193,9 +217,11 @@ class JittedFunction:
     # --- calling ---------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         # Fast path: positional NumPy arrays only (the common legacy call), keyed by
-        # shapes and dtypes without building a tree definition.
+        # shapes and dtypes without building a tree definition. The entry's guard (None:
+        # the program reads nothing from its environment) re-checks what the program
+        # baked in and gives the implicit array inputs.
         if not kwargs and self._fast_ok:
-            key = [self._globals_key() if self._global_names else ()]
+            key = []
             for a in args:         # a loop: faster than a comprehension here
                 t = type(a)
                 if t is np.ndarray:
@@ -206,96 +232,173 @@ class JittedFunction:
                 else:
                     break
             else:
-                runner = self._fast.get(tuple(key))
-                if runner is not None:
-                    return runner(args)
+                entry = self._fast.get(tuple(key))
+                if entry is not None:
+                    guard, runner = entry
+                    if guard is None:
+                        return runner(args)
+                    extra = guard(args)
+                    if extra is not None:
+                        return runner(args + extra)
         if current_trace() is not None:      # called from code being staged: inline it
             return self.converted(*args, **kwargs)
         args, kwargs = self._mark_static(args, kwargs)
         leaves: list = []
         treedef = flatten((args, kwargs), leaves)
-        key = (treedef, tuple(map(leaf_key, leaves)), self._globals_key())
-        entry = self._cache.get(key)
-        if type(entry) is Specialised:
-            entry = entry.table.get(tuple(leaves[i] for i in entry.positions))
-        if entry is None:
-            entry = self._build(key, args, kwargs, leaves)
-            if not kwargs and type(self._cache.get(key)) is Compiled and \
-                    all(type(a) is np.ndarray or type(a) in _PY_SCALARS for a in args) and \
-                    entry._plain and self._output == "numpy" and \
-                    len(entry.param_leaves) == len(args):
-                fast = [key[2]]
-                for a in args:
-                    fast += [a.shape, a.dtype] if type(a) is np.ndarray else [type(a)]
-                self._fast[tuple(fast)] = entry.fast_runner(len(args))
-        return entry.run(leaves, self._output)
+        key = (treedef, tuple(map(leaf_key, leaves)))
+        hit = self._lookup(key, args, kwargs, leaves) or self._build(key, args, kwargs, leaves)
+        variant, entry, extra = hit
+        if not kwargs and type(variant.entry) is Compiled and entry._plain and \
+                self._output == "numpy" and self._fast_ok and \
+                len(entry.param_leaves) == len(args) + len(extra) and \
+                all(type(a) is np.ndarray or type(a) in _PY_SCALARS for a in args):
+            fast = []
+            for a in args:
+                fast += [a.shape, a.dtype] if type(a) is np.ndarray else [type(a)]
+            self._fast[tuple(fast)] = (variant.guard, entry.fast_runner(len(args) + len(extra)))
+        return entry.run(leaves + list(extra) if extra else leaves, self._output)
 
-    def _globals_key(self):
-        """Values of the globals the function reads that staging bakes in as constants
-        (scalars by value, arrays by identity/shape/dtype): changing one recompiles."""
-        names = self._global_names
-        if names is None:
-            names = self._global_names = _referenced_globals(self._fn)
-        if not names:
-            return ()
-        g = self._fn.__globals__
-        return tuple(_fingerprint(g.get(n)) for n in names)
+    def _lookup(self, key, args, kwargs, leaves):
+        """(variant, Compiled, implicit inputs) of the first variant of `key` whose guard
+        holds, or None."""
+        for variant in self._cache.get(key, ()):
+            extra = () if variant.guard is None else variant.guard(args, kwargs)
+            if extra is None:
+                continue
+            entry = variant.entry
+            if type(entry) is Specialised:
+                entry = entry.table.get(tuple(leaves[i] for i in entry.positions))
+                if entry is None:
+                    continue
+            return variant, entry, extra
+        return None
+
+    def _lock_for(self, key):
+        """The lock under which signature `key` is built: threads calling a fresh function
+        at once compile it once; different signatures compile in parallel."""
+        locks = self.__dict__.get("_build_locks")
+        if locks is None:
+            with _LOCKS:
+                locks = self.__dict__.setdefault("_build_locks", {})
+        lock = locks.get(key)
+        if lock is None:
+            with _LOCKS:
+                lock = locks.setdefault(key, threading.RLock())
+        return lock
 
     def _build(self, key, args, kwargs, leaves):
-        device = self.device
-        disk_key = persist.signature_key(self._fn, self._options(), device, key)
-        hit = persist.load(disk_key, leaves, device)
-        if hit is not None:
-            staged, exe, positions = hit
-            compiled = Compiled(staged, device, exe)
-        else:
-            staged, positions = self._stage(args, kwargs, leaves)
-            compiled = Compiled(staged, device)
-            compiled.executable  # compile now so errors surface at the first call
-            persist.save(disk_key, leaves, device, staged, compiled.executable, positions,
-                         self._fn)
+        with self._lock_for(key):
+            hit = self._lookup(key, args, kwargs, leaves)    # built meanwhile
+            if hit is not None:
+                return hit
+            env = self._environment(args, kwargs)
+            device = self.device
+            disk_key = persist.signature_key(self._fn, self._options(), device, key, env)
+            hit = persist.load(disk_key, leaves, device, env)
+            if hit is not None:
+                staged, exe, positions = hit
+                compiled = Compiled(staged, device, exe)
+            else:
+                staged, positions = self._stage(args, kwargs, leaves, env)
+                compiled = Compiled(staged, device)
+                compiled.executable  # compile now so errors surface at the first call
+                persist.save(disk_key, leaves, device, staged, compiled.executable,
+                             positions, self._fn, env)
+            writes = bool(staged.writeback)
+            if writes and any(a is leaf for a in env.traced() for leaf in leaves):
+                raise self._at_definition(UnsupportedOperationError(
+                    "an array the function reads from its environment (a global, a "
+                    "closure variable, an attribute) is also passed as an argument, and "
+                    "the function updates arrays in place: the two would not see each "
+                    "other's updates", hint="use the argument only"))
+            variant = self._install(key, env, compiled, positions, leaves, writes, args,
+                                    kwargs)
+            return variant, compiled, tuple(env.traced())
+
+    def _install(self, key, env, compiled, positions, leaves, writes, args, kwargs):
+        """Add `compiled` to the variants of `key` (newest first, at most
+        _MAX_VARIANTS: an environment that keeps changing keeps recompiling)."""
+        by_value = env.by_value()
+        variants = self._cache.get(key, ())
         if positions:
-            spec = self._cache.get(key)
-            if type(spec) is not Specialised:
-                spec = self._cache[key] = Specialised(positions)
-            spec.table[tuple(leaves[i] for i in spec.positions)] = compiled
+            positions = tuple(sorted(positions))
+            values = tuple(leaves[i] for i in positions)
+            for v in variants:
+                if type(v.entry) is Specialised and v.entry.positions == positions and \
+                        v.by_value == by_value and \
+                        (v.guard is None or v.guard(args, kwargs) is not None):
+                    v.entry.table[values] = compiled
+                    return v
+            entry = Specialised(positions)
+            entry.table[values] = compiled
         else:
-            self._cache[key] = compiled
-        return compiled
+            entry = compiled
+        variant = Variant(None if env.trivial else env.guard(writes), entry, by_value)
+        self._cache[key] = (variant,) + variants[:_MAX_VARIANTS - 1]
+        return variant
 
     def _options(self):
         return (tuple(sorted(self._static_argnums)), tuple(sorted(self._static_argnames)),
                 self._output)
 
-    def _stage(self, args, kwargs, leaves):
+    def _environment(self, args, kwargs):
+        """What the program will read from its environment (see `guards`)."""
+        try:
+            return guards.Environment(self._fn, args, kwargs)
+        except TranspileError as e:
+            raise self._at_definition(e) from None
+
+    def _at_definition(self, err):
+        """`err` located at the function's definition (it is about the whole function)."""
+        code = self._fn.__code__
+        return err.with_location(Location(code.co_filename, code.co_firstlineno)) \
+            .with_traceback(None)
+
+    def _stage(self, args, kwargs, leaves, env=None):
         """Stage, retrying when code needs a traced value as a Python value: Python
-        int/bool arguments are then specialised on their value, and loops over a static
-        range whose index is needed are unrolled."""
+        int/bool arguments are then specialised on their value, implicit arrays baked
+        in by value, and loops over a static range whose index is needed are
+        unrolled."""
+        if env is None:
+            env = self._environment(args, kwargs)
         static: set = set()
         unrolled: set = set()
         for _ in range(_MAX_SPECIALISE_RETRIES):
+            implicit = env.traced()
+            bind = env.binder(self.converted) if implicit else None
             try:
-                with loops.unrolling(unrolled):
-                    return stage(self.converted, args, kwargs, frozenset(static)), static
+                with staging.LOCK:
+                    staged = stage(self.converted, args, kwargs, frozenset(static),
+                                   implicit=implicit, bind=bind,
+                                   unrolled=frozenset(unrolled))
             except (ConcretizationError, loops.ContainerMutation) as e:
-                if self._widen_static(e, leaves, static, unrolled):
+                if self._widen_static(e, leaves + implicit, static, unrolled, env,
+                                      len(leaves)):
                     continue
                 raise _located(e, e.__traceback__) from None
             except TranspileError as e:
                 raise _located(e, e.__traceback__) from None
             except Exception as e:
                 raise _classify(e) from None
+            try:
+                env.check_unchanged()
+            except TranspileError as e:
+                raise self._at_definition(e) from None
+            return staged, static
         raise InternalCompilerError("automatic specialisation did not converge")
 
     @staticmethod
-    def _widen_static(err, leaves, static, unrolled):
-        """Make what `err` needs static; False when that is impossible."""
+    def _widen_static(err, leaves, static, unrolled, env=None, n_explicit=None):
+        """Make what `err` needs static; False when that is impossible. Leaves from
+        `n_explicit` on are `env`'s implicit arrays: those are baked in by value."""
         wanted = set(err.deps)
         tokens = {d for d in wanted if type(d) is loops.LoopToken and d.code not in unrolled}
         for t in tokens:     # a traced trip count: specialising its inputs may help
             wanted |= t.count_deps
         wanted -= static
         args = {d for d in wanted if type(d) is int}
+        implicit = {d for d in args if n_explicit is not None and d >= n_explicit}
+        args -= implicit
         dynamic = [t for t in tokens if not t.static]
         if dynamic:
             err.hint = (f"the value depends on the index of the loop at {dynamic[0].where}, "
@@ -303,8 +406,10 @@ class JittedFunction:
                         "independent of the index (e.g. use a mask with np.where)")
         if any(type(leaves[i]) not in _SPECIALISABLE for i in args):
             return False
-        if args:
+        if args or implicit:
             static |= args
+            for i in sorted(implicit, reverse=True):    # later indices first: stable
+                env.pin(i - n_explicit)
             return True
         if dynamic:
             return False
@@ -356,38 +461,13 @@ class Lowered:
         return self._compiled
 
 
-_VALUE_TYPES = (int, float, bool, complex, str, bytes, type(None))
-
-
-def _referenced_globals(fn):
-    """Global names read by `fn` (and nested code) that hold values, not modules."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return ()
-    names, stack = set(), [code]
-    while stack:
-        c = stack.pop()
-        names.update(c.co_names)
-        stack.extend(k for k in c.co_consts if hasattr(k, "co_names"))
-    g = fn.__globals__
-    return tuple(sorted(n for n in names if n in g and (
-        isinstance(g[n], _VALUE_TYPES + (tuple, np.ndarray, np.generic)))))
-
-
-def _fingerprint(value):
-    if isinstance(value, np.ndarray):
-        return (id(value), value.shape, value.dtype)
-    if isinstance(value, _VALUE_TYPES + (np.generic,)):
-        return (type(value), value)
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        return id(value)
-
-
 def _located(err: TranspileError, tb):
-    return err.with_location(locate(tb)).with_traceback(None)
+    """`err` at the innermost user line in `tb`, else at the line that called the jitted
+    function (an argument refused before any user code ran)."""
+    where = locate(tb)
+    if where is None or is_forwarder_file(where.file):
+        where = caller_location()
+    return err.with_location(where).with_traceback(None)
 
 
 def _classify(exc: Exception):
@@ -395,7 +475,19 @@ def _classify(exc: Exception):
     failures inside MLIR/jaxlib are npxla bugs and must not leak raw."""
     tb = exc.__traceback__
     where = locate(tb)
+    if where is None or is_forwarder_file(where.file):
+        where = caller_location()
     module = innermost_module(tb)
+    if isinstance(exc, RecursionError):
+        return RecursionDepthError(
+            "staging went deeper than Python's recursion limit (a recursive function is "
+            "staged by inlining every level)", location=where).with_traceback(None)
+    if "RESOURCE_EXHAUSTED" in str(exc).split(":", 1)[0]:
+        exc = MemoryError(f"the device ran out of memory: {str(exc).splitlines()[0]}")
+    if isinstance(exc, MemoryError):      # NumPy's or `memory.check`'s: the user's sizes
+        if where is not None:
+            exc.add_note(where.render())
+        return exc.with_traceback(None)
     if module.startswith(("jaxlib", "jax.", "runtime.primitives", "runtime.hlo")) or \
             type(exc).__module__.startswith(("jaxlib", "jax")):
         return InternalCompilerError(

@@ -6,11 +6,34 @@ values that live inside the region, so they must not leak out: when the region e
 handles are restored, and the ones that were *assigned* become extra region results that
 the caller writes back. Handles created inside the region (`_born >= scope.serial`) are
 the region's own temporaries and are not recorded.
+
+The state (the newest stamp and the open scopes) lives on the current `Trace`, never in
+module globals: threads that stage at the same time each have their own trace.
+`journal.serial` and `journal._scopes` still read as module attributes (the current
+trace's; 0 and no scopes outside any trace).
 """
 from __future__ import annotations
 
-serial = 0          # stamp given to new handles (see AbstractArray._born)
-_scopes: list = []
+from .trace import current_trace
+
+
+class _Idle:
+    """The state outside any trace: nothing is journaled."""
+    serial = 0
+    scopes: list = []
+
+
+def _state():
+    trace = current_trace()
+    return _Idle if trace is None else trace
+
+
+def __getattr__(name):
+    if name == "serial":          # stamp given to new handles (see AbstractArray._born)
+        return _state().serial
+    if name == "_scopes":
+        return _state().scopes
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Scope:
@@ -34,9 +57,10 @@ class Scope:
 
 def record(handle, assigned: bool):
     """Called by a handle just before its state changes."""
-    if not _scopes:
+    scopes = _state().scopes
+    if not scopes:
         return
-    scope = _scopes[-1]
+    scope = scopes[-1]
     if handle._born >= scope.serial:
         return
     entry = scope.entries.get(id(handle))
@@ -47,15 +71,25 @@ def record(handle, assigned: bool):
         entry[2] = True
 
 
+def stamp() -> int:
+    """Start a new generation: every handle created after this call has `_born` >= the
+    returned stamp, every handle that exists now has `_born` < it (a loop uses this to
+    tell the arrays it was given from the ones its iterations made)."""
+    trace = current_trace()
+    trace.serial += 1
+    return trace.serial
+
+
 def push() -> Scope:
-    global serial
-    serial += 1
-    scope = Scope(serial)
-    _scopes.append(scope)
+    trace = current_trace()
+    trace.serial += 1
+    scope = Scope(trace.serial)
+    trace.scopes.append(scope)
     return scope
 
 
 def pop(scope: Scope):
-    assert _scopes and _scopes[-1] is scope
-    _scopes.pop()
+    scopes = current_trace().scopes
+    assert scopes and scopes[-1] is scope
+    scopes.pop()
     scope.restore()

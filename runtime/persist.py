@@ -1,10 +1,13 @@
 """Executables that survive the process: the disk side of a JittedFunction's cache.
 
 The in-memory cache keys on object identities; here the key is a digest of everything
-known before staging (see `fingerprint`). What is only known after staging (the user
-helpers it converted, the Python ints it specialised) is stored as a small list of
-variants under that key; each variant names the executable's own entry. Anything that
-cannot be described stably (an object without a stable digest, a program with host
+known before staging (see `fingerprint`), including the captured environment (see
+`guards.Environment.digest`: the values of the globals, module and class attributes,
+closure cells and helpers the code reads, so `x * conf.SCALE` misses after conf.py
+changes). What is only known after staging (the user helpers it converted, the Python
+ints it specialised, the implicit arrays it needed by value) is stored as a small list
+of variants under that key; each variant names the executable's own entry. Anything
+that cannot be described stably (an object without a stable digest, a program with host
 callbacks, a helper defined inside another function) is simply not persisted.
 """
 from __future__ import annotations
@@ -30,14 +33,17 @@ def store():
     return _store
 
 
-def signature_key(fn, options, device, memory_key):
-    """Digest for one signature of `fn`, or None when it has no stable description."""
-    treedef, leaf_keys, _ = memory_key
+def signature_key(fn, options, device, memory_key, env=None):
+    """Digest for one signature of `fn` in environment `env`, or None when it has no
+    stable description."""
+    treedef, leaf_keys = memory_key[:2]
     h = hashlib.sha256()
     try:
         h.update(fingerprint.environment_digest().encode())
         h.update(fingerprint.function_digest(fn).encode())
         fingerprint.value_digest((options, treedef, leaf_keys), h)
+        if env is not None:
+            env.digest(h)
     except fingerprint.Unstable:
         return None
     h.update(f"{device.platform}:{getattr(device, 'device_kind', '')}".encode())
@@ -47,48 +53,58 @@ def signature_key(fn, options, device, memory_key):
 _MAX_VARIANTS = 8
 
 
-def _sub_key(key, deps, values):
+def _sub_key(key, deps, values, by_value=()):
     h = hashlib.sha256(key.encode())
     try:
-        fingerprint.value_digest((deps, tuple(values)), h)
+        fingerprint.value_digest((deps, tuple(values), tuple(by_value)), h)
     except fingerprint.Unstable:
         return None
     return h.hexdigest()
 
 
-def load(key, leaves, device):
+def load(key, leaves, device, env=None):
     """(staged, executable, positions) from disk, or None.
 
-    The record under `key` lists variants: the helpers (with digests) staging converted
-    and the positions of specialised Python scalars. A variant whose helpers still
-    match and whose specialised values are these leaves' names the executable's key."""
+    The record under `key` lists variants: the helpers (with digests) staging converted,
+    the positions of specialised Python scalars and the implicit arrays baked in by
+    value. A variant whose helpers still match and whose specialised values are these
+    leaves' (and these arrays' contents) names the executable's key; `env` is then
+    told which arrays the executable bakes in."""
     cache = store()
     if cache is None or key is None:
         return None
     for variant in _read(cache, key) or ():
-        deps, positions = variant
+        deps, positions, labels = variant if len(variant) == 3 else variant + ((),)
         if not all(map(fingerprint.dependency_holds, deps)):
             continue
-        sub = _sub_key(key, deps, [leaves[i] for i in positions])
+        contents = env.contents(labels) if env is not None else ()
+        if contents is None:
+            continue
+        sub = _sub_key(key, deps, [leaves[i] for i in positions], contents)
         record = _read(cache, sub) if sub else None
         if record is None:
             continue
         try:
             _prepare_custom_calls(record["staged"].module_text, device)
-            return record["staged"], _deserialize(record["exe"], device), positions
+            exe = _deserialize(record["exe"], device)
         except Exception:
             return None
+        if env is not None and not env.pin_labels(labels):
+            return None
+        return record["staged"], exe, positions
     return None
 
 
-def save(key, leaves, device, staged, executable, positions, owner):
+def save(key, leaves, device, staged, executable, positions, owner, env=None):
     cache = store()
     if cache is None or key is None or staged.host_callbacks:
         return
     positions = tuple(sorted(positions))
+    labels = env.by_value() if env is not None else ()
     try:
         deps = _dependencies(staged.dependencies, owner)
-        sub = _sub_key(key, deps, [leaves[i] for i in positions])
+        sub = _sub_key(key, deps, [leaves[i] for i in positions],
+                       env.contents(labels) if env is not None else ())
         entry = pickle.dumps({"staged": dataclasses.replace(staged, module=None,
                                                              dependencies=[]),
                               "exe": _serialize(executable, device)},
@@ -97,8 +113,8 @@ def save(key, leaves, device, staged, executable, positions, owner):
         return
     if sub is None:
         return
-    variants = [v for v in _read(cache, key) or () if v != (deps, positions)]
-    variants = [(deps, positions)] + variants[:_MAX_VARIANTS - 1]
+    variants = [v for v in _read(cache, key) or () if v != (deps, positions, labels)]
+    variants = [(deps, positions, labels)] + variants[:_MAX_VARIANTS - 1]
     cache.put(sub, entry)
     cache.put(key, pickle.dumps(variants))
 
@@ -106,6 +122,7 @@ def save(key, leaves, device, staged, executable, positions, owner):
 def _dependencies(functions, owner):
     deps = set()
     for fn in functions:
+        fn = getattr(fn, "__npxla_original__", fn)    # a staging copy (see `overlay`)
         if fn is owner:
             continue
         if "<locals>" in fn.__qualname__:

@@ -31,8 +31,8 @@ def leaf_key(x):
         return (x.shape, x.dtype)
     if t in _SCALARS:
         return t
-    if isinstance(x, np.generic):
-        return ((), x.dtype)
+    if isinstance(x, np.generic):        # not a 0-d array: `type(x)` differs in the program
+        return ((), x.dtype, np.generic)
     if isinstance(x, AbstractArray):
         return (x.shape, x.dtype, x.weak)
     return (tuple(x.shape), np.dtype(x.dtype))

@@ -2,10 +2,14 @@
 
 The converted function is ordinary Python; Python values stay Python, abstract arrays
 emit StableHLO. Arguments whose handles were mutated become extra outputs so the call
-path can write them back into the caller's arrays.
+path can write them back into the caller's arrays. *Implicit* inputs (arrays the code
+reads from its environment, see `guards`) are parameters after the arguments' leaves:
+`bind` gives the function (and arguments) that read them through their handles, and
+they are written back like arguments.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,9 +17,18 @@ import numpy as np
 from transpiler.errors import UnsupportedOperationError
 
 from .abstract import AbstractArray, as_abstract
+from .argcheck import refuse_unsupported_arguments
 from .numpy.convert import cast_to
+from .pytypes import mark_ndarray
 from .pytree import flatten, unflatten
 from .trace import Trace
+
+
+# Held while converting and staging (not while XLA compiles). All staging state lives
+# on the trace, but staging is pure Python, so two stagings at once gain nothing under
+# the GIL, and CPython 3.11's `ast` module keeps interpreter-wide state that concurrent
+# parses of user code corrupt ("AST constructor recursion depth mismatch").
+LOCK = threading.RLock()
 
 
 @dataclass
@@ -42,11 +55,18 @@ def _leaf_handle(leaf, param):
     return np.dtype(leaf.dtype), False
 
 
-def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None) -> Staged:
-    """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value."""
+def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(), bind=None,
+          unrolled=frozenset()) -> Staged:
+    """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value.
+    `implicit`: arrays appended to the flat leaves; `bind(their handles, args, kwargs)`
+    returns the (function, args, kwargs) to stage. `unrolled`: loop body code objects
+    to unroll (a policy of this staging run's trace)."""
+    refuse_unsupported_arguments(fn, args, kwargs)
     leaves: list = []
     treedef = flatten((tuple(args), dict(kwargs)), leaves)
-    with Trace() as trace:
+    n_explicit = len(leaves)
+    leaves.extend(implicit)
+    with Trace(unrolled) as trace:
         param_leaves = [i for i in range(len(leaves)) if i not in static_leaves]
         avals = []
         for i in param_leaves:
@@ -63,8 +83,12 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None) -> Staged:
             else:
                 h = AbstractArray(np.shape(leaf), dtype, ir=next(params), weak=weak,
                                   deps=frozenset([i]))
+                if isinstance(leaf, np.ndarray):    # a 0-d array, not a NumPy scalar
+                    mark_ndarray(h)
             handles.append(h)
-        call_args, call_kwargs = unflatten(treedef, iter(handles))
+        call_args, call_kwargs = unflatten(treedef, iter(handles[:n_explicit]))
+        if bind is not None:
+            fn, call_args, call_kwargs = bind(handles[n_explicit:], call_args, call_kwargs)
         result = fn(*call_args, **call_kwargs)
         if trace.pending_errors:
             raise trace.pending_errors[0]

@@ -25,9 +25,11 @@ def _new_context() -> ir.Context:
 
 
 class Trace:
-    """Owns the MLIR context, module and entry block for one staging run."""
+    """Owns the MLIR context, module and entry block for one staging run, and every
+    piece of staging state and policy: each thread stages on its own trace (the stack
+    below is thread-local), so concurrent stagings never see each other's state."""
 
-    def __init__(self):
+    def __init__(self, unrolled=frozenset()):
         self.context = _new_context()
         self.location = ir.Location.unknown(self.context)
         with self.context, self.location:
@@ -46,6 +48,12 @@ class Trace:
         self.pending_errors: list = []
         # user functions converted while staging (the disk cache re-checks them)
         self.dependencies: list = []
+        # policy: code objects of loop bodies to unroll (see operators.loops.LoopToken)
+        self.unrolled = frozenset(unrolled)
+        # the journal's state (see `journal`): the stamp of the newest handle
+        # generation and the open region scopes
+        self.serial = 0
+        self.scopes: list = []
 
     def __enter__(self):
         self._exit_stack = contextlib.ExitStack()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import types
 
 from .conversion import converted_source
 
@@ -12,6 +13,8 @@ _MAX_JITTED = 4096
 def _identity_key(fn, options):
     """Functions that would behave the same share one jitted object (and its cache),
     so `jit(f)` applied again, even inside a loop, never recompiles."""
+    if isinstance(fn, types.MethodType):        # one per (function, object)
+        return ("method", id(fn.__func__), id(fn.__self__), options)
     code = getattr(fn, "__code__", None)
     if code is None:
         return (id(fn), options)
@@ -48,7 +51,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, output=
     options = (_freeze(static_argnums), _freeze(static_argnames), str(device), output)
     key = _identity_key(fun, options)
     hit = _JITTED.get(key)
-    if hit is not None and hit.__wrapped__.__code__ is getattr(fun, "__code__", None):
+    if hit is not None and _same_callable(hit.__wrapped__, fun):
         return hit
     jitted = JittedFunction(fun, static_argnums=static_argnums,
                             static_argnames=static_argnames, device=device, output=output)
@@ -56,6 +59,17 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, output=
         _JITTED.clear()
     _JITTED[key] = jitted
     return jitted
+
+
+def _same_callable(old, new):
+    """Whether a cached jitted object wraps `new` (ids in the key may have been reused)."""
+    if isinstance(new, types.MethodType):
+        return isinstance(old, types.MethodType) and old.__func__ is new.__func__ and \
+            old.__self__ is new.__self__
+    code = getattr(new, "__code__", None)
+    if code is None:
+        return old is new
+    return getattr(old, "__code__", None) is code
 
 
 def _freeze(x):

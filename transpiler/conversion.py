@@ -1,11 +1,24 @@
-"""Function -> converted function (parse, run the converter passes, load)."""
+"""Function -> converted function (parse, run the converter passes, load).
+
+npxla compiles control flow from *source*. A function whose source cannot be read (typed
+into the interactive interpreter, built with exec/eval) is refused with
+`SourceUnavailableError`: run unconverted, its data-dependent `if` would fail later with
+a misleading message, and its `print` and type checks would silently differ. Lambdas
+are the exception: their body is one expression with no statements to convert, so they
+run as they are. A bound method converts its function and stays bound to its object.
+"""
 from __future__ import annotations
 
+import functools
+import types
 import weakref
 
+from . import type_queries
 from .converters import PASSES
 from .converters.context import Context
+from .errors import ConcretizationError, SourceUnavailableError
 from .pyct import loader
+from .pyct.origin import locate, register_code
 from .pyct.parser import SourceUnavailable, parse_function
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -18,28 +31,99 @@ def convert_ast(fn):
     ctx = Context(filename, fn.__name__)
     for converter in PASSES:
         node = converter.transform(node, ctx)
+    node = type_queries.transform(node, ctx)
     return node, filename
 
 
 def converted_source(fn) -> str:
-    node, _ = convert_ast(fn)
+    try:
+        node, _ = convert_ast(fn)
+    except SourceUnavailable as e:
+        raise _no_source(fn, e) from None
     return loader.source_of(node)
 
 
 def convert(fn):
-    """The converted twin of `fn` (cached); `fn` itself when it has no usable source."""
+    """The converted twin of `fn` (cached). Lambdas and callables that are not Python
+    functions are returned as they are; a function without readable source raises
+    SourceUnavailableError."""
+    if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+        return types.MethodType(convert(fn.__func__), fn.__self__)
+    if not isinstance(fn, types.FunctionType):
+        return fn
     hit = _CACHE.get(fn)
     if hit is not None:
         return hit
     try:
         node, filename = convert_ast(fn)
-    except SourceUnavailable:
-        return fn
+    except SourceUnavailable as e:
+        if fn.__name__ != "<lambda>":
+            raise _no_source(fn, e) from None
+        new = _CACHE[fn] = _as_is(fn)
+        return new
     from runtime import operators  # runtime imported lazily: transpiler stays JAX-free
-    new = loader.load(node, fn, filename, operators)
+    new = _load(node, fn, filename, operators)
     new.__npxla_source__ = loader.source_of(node)
     new.__npxla_source_file__ = loader.source_file(
         f"{fn.__module__}.{fn.__qualname__}".replace("<", "_").replace(">", "_"),
         new.__npxla_source__)
     _CACHE[fn] = new
     return new
+
+
+def _as_is(fn):
+    """A lambda run unconverted: a condition on traced values inside it (a ternary,
+    `and`/`or`) cannot become XLA control flow, and the error says so."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ConcretizationError as e:
+            if locate(e.__traceback__) is None:     # not from converted code it called
+                e.hint = ("lambdas run unconverted, so a condition on array data inside "
+                          "one (a ternary, and/or) cannot be compiled: define the function "
+                          "with def in a .py file, or use np.where")
+            raise
+    return run
+
+
+def _load(node, fn, filename, operators):
+    """`loader.load` under a private name: inside the loader's factory the function's own
+    name would be a closure variable holding the converted twin, so a recursive call
+    would bypass `converted_call` (and its recursion check) and the guards' substituted
+    globals. The code keeps the user's name for tracebacks."""
+    name = node.name
+    node.name = f"{name}__npxla_converted"
+    try:
+        new = loader.load(node, fn, filename, operators)
+    finally:
+        node.name = name
+    names = {"co_name": name}
+    if hasattr(fn.__code__, "co_qualname"):        # Python 3.11+
+        names["co_qualname"] = fn.__code__.co_qualname
+    new.__code__ = new.__code__.replace(**names)
+    register_code(new.__code__)
+    return new
+
+
+def _no_source(fn, reason):
+    """The refusal for `fn`, whose source `parse_function` could not use."""
+    name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+    code = getattr(fn, "__code__", None)
+    where = f" (defined in {code.co_filename})" if code is not None else ""
+    text = str(reason)
+    if text == "lambda":
+        return SourceUnavailableError(
+            f"{name} is a lambda: lambdas are not converted (their body is one expression, "
+            "run as it is)", hint="define it with def to see its converted source")
+    if text.startswith("cannot parse source"):
+        why = f"the source of function {name!r}{where} cannot be parsed ({text})"
+    elif text.startswith("source is not"):
+        why = (f"the source of function {name!r}{where} is not its own function "
+               "definition (was it renamed, or created by another function's source?)")
+    else:
+        why = (f"the source of function {name!r}{where} cannot be read: it was defined "
+               "in the interactive interpreter or with exec/eval")
+    return SourceUnavailableError(
+        f"{why}; jit needs a function defined in a .py file, because it compiles "
+        "control flow from the source")

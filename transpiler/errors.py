@@ -127,6 +127,28 @@ class IntegerOverflowError(TranspileError, OverflowError):
     code = "NPX010"
 
 
+class SourceUnavailableError(UnsupportedFunctionError):
+    """A function whose source cannot be read: npxla converts control flow from source."""
+    default_hint = ("define the function in a .py file (functions typed into the "
+                    "interactive interpreter or created with exec/eval have no source)")
+
+
+class LibraryCallError(UnsupportedFunctionError, ConcretizationError):
+    """A call into code npxla does not compile (another library) was given traced arrays.
+    Also a ConcretizationError: when the traced value is a Python int argument, staging
+    retries with it specialised (e.g. `math.comb(n, 2)`) before this reaches the user."""
+    default_hint = ("npxla compiles NumPy functions and your own Python code, not other "
+                    "libraries: compute this outside the jitted function and pass the "
+                    "result in, or write it with NumPy functions")
+
+
+class RecursionDepthError(ConcretizationError):
+    """Recursion whose depth depends on traced values (XLA programs cannot recurse).
+    Staging retries with the Python int arguments of the recursive call specialised."""
+    default_hint = ("rewrite the recursion as a while loop, or make its depth depend only "
+                    "on Python ints passed as static arguments (static_argnums)")
+
+
 class InternalCompilerError(TranspileError):
     code = "NPX999"
     default_hint = "this is a bug in npxla; please report it with the function that triggered it"

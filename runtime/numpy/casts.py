@@ -25,7 +25,8 @@ def fresh(x: AbstractArray, weak: bool = False) -> AbstractArray:
     """A new handle holding `x`'s current value (a copy: later writes to either handle
     do not reach the other)."""
     c = x.const                        # refreshes a view before its value is read
-    return AbstractArray(x.shape, x.dtype, ir=x._ir, const=c, weak=weak, deps=x.deps)
+    return AbstractArray(x.shape, x.dtype, ir=x._ir if c is not None else x.ir, const=c,
+                         weak=weak, deps=x.deps)
 
 
 def as_array(x) -> AbstractArray:

@@ -19,6 +19,7 @@ from transpiler.errors import UnsupportedFunctionError
 from ..abstract import AbstractArray, as_abstract, is_abstract
 from ..primitives import elementwise as E
 from ..primitives import structural as S
+from ..pytypes import as_scalar, mark_ndarray
 from .convert import broadcast_to_shape, cast_to
 from .errorflags import check
 
@@ -220,10 +221,12 @@ def getitem(x: AbstractArray, index):
         return fancy.read(x, items)
     index = fancy.basic_index(items)
     r = parse(x, index)
-    if _is_scalar_copy(index, r):
-        return _read(x, r, index)
-    return AbstractArray.view_of(x, lambda base: _read(base, r, index),
+    if _is_scalar_copy(index, r):      # a NumPy scalar, never the array itself
+        return as_scalar(_read(x, r, index))
+    view = AbstractArray.view_of(x, lambda base: _read(base, r, index),
                                  lambda base, new: _write(base, r, index, new))
+    mark_ndarray(view)                 # `x[...]` of a 0-d array is a 0-d array
+    return view
 
 
 def setitem(x: AbstractArray, index, value):

@@ -1,29 +1,41 @@
-"""`converted_call`: decides, per call, between a lowering, conversion and a plain call."""
+"""`converted_call`: decides, per call, between a lowering, conversion and a plain call.
+
+In order: `print` and `range`/`enumerate`/`zip` (staged specially); container mutators
+(refused under data-dependent control flow); registry functions given abstract arrays
+(their lowering; the 0-d result is marked array or scalar as NumPy returns it);
+questions about a value's type (`isinstance`, `type`, ... answered for the value NumPy
+would hold, see `introspection`); `logging`/`warnings` (run at run time, `hostcalls`);
+builtins that call a function for the user (`map`, `sorted(key=)`, ..., `higher_order`);
+random streams (refused); jitted and user functions (converted, with recursion whose
+depth depends on traced values refused); everything else is called as it is, and a
+library call that cannot take the traced arrays it was given is named in the error.
+
+Whose code a function is comes from where its module's file lives (`provenance`).
+"""
 from __future__ import annotations
 
+import sys
 import types
+import weakref
 
 import numpy as np
 
-from transpiler.errors import UnsupportedOperationError
-from transpiler.pyct.loader import RUNTIME_NAME
+from transpiler.errors import (ConcretizationError, LibraryCallError, RecursionDepthError,
+                               TranspileError, UnsupportedFunctionError,
+                               UnsupportedOperationError)
+from transpiler.pyct.origin import locate
 
+from ..abstract import AbstractArray
 from ..trace import current_trace
 from ..numpy.registry import call_entry, has_abstract, lookup
+from . import higher_order, hostcalls, introspection
+from .provenance import LIBRARY, is_library_callable, is_user_function, origin_of_module
 
+# Kept for `guards`, which still classifies module objects by name; functions are
+# classified by file (`provenance`).
 _LIBRARY_PREFIXES = ("numpy", "jax", "jaxlib", "scipy", "builtins", "math", "transpiler",
                      "runtime", "gast", "functools", "itertools", "operator", "collections")
-
-
-def _is_user_function(f) -> bool:
-    """A plain Python function from user code that has not been converted yet
-    (functions defined inside converted code close over the runtime name)."""
-    if not isinstance(f, types.FunctionType) or RUNTIME_NAME in f.__code__.co_freevars \
-            or RUNTIME_NAME in f.__code__.co_names:    # converted code (e.g. npxla convert)
-        return False
-    module = f.__module__ or ""
-    return not module.startswith(_LIBRARY_PREFIXES)
-
+_is_user_function = is_user_function
 
 _ITERATION = {range: "traced_range", enumerate: "traced_enumerate", zip: "traced_zip"}
 _MUTATORS = {
@@ -36,28 +48,33 @@ _MUTATORS = {
 
 
 _GENERATORS = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+_GLOBAL_STATE = {"seed", "get_state", "set_state"}
+_PY_RANDOM = sys.modules.get("random")
 
 
 def _refuse_random(f):
-    """NumPy's random streams live in Python objects that a compiled program cannot
-    advance: the global state (np.random.rand) and generator objects alike."""
+    """Random streams live in Python objects that a compiled program cannot advance:
+    NumPy's global state (np.random.rand), its generator objects, and Python's `random`
+    module (run once while staging, its draw would be baked into the program)."""
     owner = getattr(f, "__self__", None)
     name = getattr(f, "__name__", "?")
-    if owner is np.random.mtrand._rand or name in _GLOBAL_STATE:
+    if owner is np.random.mtrand._rand or name in _GLOBAL_STATE and \
+            (getattr(f, "__module__", None) or "").startswith("numpy.random"):
         what = f"np.random.{name} uses NumPy's global random state"
     elif isinstance(owner, _GENERATORS):
         what = f"{type(owner).__name__}.{name} draws from a NumPy random generator"
     elif (getattr(f, "__module__", None) or "").startswith("numpy.random"):
         what = f"np.random.{name} creates a NumPy random generator"
+    elif _PY_RANDOM is not None and origin_of_module("random") == LIBRARY and (
+            isinstance(owner, _PY_RANDOM.Random) or
+            getattr(f, "__module__", None) == "random"):
+        what = f"random.{name} draws from Python's random module"
     else:
         return
     raise UnsupportedOperationError(
         f"{what}, which a compiled function cannot reproduce",
         hint="draw the random numbers outside the jitted function (with the same generator "
              "or seed) and pass them in as an argument")
-
-
-_GLOBAL_STATE = {"seed", "get_state", "set_state"}
 
 
 def _record(fn):
@@ -79,23 +96,165 @@ def converted_call(f, args, kwargs):
     if type(owner) in _MUTATORS and getattr(f, "__name__", "") in _MUTATORS[type(owner)]:
         from .loops import refuse_container_mutation
         refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()")
-        return f(*args, **kwargs)
+        return f(*args, **higher_order.with_routed_key(kwargs, converted_call))
     entry = lookup(f)
     if entry is not None:
+        if f is min or f is max:
+            kwargs = higher_order.with_routed_key(kwargs, converted_call)
         if has_abstract(args, kwargs) or (entry.creates and current_trace() is not None):
-            return call_entry(entry, f, args, kwargs, explicit=True)
+            return introspection.mark_result(
+                entry, args, call_entry(entry, f, args, kwargs, explicit=True))
         return f(*args, **kwargs)
+    result = introspection.answer(f, args, kwargs)
+    if result is not introspection.NOT_HANDLED:
+        return result
+    result = hostcalls.route(f, args, kwargs)
+    if result is not hostcalls.NOT_HANDLED:
+        return result
+    result = higher_order.route(f, args, kwargs, converted_call)
+    if result is not higher_order.NOT_HANDLED:
+        return result
     _refuse_random(f)
     from ..jitted import JittedFunction
     if isinstance(f, JittedFunction):
-        _record(f.__wrapped__)
+        _record(f._fn)
         return f.converted(*args, **kwargs)
-    if _is_user_function(f):
-        from transpiler.conversion import convert
-        _record(f)
-        return convert(f)(*args, **kwargs)
-    if isinstance(f, types.MethodType) and _is_user_function(f.__func__):
-        from transpiler.conversion import convert
-        _record(f.__func__)
-        return convert(f.__func__)(f.__self__, *args, **kwargs)
-    return f(*args, **kwargs)
+    if is_user_function(f):
+        return _call_user(f, None, args, kwargs)
+    if isinstance(f, types.MethodType) and is_user_function(f.__func__):
+        return _call_user(f.__func__, f.__self__, args, kwargs)
+    call = getattr(type(f), "__call__", None)
+    if not isinstance(f, type) and is_user_function(call):   # a user's callable object
+        return _call_user(call, f, args, kwargs)
+    if getattr(f, "__module__", None) == "runtime.numpy.registry":   # x.copy() etc.
+        return introspection.mark_method_result(f, f(*args, **kwargs))
+    return _plain_call(f, args, kwargs)
+
+
+# --- user functions: conversion, and recursion --------------------------------------------
+_RECURSION_CHECK = 16      # levels of a function nested in itself before looking closer
+_active: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # trace -> {fn: state}
+
+
+def _call_user(fn, bound, args, kwargs):
+    """Convert and call user function `fn` (with `bound` first when it is a method).
+
+    A function that calls itself inside data-dependent control flow (its recursive call
+    sits in a staged branch) never stops staging: each level stages both branches.
+    Every level then adds region scopes of the trace, while recursion decided in Python
+    (a static depth) adds none: that tells them apart. Python-int arguments of the
+    recursive call are reported as the cause, so staging retries with them specialised.
+    """
+    from transpiler.conversion import convert
+    converted = convert(fn)
+    _record(fn)
+    if bound is not None:
+        args = (bound,) + tuple(args)
+    trace = current_trace()
+    if trace is None:
+        return converted(*args, **kwargs)
+    table = _active.setdefault(trace, {})
+    scopes = len(getattr(trace, "scopes", ()))
+    state = table.get(fn)
+    if state is None:
+        state = table[fn] = [0, scopes]
+    elif state[0] >= _RECURSION_CHECK and scopes - state[1] >= state[0]:
+        _refuse_recursion(fn, state[0], _scalar_deps((args, kwargs)))
+    state[0] += 1
+    try:
+        return converted(*args, **kwargs)
+    except RecursionError:
+        if state[0] != 1:
+            raise
+        _refuse_recursion(fn, None, _scalar_deps((args, kwargs)))
+    finally:
+        state[0] -= 1
+        if state[0] == 0:
+            del table[fn]
+
+
+def _refuse_recursion(fn, depth, deps):
+    name = getattr(fn, "__qualname__", getattr(fn, "__name__", "?"))
+    if depth is None:
+        message = (f"{name} recursed deeper than Python's recursion limit while being "
+                   "staged; recursive functions are compiled by inlining every level")
+    else:
+        message = (f"{name} calls itself inside data-dependent control flow ({depth} "
+                   "levels staged so far): a recursive function whose depth depends on "
+                   "array data cannot be compiled")
+    raise RecursionDepthError(message, deps=deps) from None
+
+
+def _scalar_deps(tree):
+    """Argument positions of the traced Python scalars in `tree`."""
+    deps = frozenset()
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        if type(x) is AbstractArray:
+            if x.weak and x.const is None:
+                deps |= x.deps
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+    return deps
+
+
+# --- everything else: a plain call, named when it cannot take traced arrays ---------------
+def _plain_call(f, args, kwargs):
+    if not (has_abstract(args, kwargs) and is_library_callable(f)):
+        return f(*args, **kwargs)
+    try:
+        return f(*args, **kwargs)
+    except (ConcretizationError, UnsupportedFunctionError, TypeError, AttributeError) as e:
+        # TypeError/AttributeError: the library met an AbstractArray where it expected
+        # an ndarray (a TypeError NumPy itself would raise is re-raised under this name,
+        # still a TypeError, with its text)
+        tb = e.__traceback__
+        if isinstance(e, (LibraryCallError, RecursionDepthError)) or \
+                locate(tb.tb_next if tb is not None else None) is not None:
+            raise       # named already, or raised by user code the library called back
+        if not isinstance(e, TranspileError) and not _traced(args, kwargs):
+            raise
+        name = call_name(f)
+        if name.startswith("np."):
+            message = f"{name} is not supported on traced arrays yet"
+        else:
+            message = (f"{name} is not supported in compiled code: it comes from "
+                       f"{name.split('.')[0]}, which npxla does not compile, and was given "
+                       "a traced array")
+        if not isinstance(e, TranspileError):
+            message += f" ({type(e).__name__}: {e})"
+        raise LibraryCallError(message, deps=getattr(e, "deps", frozenset())) from None
+
+
+def _traced(args, kwargs):
+    stack = [args, kwargs]
+    while stack:
+        x = stack.pop()
+        if type(x) is AbstractArray:
+            if x.const is None:
+                return True
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+    return False
+
+
+def call_name(f) -> str:
+    """How the user spells callable `f` (`np.isclose`, `scipy.special.erf`)."""
+    if isinstance(f, types.MethodType):
+        return f"{type(f.__self__).__name__}.{f.__func__.__name__}"
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    if getattr(np, getattr(f, "__name__", ""), None) is f:
+        return f"np.{name}"
+    module = getattr(f, "__module__", None)
+    if module is None:       # ufuncs of other libraries: the public module exporting it
+        short = getattr(f, "__name__", "")
+        found = [mod_name for mod_name, mod in list(sys.modules.items())
+                 if not mod_name.startswith("_") and "._" not in mod_name and
+                 getattr(mod, "__dict__", {}).get(short) is f]
+        module = min(found, key=len) if found else None
+    return f"{module}.{name}" if module else name

@@ -11,10 +11,11 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from transpiler.errors import UnsupportedOperationError, UnsupportedSyntaxError
+from transpiler.errors import TranspileError, UnsupportedOperationError, UnsupportedSyntaxError
+from transpiler.pyct.origin import innermost_module
 
 from .. import journal
-from ..abstract import AbstractArray, is_abstract
+from ..abstract import AbstractArray, is_abstract, mark_ambiguous, root_of
 from ..hlo.types import element_count, tensor_type
 from ..pytree import unflatten
 from ..regions import trace_body
@@ -111,11 +112,58 @@ def _check_structure(bodies, names, single):
             hint=f"give '{bad}' the same structure on both paths")
 
 
+def raises_at_run_time(exc) -> bool:
+    """Whether an exception raised while a branch was traced is the program's own
+    behaviour on that path (a user's `raise`, or NumPy's error for the operands, as in
+    `x + y` with shapes that do not broadcast), not a refusal or a compiler failure."""
+    if isinstance(exc, TranspileError) or not isinstance(exc, Exception):
+        return False
+    module = innermost_module(exc.__traceback__)
+    return module.startswith("runtime.numpy.") or not module.startswith(_COMPILER_MODULES)
+
+
+_COMPILER_MODULES = ("runtime", "transpiler", "jax", "jaxlib", "gast", "numpy")
+
+
+def _trace_branches(branches):
+    """The traced bodies, and (index, exception) for a branch that always raises."""
+    bodies, raised = [], None
+    try:
+        for k, fn in enumerate(branches):
+            try:
+                bodies.append(trace_body(fn))
+            except Exception as e:
+                if raised is not None or not raises_at_run_time(e):
+                    raise
+                raised = (k, e)
+                bodies.append(None)
+    except BaseException:
+        for b in bodies:
+            if b is not None:
+                b.discard()
+        raise
+    return bodies, raised
+
+
+def _raise_when_taken(pred, branches, bodies, raised):
+    """One path raises: the program raises when it is taken (a runtime check), and
+    otherwise runs the other path, which is then the only one left to compute."""
+    from ..numpy.errorflags import check_raises
+    from ..numpy.registry import dispatch
+    k, exc = raised
+    other = 1 - k
+    bodies[other].discard()
+    check_raises(pred if k == 0 else dispatch(np.logical_not, (pred,), {}), exc)
+    return branches[other]()
+
+
 def stage_if(pred, branches, names, single=False):
     """Trace `branches` (true first) into one `stablehlo.if`; returns their result."""
     from .loops import staged_on
     with staged_on(pred):
-        bodies = [trace_body(fn) for fn in branches]
+        bodies, raised = _trace_branches(branches)
+        if raised is not None:
+            return _raise_when_taken(pred, branches, bodies, raised)
     try:
         _expand_unset(bodies)
         _check_structure(bodies, names, single)
@@ -129,19 +177,27 @@ def stage_if(pred, branches, names, single=False):
             passthrough.append(same)
             types.append(None if same else unify([b.leaves[k] for b in bodies], name, "if"))
         checks = [(i, flag, msg) for i, b in enumerate(bodies) for flag, msg in b.checks]
+        lifts = _inner_switches(bodies, types)
+        # the conditions of switches made inside a branch leave the op like check flags
+        flags = checks + [(i, cond, None) for i, _, cond, _ in lifts]
         out_types = [t for t in types if isinstance(t, ArrayType)]
         result_types = [tensor_type(*t.aval) for t in out_types] + \
             [tensor_type(h.shape, h.dtype) for h in assigned] + \
-            [tensor_type((), np.bool_)] * len(checks)
+            [tensor_type((), np.bool_)] * len(flags)
         for i, b in enumerate(bodies):
-            b.emit(lambda b=b, i=i: b.finish(_exports(b, i, types, assigned, checks)))
+            b.emit(lambda b=b, i=i: b.finish(_exports(b, i, types, assigned, flags)))
     except BaseException:
         for b in bodies:
             b.discard()
         raise
-    results = iter(_inline_as_select(pred, bodies) or _if_op(pred, bodies, result_types))
+    selected = _inline_as_select(pred, bodies)
+    results = list(_if_op(pred, bodies, result_types) if selected is None else selected)
+    lifted: dict = {}
+    for (_, k, _, o), r in zip(lifts, results[len(results) - len(lifts):]):
+        lifted.setdefault(k, []).append((AbstractArray((), np.bool_, ir=r, deps=pred.deps), o))
+    results = iter(results)
     deps = pred.deps.union(*[x.deps for b in bodies for x in b.leaves if is_abstract(x)])
-    leaves = []
+    leaves, ambiguous = [], []
     for k, t in enumerate(types):
         if passthrough[k]:
             leaves.append(bodies[0].originals[k])
@@ -149,11 +205,18 @@ def stage_if(pred, branches, names, single=False):
             leaves.append(t.value)
         else:
             out = AbstractArray(t.shape, t.dtype, ir=next(results), weak=t.weak, deps=deps)
-            if t.shape:
-                out._alias_of = _ambiguous_alias(bodies, k)
+            older = _ambiguous_alias(bodies, k) if t.shape else ()
+            if older:
+                switched = _switch(pred, bodies, k, out, lifted.get(k, ()))
+                if switched is None:
+                    ambiguous.append((out, older))
+                else:
+                    out = switched
             leaves.append(out)
     for h in assigned:
         rebind(h, next(results), deps)
+    for out, older in ambiguous:      # after the rebinds: their versions are the baseline
+        mark_ambiguous(out, "branch", older)
     trace = current_trace()
     for _, _, msg in checks:
         flag = AbstractArray((), np.bool_, ir=next(results), deps=deps)
@@ -212,12 +275,62 @@ def _cheap(block):
 
 
 def _ambiguous_alias(bodies, k):
-    """Whether leaf k is an existing array on some paths and a new one on others."""
+    """The existing arrays leaf k may be (itself, or the base of a view a branch made:
+    `y = x[::2]`) on some paths, when it is a new array on others; () when none."""
     objs = [b.originals[k] for b in bodies]
-    if any(b.existed_before(o) or o._alias_of is not None if type(o) is AbstractArray
-           else False for b, o in zip(bodies, objs)):
-        return "branch"
-    return None
+    return [o for b, o in zip(bodies, objs) if type(o) is AbstractArray and (
+        b.existed_before(root_of(o)) or o._alias_of is not None or o._switch is not None)]
+
+
+def _switch(pred, bodies, k, merged, lifted):
+    """Leaf k as a switch handle (see `AbstractArray.switch`): each branch that returned
+    an array existing before the `if` contributes (its condition, that array), a branch
+    that returned a switch of its own contributes that switch's options (`lifted`: their
+    conditions, exported by the op), the others the merged value. None when a branch
+    returned something that cannot be named outside it (a view made inside the branch)
+    or an array of another dtype or shape; the result is then only ambiguous (writes
+    refused)."""
+    from ..numpy.registry import dispatch
+    options = list(lifted)
+    for i, b in enumerate(bodies):
+        o = b.originals[k]
+        if type(o) is not AbstractArray:      # unset, or a Python value: the merged one
+            continue
+        if not b.existed_before(o):
+            if o._switch is not None and _liftable(b, o, merged):
+                continue                      # its options are in `lifted`
+            if b.existed_before(root_of(o)) or o._alias_of is not None or \
+                    o._switch is not None:
+                return None
+            continue
+        if o._alias_of is not None or o.shape != merged.shape or o.dtype != merged.dtype:
+            return None
+        cond = pred if i == 0 else dispatch(np.logical_not, (pred,), {})
+        options.append((cond, o))
+    return AbstractArray.switch(merged, options)
+
+
+def _liftable(body, switch, like):
+    """Whether a switch made inside `body` has only options that exist outside it."""
+    return switch.shape == like.shape and switch.dtype == like.dtype and all(
+        body.existed_before(o) and o._alias_of is None and o.shape == like.shape and
+        o.dtype == like.dtype for _, o in switch._switch[1])
+
+
+def _inner_switches(bodies, types):
+    """(branch, leaf, condition, option) for every option of a switch that a branch
+    made and returns, when the switch can be lifted out of the `if`."""
+    out = []
+    for k, t in enumerate(types):
+        if not isinstance(t, ArrayType) or not t.shape:
+            continue
+        for i, b in enumerate(bodies):
+            o = b.originals[k]
+            if type(o) is AbstractArray and o._switch is not None and \
+                    not b.existed_before(o) and o.shape == t.shape and o.dtype == t.dtype \
+                    and _liftable(b, o, o):
+                out += [(i, k, cond, option) for cond, option in o._switch[1]]
+    return out
 
 
 def _expand_unset(bodies):

@@ -26,15 +26,15 @@ from transpiler.errors import (IntegerOverflowError, InternalCompilerError, Shap
                                UnsupportedSyntaxError)
 
 from .. import journal
-from ..abstract import AbstractArray, is_abstract
+from ..abstract import AbstractArray, is_abstract, mark_ambiguous, root_of
 from ..hlo.types import tensor_type
 from ..pytree import flatten, unflatten
 from ..regions import trace_body
 from ..trace import current_trace
 from ..unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, type_of,
                      unify, zeros)
-from .conditionals import (is_traced, leaf_names, raise_uncatchable, rebind, refuse_in_try,
-                           stage_if, to_pred)
+from .conditionals import (is_traced, leaf_names, raise_uncatchable, raises_at_run_time,
+                           rebind, refuse_in_try, stage_if, to_pred)
 from .iteration import Iteration, iteration_of
 from .variables import Undefined, UndefinedReturnValue
 
@@ -76,18 +76,16 @@ class LoopToken:
         return f"{self.code.co_filename}:{self.code.co_firstlineno}"
 
 
-_unrolled: set = set()
+class _Unrolled:
+    """The loop bodies to unroll: a policy of the current trace (`Trace.unrolled`, set
+    by the caller of `staging.stage`), so threads staging at once never share it."""
+
+    def __contains__(self, code):
+        trace = current_trace()
+        return trace is not None and code in trace.unrolled
 
 
-@contextlib.contextmanager
-def unrolling(codes):
-    """Stage with the loops whose body code objects are in `codes` unrolled."""
-    global _unrolled
-    saved, _unrolled = _unrolled, set(codes)
-    try:
-        yield
-    finally:
-        _unrolled = saved
+_unrolled = _Unrolled()
 
 
 def warn_unrolled(token, reason="a value computed in this loop (e.g. its index) is needed "
@@ -229,14 +227,23 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
 
 
 # --- the staged loop --------------------------------------------------------------------
-def stage_while(pred0, test, body, init, names, probe=None, fuse=False):
+def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=None):
     """One `stablehlo.while` running `body` while `test` holds, from `init`.
 
     Carried types are found by fixed-point iteration: trace the body, unify every value
     it returns with the value it got, widen and retrace until nothing changes. Handles
     the body updates in place and runtime checks it raises join the carried state.
     With `probe` (a LoopToken), return None instead when the first trace shows that
-    the body computes only from the loop index (so a Python loop folds it)."""
+    the body computes only from the loop index (so a Python loop folds it).
+
+    A variable the body only updates in place (`u += v`, returned as the very object it
+    received) is not carried as a value: the body gets the original handle, so its
+    writes reach the array's base and every alias (a view made before the loop writes
+    into the grid it views) through the journal. A variable the body writes in place
+    and then replaces (`x[0] = 5; x = x + 1`) is the pre-loop array in the first
+    iteration only: that iteration is peeled off the loop (see `_peel`)."""
+    peeled = peel is not None
+    born, trusted = peel if peeled else (journal.stamp(), frozenset())
     init_leaves: list = []
     treedef = flatten(tuple(init), init_leaves, everything=True)
     lnames = leaf_names(treedef, names)
@@ -248,6 +255,8 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False):
     handles: list = []
     messages: list = []
     arg_leaves: list = []
+    # leaves that may be passed through as the original handle
+    through_ok = {k for k, x in enumerate(init_leaves) if type(x) is AbstractArray}
     for attempt in range(_MAX_ATTEMPTS):
         arrays = [k for k, t in enumerate(kinds) if isinstance(t, ArrayType)]
         params = [((), _BOOL, False, pred0.deps)] + \
@@ -260,15 +269,25 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False):
             vals = iter(args[:len(arrays)])
             leaves = [next(vals) if isinstance(t, ArrayType) else
                       (t.value if isinstance(t, PythonValue) else init_leaves[k])
-                      for k, t in enumerate(kinds)]
+                      for k, t in enumerate(kinds)]   # Through and unset: the object
             arg_leaves[:] = leaves
             new = tuple(body(*unflatten(treedef, iter(leaves))))
             return (test(*new), new)
 
-        with staged_on(pred0):
-            b = trace_body(run, params,
-                           bind=[(h, n_in + j) for j, h in enumerate(handles)])
-        if probe is not None and attempt == 0 and not _computes(b, b.leaves[1:], probe):
+        try:
+            with staged_on(pred0):
+                b = trace_body(run, params,
+                               bind=[(h, n_in + j) for j, h in enumerate(handles)])
+        except Exception as e:
+            if not raises_at_run_time(e) or pred0.const is not None:
+                raise
+            # the body raises on every path: the program raises exactly when the loop
+            # runs at all; otherwise nothing changed
+            from ..numpy.errorflags import check_raises
+            check_raises(pred0, e)
+            return tuple(init)
+        if probe is not None and attempt == 0 and not peeled and \
+                not _computes(b, b.leaves[1:], probe):
             b.discard()
             return None
         try:
@@ -283,11 +302,27 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False):
                 kinds = [_initial_kind(x) for x in init_leaves]
                 deps = [(x.deps if is_abstract(x) else frozenset()) | loop_dep
                         for x in init_leaves]
+                # positions moved: decide afresh which leaves may pass through
+                through_ok = {k for k, x in enumerate(init_leaves) if type(x) is AbstractArray}
                 b.discard()
                 continue
             new_leaves = b.leaves[1:]
+            replaced = _written_then_replaced(b, init_leaves, arg_leaves, kinds, born,
+                                              trusted)
+            if replaced:
+                if peeled:
+                    raise _replaced_error(lnames[replaced[0]])
+                break
             changed = False
             for k, (t, leaf) in enumerate(zip(kinds, new_leaves)):
+                if type(t) is Through:
+                    if b.originals[1 + k] is not init_leaves[k]:   # rebound after all
+                        kinds[k], changed = type_of(init_leaves[k]), True
+                        through_ok.discard(k)
+                    continue
+                if k in through_ok and b.originals[1 + k] is arg_leaves[k]:
+                    kinds[k], changed = Through(), True
+                    continue
                 nt = _widen(t, init_leaves[k], leaf, lnames[k])
                 if nt != t:
                     kinds[k], changed = nt, True
@@ -306,7 +341,7 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False):
             b.emit(lambda: b.finish(_exports(b, kinds, handles, carried_flags)))
         except _TYPING_ERRORS as e:
             b.discard()
-            if probe is not None:   # a static trip count: Python semantics still apply
+            if probe is not None and not peeled:   # static trip count: run as Python
                 warn_unrolled(probe, "its variables change shape or type between "
                                      f"iterations ({_short(e)})")
                 return None
@@ -314,16 +349,98 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False):
         except BaseException:
             b.discard()
             raise
-        aliased = [_may_stay_alias(x, arg, new, pred0)
-                   for x, arg, new in zip(init_leaves, arg_leaves, b.leaves[1:])]
-        if fuse and b.largest_value() >= FUSE_MIN_ELEMENTS:
+        aliased = [type(t) is not Through and _may_stay_alias(x, arg, new, pred0, born)
+                   for t, x, arg, new in zip(kinds, init_leaves, arg_leaves, b.originals[1:])]
+        if fuse and not peeled and b.largest_value() >= FUSE_MIN_ELEMENTS:
             b.discard()
             return None        # the caller runs it as Python: unrolled and fused
         return _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased)
-    raise InternalCompilerError("the types of the loop's carried values did not settle")
+    else:
+        raise InternalCompilerError("the types of the loop's carried values did not settle")
+    b.discard()
+    return _peel(pred0, test, body, init, names, probe, fuse, born)
 
 
 _UNSET = (Undefined, UndefinedReturnValue)
+
+
+class Through:
+    """The kind of a carried variable that the body only updates in place: the body
+    gets the pre-loop handle itself, and its updates travel as journaled handles."""
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(other) is Through
+
+    def __hash__(self):
+        return 0
+
+
+def _written_then_replaced(b, init_leaves, arg_leaves, kinds, born, trusted):
+    """Leaves the body writes in place and then rebinds to a new array, while they
+    start as an array that exists outside the loop: in NumPy the first iteration's
+    writes reach that array (and the caller's, for an argument); a carried value
+    would lose them."""
+    out = []
+    for k, (t, x) in enumerate(zip(kinds, init_leaves)):
+        if not isinstance(t, ArrayType) or type(x) is not AbstractArray or not x.shape:
+            continue
+        arg = arg_leaves[k]
+        if type(arg) is AbstractArray and arg.mutated and b.originals[1 + k] is not arg \
+                and (id(x) not in trusted and not _independent(x, born) or any(y is x for j, y in
+                                                      enumerate(init_leaves) if j != k)):
+            out.append(k)
+    return out
+
+
+def _independent(x, born):
+    """Whether `x` was made after the stamp `born` and is no view of an older array."""
+    while x._view is not None:
+        x = x._view[0]
+    return x._born >= born and x._alias_of is None and x._switch is None
+
+
+def _peel(pred0, test, body, init, names, probe, fuse, born):
+    """Run the first iteration on the pre-loop values (guarded by `pred0`), then the
+    rest as a loop. The loop's values that the first iteration made as new arrays are
+    `trusted` to be independent: under a traced `pred0` they are `if` results that are
+    the pre-loop arrays only when the loop does not run at all."""
+    from .logical import and_
+    independent: list = []
+
+    def first_iteration():
+        out = tuple(body(*init))
+        leaves: list = []
+        flatten(out, leaves, everything=True)
+        independent[:] = [type(x) is AbstractArray and _independent(x, born) for x in leaves]
+        return out
+
+    if is_traced(pred0):
+        first = tuple(stage_if(pred0, [first_iteration, lambda: tuple(init)], names))
+        pred = and_(lambda: pred0, lambda: test(*first))
+    else:
+        first = first_iteration()
+        pred = test(*first)
+    leaves: list = []
+    flatten(first, leaves, everything=True)
+    trusted = frozenset(id(x) for x, ok in zip(leaves, independent) if ok) \
+        if len(leaves) == len(independent) else frozenset()
+    if not is_traced(pred):
+        if not pred:
+            return first
+        pred = AbstractArray.from_const(np.bool_(True), weak=False)
+    out = stage_while(to_pred(pred), test, body, first, names, probe=probe, fuse=fuse,
+                      peel=(born, trusted))
+    return out          # never None: a peeled loop cannot restart as a Python loop
+
+
+def _replaced_error(name):
+    return UnsupportedOperationError(
+        f"'{name}' is updated in place and then replaced by a new array inside a loop, "
+        "while it may still be the same array as another variable: the in-place update "
+        "would reach that other array only in some iterations",
+        hint=f"copy it first ({name} = {name}.copy()) or write '{name} = ...' instead of "
+             "updating it in place")
 
 
 def _short(err):
@@ -381,14 +498,26 @@ def _exports(b, kinds, handles, carried_flags):
     return values
 
 
-def _may_stay_alias(init, arg, new, pred0):
-    """Whether a carried array may still be the array it started as after the loop
-    (no iteration ran, or no iteration replaced it) while it may also be a new one."""
+def _may_stay_alias(init, arg, new, pred0, born):
+    """(arrays, exact): the arrays outside the loop that a carried array may share
+    memory with after it ran (no iteration ran, no iteration replaced it, or the body
+    made it a view of such an array: `x = x[::2]`) while the loop carries it as a new
+    value, and whether it is exactly "`init` when no iteration ran, else a new array"
+    (then a switch on the loop's first condition keeps NumPy's aliasing; otherwise
+    writes through it after the loop are refused). ((), False) when there are none."""
     if type(init) is not AbstractArray or not init.shape:
-        return False
-    if type(new) is AbstractArray and (new is arg or new._alias_of is not None):
-        return True
-    return is_traced(pred0)
+        return (), False
+    if type(new) is AbstractArray:
+        root = new
+        while root._view is not None and root._alias_of is None:
+            root = root._view[0]
+        if root is arg or root._alias_of is not None or root._switch is not None:
+            return (init,), False
+        if root._born < born:
+            return (init, root), False
+    if is_traced(pred0):
+        return (init,), init._alias_of is None
+    return (), False
 
 
 def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased):
@@ -412,17 +541,28 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
     # a carried value depends on its own inputs and on how many iterations ran
     trips = pred0.deps | (cond.deps if is_abstract(cond) else frozenset())
     results = iter(list(op.results)[1:])
-    leaves = []
+    leaves, ambiguous = [], []
     for t, x, alias, d in zip(kinds, init_leaves, aliased, deps):
-        if isinstance(t, ArrayType):
+        if type(t) is Through:
+            leaves.append(x)
+        elif isinstance(t, ArrayType):
             out = AbstractArray(t.shape, t.dtype, ir=next(results), weak=t.weak,
                                 deps=d | trips)
-            out._alias_of = "loop" if alias else None
+            alias, exact = alias or ((), False)
+            if exact and x.shape == out.shape and x.dtype == out.dtype:
+                # still `x` exactly when no iteration ran, else the last new value
+                from ..numpy.registry import dispatch
+                out = AbstractArray.switch(out, [(dispatch(np.logical_not, (pred0,), {}),
+                                                  x)])
+            elif alias:
+                ambiguous.append((out, alias))
             leaves.append(out)
         else:
             leaves.append(t.value if isinstance(t, PythonValue) else x)
     for h in handles:
         rebind(h, next(results), all_deps)
+    for out, alias in ambiguous:      # after the rebinds: their versions are the baseline
+        mark_ambiguous(out, "loop", alias)
     trace = current_trace()
     for msg in messages:
         trace.add_error_check(AbstractArray((), _BOOL, ir=next(results), deps=all_deps), msg)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import sys
+import threading
 import weakref
 
 import numpy as np
@@ -199,7 +200,10 @@ class _Run:
         self.error = None
 
 
-_run = _Run()      # the latest execution started (calls from several threads share it)
+_run = _Run()      # the execution in progress
+# One execution with callbacks at a time: the callbacks run on XLA's threads and find
+# their execution's context and error slot through `_run`.
+_executing = threading.Lock()
 
 
 class _Ordered:
@@ -225,9 +229,10 @@ def execute(executable, buffers):
     """Run an executable that has host callbacks; returns its output buffers once every
     callback has run (execution may be asynchronous, e.g. on GPU)."""
     global _run
-    run = _run = _Run()
-    results = executable.execute_sharded(buffers, with_tokens=True)
-    results.consume_token().block_until_ready()
+    with _executing:
+        run = _run = _Run()
+        results = executable.execute_sharded(buffers, with_tokens=True)
+        results.consume_token().block_until_ready()
     if run.error is not None:
         raise run.error
     return [o[0] for o in results.disassemble_into_single_device_arrays()]

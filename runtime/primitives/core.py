@@ -6,6 +6,7 @@ from typing import Callable
 
 import numpy as np
 
+from .. import memory
 from ..abstract import AbstractArray
 from ..hlo.types import tensor_type
 
@@ -29,6 +30,8 @@ def bind(prim: Primitive, *operands: AbstractArray, **params):
     in_avals = [(o.shape, o.dtype) for o in operands]
     out = prim.typing(*in_avals, **params)
     out_avals = out if prim.multiple_results else [out]
+    for s, d in out_avals:      # an array no memory here can hold: NumPy's MemoryError
+        memory.check(s, np.dtype(d))
     out_types = [tensor_type(s, d) for s, d in out_avals]
     values = prim.lowering(out_types if prim.multiple_results else out_types[0],
                            *[o.ir for o in operands], **params)

@@ -452,8 +452,8 @@ def test_numpy_error_in_converted_branch_points_at_user_line():
     lineno = line_of(oob_in_branch, "y = x[7]")
     notes = "\n".join(getattr(err, "__notes__", []))
     assert f"{__file__}:{lineno}:" in notes and "y = x[7]" in notes and "^" in notes
-    frames = traceback.extract_tb(err.__traceback__)
-    assert any(f.filename == __file__ and f.lineno == lineno for f in frames)
+    # the branch is data-dependent, so the error is a run-time check: it fires after the
+    # program ran, and only the note (not a traceback frame) can point at the line
 
 
 def falls_off_on_one_path(x):
@@ -491,11 +491,11 @@ def test_error_in_staged_condition_points_at_the_if_line():
 
 
 def test_constant_out_of_bounds_index_on_the_branch_not_taken():
-    # NumPy takes the else branch and returns x[0]; npxla traces both branches and the
-    # constant index 7 is refused while staging, although that branch never runs.
+    # NumPy takes the else branch and returns x[0]; npxla traces both branches, and the
+    # branch whose constant index is out of bounds becomes a check that fires only when
+    # that branch is taken at run time.
     assert oob_in_branch(-X) == -X[0]
-    with pytest.raises(IndexError):
-        jit(oob_in_branch)(-X)
+    assert jit(oob_in_branch)(-X) == -X[0]
 
 
 def try_except_exception_around_staged_while(x):

@@ -714,19 +714,32 @@ def alias_unless_loop_runs(x, n):
 
 
 @pytest.mark.parametrize("n", [2, 0])
-def test_alias_decided_by_staged_trip_count_is_a_located_refusal(n):
-    # with n == 0, `y` still is `x` in NumPy and y[0] = 100 writes into x: whether it
-    # does is only known at run time, so it is refused while staging, for any n
+def test_alias_decided_by_staged_trip_count_matches_numpy(n):
+    # with n == 0, `y` still is `x` in NumPy and y[0] = 100 writes into x: y is a
+    # switch on "the loop ran", so the write reaches x exactly then
+    staged(alias_unless_loop_runs, X.copy(), np.int64(n))
+
+
+def view_made_in_loop(x, n):
+    y = x * 1
+    for i in range(n):
+        y = x[::-1]        # a view of x made inside the loop
+    y[0] = 100.0           # NumPy: writes into x when the loop ran
+    return x
+
+
+@pytest.mark.parametrize("n", [2, 0])
+def test_view_made_in_staged_loop_then_written_is_a_located_refusal(n):
     from transpiler.errors import UnsupportedOperationError
     x = X.copy()
     with pytest.raises(UnsupportedOperationError) as info:
-        jit(alias_unless_loop_runs)(x, np.int64(n))
+        jit(view_made_in_loop)(x, np.int64(n))
     msg = str(info.value)
-    lineno = line_of(alias_unless_loop_runs, "y[0] = 100.0")
+    lineno = line_of(view_made_in_loop, "y[0] = 100.0")
     assert msg.startswith(f"{__file__}:{lineno}:5\n        y[0] = 100.0 ") and \
         "\n        ^^^^^^^^^^^^\n" in msg, msg
-    assert ("this array is the same array as another variable on some paths of the "
-            "data-dependent loop and a new array on others") in msg
+    assert "after the data-dependent loop, this array may be the same array as another " \
+        "variable" in msg and "a view the loop made" in msg
     assert "y = y.copy()" in info.value.hint
     np.testing.assert_array_equal(x, X)
 
@@ -852,3 +865,20 @@ def test_short_loop_over_small_arrays_and_long_loop_stay_one_while():
     staged(masked_means_of_4, X, labels)
     coeffs = rng.normal(size=FUSE_MAX_TRIPS + 1)      # one trip too many
     staged(horner_loop, coeffs, rng.normal(size=FUSE_MIN_ELEMENTS))
+
+
+def raise_in_staged_loop(y, lim):
+    k = 0
+    while k < 4 and np.mean(y) > lim:
+        k += 1
+        raise ValueError("too big")
+    return y * 2
+
+
+def test_raise_in_staged_loop_body_fires_only_when_the_loop_runs():
+    y = np.arange(4.0)
+    np.testing.assert_array_equal(jit(raise_in_staged_loop)(y, 5.0), y * 2)
+    with pytest.raises(ValueError, match="too big") as info:
+        jit(raise_in_staged_loop)(y, 0.0)
+    lineno = line_of(raise_in_staged_loop, 'raise ValueError("too big")')
+    assert f"{__file__}:{lineno}:" in "\n".join(info.value.__notes__)

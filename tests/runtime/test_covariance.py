@@ -107,16 +107,14 @@ def test_cov_errors_match_numpy(fn, args, exc):
     assert str(expected.value) in str(got.value)
 
 
-BAD_FW = np.array([1.5, 1.0, 1.0])
-NEG_AW = np.array([1.0, -1.0, 1.0])
-
-
+# made inside the function, the weights are constants (a global array would be an
+# implicit input of the program, read at each call, so its values are not checked)
 def bad_constant_weights(m):
-    return np.cov(m, fweights=BAD_FW)
+    return np.cov(m, fweights=np.array([1.5, 1.0, 1.0]))
 
 
 def negative_constant_weights(m):
-    return np.cov(m, aweights=NEG_AW)
+    return np.cov(m, aweights=np.array([1.0, -1.0, 1.0]))
 
 
 def test_constant_weight_values_are_checked():

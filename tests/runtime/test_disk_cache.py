@@ -150,8 +150,10 @@ def test_key_covers_signature_closure_and_source(cache_dir):
         from runtime.pytree import flatten, leaf_key
         leaves = []
         td = flatten(((arg,), {}), leaves)
+        from runtime.guards import Environment
         keys.add(persist.signature_key(j._fn, j._options(), d,
-                                       (td, tuple(map(leaf_key, leaves)), ())))
+                                       (td, tuple(map(leaf_key, leaves))),
+                                       Environment(j._fn, (arg,), {})))
     assert len(keys) == 4 and None not in keys
 
 

@@ -198,10 +198,8 @@ def test_all_nan_slices():
     with pytest.raises(IndexError, match="All-NaN slice encountered"):
         jit(arg)(x)                              # NumPy: ValueError, at run time here
     check(arg, np.nan_to_num(x))
-    const = np.full(3, np.nan)
-
-    def folded():
-        return np.nanargmin(np.asarray(const) + 0)
+    def folded():      # a constant array (a closure array would be an input)
+        return np.nanargmin(np.asarray(np.full(3, np.nan)) + 0)
     with pytest.raises(ValueError, match="All-NaN slice encountered"):
         jit(folded)()
 

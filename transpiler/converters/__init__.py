@@ -1,14 +1,14 @@
 """One converter per construct, run in a fixed order (see PASSES).
 
 Each module exposes `transform(node, ctx) -> node`. Order matters: the unsupported
-check runs first; `break`/`continue`/`return` become flags before anything else, so
+check runs first; `assert` becomes an `if` that raises, before the jump converters see it; `break`/`continue`/`return` become flags before anything else, so
 the control-flow pass only sees `if`/`while`/`for`; item assignment is rewritten
 before calls (so the generated `ag__.*` calls are recognised and left alone by the
 call converter); control flow is converted before the expression converters, which
 then also reach the tests and lambdas it generated.
 """
-from . import (break_statements, call_trees, conditional_expressions, continue_statements,
+from . import (asserts, break_statements, call_trees, conditional_expressions, continue_statements,
                control_flow, logical_expressions, return_statements, slices, unsupported)
 
-PASSES = (unsupported, break_statements, continue_statements, return_statements, slices,
+PASSES = (unsupported, asserts, break_statements, continue_statements, return_statements, slices,
           call_trees, control_flow, conditional_expressions, logical_expressions)

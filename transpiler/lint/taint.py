@@ -497,7 +497,7 @@ class FunctionContext:
                 out[k] = join(out.get(k), v)
         return out
 
-    def staged_join(self, before, paths, level, names, mark=True):
+    def staged_join(self, before, paths, level, names, mark=True, views_only=False):
         """Join the environments at the end of the paths of a branch or loop whose
         condition has `level`; when it is traced, what the paths assign is traced, and a
         variable that is the same object on some paths and another on others becomes
@@ -519,7 +519,12 @@ class FunctionContext:
             new_level = max(v.level, level) if v.kind not in PYTHON_ONLY else v.level
             ambiguous = v.ambiguous
             if mark and v.arrayish and not same and all(x is not None for x in vals):
-                if len({x.origins for x in vals}) > 1:
+                # @jit selects between the arrays a branch may leave in a variable
+                # (NumPy's aliasing kept); it refuses only a view made on one path,
+                # which has no name outside it. A loop's exit is refused more often.
+                made = {o for x in vals for o in x.origins if o[0] == "view"}
+                if len({x.origins for x in vals}) > 1 and (
+                        not views_only or made - _origins(before.get(name))):
                     ambiguous = True
             out[name] = v.replace(level=new_level, ambiguous=ambiguous)
         return out
@@ -683,7 +688,7 @@ class FunctionContext:
         finally:
             self.frames.pop()
         names = self.analysis.modified(s, ("body", "orelse"))
-        out = self.staged_join(before, [then, other], level, names)
+        out = self.staged_join(before, [then, other], level, names, views_only=True)
         self.env = out
         return out
 
@@ -1046,7 +1051,8 @@ class FunctionContext:
         kind = BOOL if base.kind == BOOL else (ARRAY if base.kind in (ARRAY, BOOL) else
                                                UNKNOWN if base.kind == UNKNOWN else ARRAY)
         return Val(level=level, kind=kind, nd=nd,
-                   origins=base.origins if view else frozenset({("new", id(n))}),
+                   origins=base.origins | {("view", id(n))} if view else
+                   frozenset({("new", id(n))}),
                    ambiguous=base.ambiguous if view else False)
 
     def e_Slice(self, n):
@@ -1501,3 +1507,7 @@ def _fold(op, a, b):
     if isinstance(out, int) and abs(out) > 2 ** 64:
         return _noconst()
     return out
+
+
+def _origins(v):
+    return v.origins if v is not None else frozenset()

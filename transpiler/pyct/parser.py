@@ -27,9 +27,12 @@ def _shift(tree, line_offset, col_offset):
 
 def parse_function(fn):
     """(gast FunctionDef, filename, source lines). Positions match the original file."""
+    # The code object, not the function: `inspect` follows `__wrapped__`, which would give
+    # a functools.wraps decorator's wrapped function instead of the wrapper itself.
+    target = getattr(fn, "__code__", fn)
     try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+        lines, first = inspect.getsourcelines(target)
+        filename = inspect.getsourcefile(target) or inspect.getfile(target)
     except (OSError, TypeError) as e:
         raise SourceUnavailable(str(e)) from None
     source = "".join(lines)
@@ -43,7 +46,7 @@ def parse_function(fn):
         raise SourceUnavailable(f"cannot parse source: {e}") from None
     _shift(tree, first - 1, indent)
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    if len(defs) != 1 or defs[0].name != fn.__name__:
+    if len(defs) != 1 or defs[0].name != getattr(target, "co_name", fn.__name__):
         raise SourceUnavailable("source is not a single function definition")
     if isinstance(defs[0], ast.AsyncFunctionDef):
         raise UnsupportedSyntaxError("async functions cannot be compiled")

@@ -163,26 +163,28 @@ class ContainerMutationInStagedFlow(Rule):
 class InplaceUpdateOfPathDependentAlias(Rule):
     code = "NPX134"
     name = "inplace-update-of-path-dependent-alias"
-    message = "'{name}' is the same array as before on some paths of a data-dependent {where} and a new array on others, so this in-place update cannot be compiled"
+    message = "'{name}' may be the same array as before (or a view of one) on some paths of a data-dependent {where} and a new array on others, so this in-place update cannot be compiled"
     defaults = {"name": "y", "where": "branch or loop"}
     targets = _NPXLA
     error = "UnsupportedOperationError (NPX009)"
     explain = """
         NumPy's in-place updates change every variable bound to the same array. When a
-        data-dependent branch or loop rebinds a variable on some paths only
-        (`y = x` then `if c: y = y + 1`), whether `y += 1` also changes `x` depends on
-        the data, which a compiled program cannot express. npxla refuses the in-place
-        update. Copy first (`y = y.copy()`) or write `y = y + 1`; with a static
-        condition or trip count NumPy's aliasing is kept exactly."""
+        data-dependent branch rebinds a variable on some paths only (`y = x` then
+        `if c: y = y + 1`), @jit keeps NumPy's aliasing by selecting at run time
+        which array `y` is. It cannot when a path makes `y` a view (`y = x[::-1]`),
+        nor after a data-dependent loop that leaves `y` the same array on some
+        iterations and a new one on others: then the in-place update is refused.
+        Copy first (`y = y.copy()`) or write `y = y + 1`; with a static condition or
+        trip count NumPy's aliasing is kept exactly."""
     bad = """
         import numpy as np
         from transpiler import jit
 
         @jit
         def bump(x, k):
-            y = x
+            y = x * 2
             if k.sum() > x.mean():
-                y = y + 1
+                y = x[::-1]
             y += 1
             return x, y
         """
@@ -192,9 +194,9 @@ class InplaceUpdateOfPathDependentAlias(Rule):
 
         @jit
         def bump(x, k):
-            y = x
+            y = x * 2
             if k.sum() > x.mean():
-                y = y + 1
+                y = x[::-1]
             y = y + 1
             return x, y
         """

@@ -1,0 +1,107 @@
+"""Whose code a callable is: the user's (converted), a library's or npxla's own.
+
+`converted_call` converts the user's functions and calls library functions as they are.
+Module *names* cannot tell them apart (a user's `numpy_utils.py` starts with "numpy", the
+standard library's `random` and `logging` start with nothing special), so the decision
+is made from where the module's file lives: the standard library (sysconfig
+`stdlib`/`platstdlib`), installed packages (`site-packages`, `dist-packages`, sysconfig
+`purelib`/`platlib`, `site`'s directories) and npxla's own packages are libraries;
+every other file is user code. A module without a file is a built-in module (library)
+unless it is the interactive `__main__` (user). The answer is cached per module.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import site
+import sys
+import sysconfig
+import types
+
+from transpiler import errors as _errors
+from transpiler.pyct.loader import RUNTIME_NAME
+
+USER, LIBRARY, NPXLA = "user", "library", "npxla"
+
+_NPXLA_DIRS = tuple(os.path.realpath(p) + os.sep for p in (
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),     # runtime/
+    os.path.dirname(os.path.abspath(_errors.__file__))))             # transpiler/
+_PACKAGE_PARTS = ("site-packages", "dist-packages")
+
+
+def _library_dirs():
+    paths = set()
+    for scheme_paths in (sysconfig.get_paths(),
+                         sysconfig.get_paths(vars={"base": sys.base_prefix,
+                                                   "platbase": sys.base_exec_prefix})):
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            if scheme_paths.get(key):
+                paths.add(scheme_paths[key])
+    try:
+        paths.update(site.getsitepackages())
+    except AttributeError:      # pragma: no cover - old virtualenv's site module
+        pass
+    user_site = getattr(site, "USER_SITE", None)
+    if user_site:
+        paths.add(user_site)
+    return tuple(sorted({os.path.realpath(p) + os.sep for p in paths}))
+
+
+_LIBRARY_DIRS = _library_dirs()
+_CACHE: dict = {}          # (module name, file) -> USER / LIBRARY / NPXLA
+
+
+@functools.lru_cache(maxsize=4096)
+def origin_of_file(path: str) -> str:
+    """USER, LIBRARY or NPXLA for a source file path."""
+    real = os.path.realpath(path)
+    if real.startswith(_NPXLA_DIRS):
+        return NPXLA
+    if real.startswith(_LIBRARY_DIRS) or any(
+            part in _PACKAGE_PARTS for part in real.split(os.sep)):
+        return LIBRARY
+    return USER
+
+
+def origin_of_module(name) -> str:
+    """USER, LIBRARY or NPXLA for a module name (`__module__` of a function or class)."""
+    if not name:
+        return USER                 # exec'd code without a module: typed in by the user
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None)
+    key = (name, path)
+    hit = _CACHE.get(key)
+    if hit is None:
+        if path:
+            hit = origin_of_file(path)
+        elif name == "__main__" or module is None:
+            hit = USER              # the interactive interpreter, or a module gone
+        else:
+            hit = LIBRARY           # built-in and frozen modules (math, sys, _random)
+        _CACHE[key] = hit
+    return hit
+
+
+def is_library_module(module) -> bool:
+    """Whether module object `module` belongs to a library or npxla (not to the user)."""
+    return origin_of_module(getattr(module, "__name__", None)) != USER
+
+
+def is_user_function(f) -> bool:
+    """A plain Python function of the user's that has not been converted yet (functions
+    defined inside converted code close over the runtime name)."""
+    if not isinstance(f, types.FunctionType) or RUNTIME_NAME in f.__code__.co_freevars \
+            or RUNTIME_NAME in f.__code__.co_names:    # converted code (e.g. npxla convert)
+        return False
+    return origin_of_module(f.__module__) == USER
+
+
+def is_library_callable(f) -> bool:
+    """A callable from a library other than Python's builtins (whose conversions, such
+    as `bool(x)`, raise their own errors) and npxla itself."""
+    if isinstance(f, types.MethodType):
+        f = f.__func__
+    module = getattr(f, "__module__", None) or getattr(type(f), "__module__", None)
+    if module in (None, "builtins"):
+        return False
+    return origin_of_module(module) == LIBRARY

@@ -1,0 +1,597 @@
+"""Random legacy-NumPy programs, emitted as Python source text.
+
+Why source text: `jit` reads a function's source with `inspect.getsource`, so a program
+must live in a real file, and a failing program must be something a person can read
+and paste into an issue. Why typed generation: a program NumPy itself rejects tests
+nothing, so every expression is typed the cheap, exact way — it is evaluated on dummy
+values (`np.ones` of the right shape and dtype, `1` / `1.0` for Python scalars) and
+whatever NumPy 2 gives back (shape, dtype, Python-vs-NumPy scalar) is its type. Every
+name keeps the type of its first binding for the whole program, which keeps loops and
+branches well formed (a loop-carried value of changing shape is a *refusal*, not a bug,
+and would drown the interesting outcomes).
+
+Values stay small and safe on purpose: integer inputs lie in [-5, 5], divisions are by
+positive constants or by `abs(...) + 1`, square roots take `abs(...)`, loops run at most
+a handful of times, and every `while` carries a counter that bounds it.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import random
+import re
+
+import numpy as np
+
+from .model import (ARITH, AUG, CMP, DTYPE_WEIGHTS, DTYPES, REDUCE, Ctx, Features, Program,
+                    Val, Var, dummy, empty_body, quiet_eval, val_of)
+
+
+_VIEW = re.compile(r"^([A-Za-z_]\w*)(\.T|\[[^\[\]()]*\])*$")
+
+
+def _view_base(src, env):
+    """The name `src` aliases or views (`x`, `x.T`, `x[1:-1]`, `x[0]`), if any."""
+    m = _VIEW.match(src)
+    return m.group(1) if m and m.group(1) in env else None
+
+
+class _Gen:
+    def __init__(self, seed: int, feats: Features):
+        self.r = random.Random(seed)
+        self.seed = seed
+        self.feats = feats
+        self.count = 0
+        self.loop_ids = 0
+        self.left = 0
+        self.helpers: list[tuple[str, tuple, bool, str]] = []  # name, arg vals, mutates, src
+        self.ns: dict = {"np": np}
+        self.in_helper = False
+        self.early_returns = 0
+
+    # -- typing on dummies ---------------------------------------------------------------
+    def _ns(self, env):
+        ns = dict(self.ns)
+        ns.update({v.name: dummy(v.val) for v in env.values()})
+        return ns
+
+    def typeof(self, env, src) -> Val | None:
+        try:
+            return val_of(quiet_eval(src, self._ns(env)))
+        except Exception:
+            return None
+
+    def runs(self, env, src) -> dict | None:
+        """Exec a statement on dummies; the resulting namespace, or None if NumPy refuses."""
+        try:
+            return quiet_eval(src, self._ns(env), "exec")
+        except Exception:
+            return None
+
+    def fresh(self, prefix):
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def chance(self, p):
+        return self.r.random() < p
+
+    # -- leaves ---------------------------------------------------------------------------
+    def index(self, env, dim):
+        loopvars = [v.name for v in env.values() if v.bound is not None and 0 < v.bound <= dim]
+        if loopvars and self.chance(0.5):
+            return self.r.choice(loopvars)
+        return str(self.r.randrange(-dim, dim))
+
+    def const(self, want_int=False):
+        if want_int or self.chance(0.5):
+            return str(self.r.randint(-3, 5))
+        return self.r.choice(["0.5", "1.5", "2.0", "-1.25", "0.1", "3.0"])
+
+    def arrays(self, env, ndim=None):
+        return [v for v in env.values() if v.val.is_array and v.val.dtype != "bool"
+                and min(v.val.shape) > 0 and (ndim is None or len(v.val.shape) == ndim)]
+
+    def leaf(self, env, shape):
+        opts = []
+        for v in self.arrays(env):
+            s, n = v.val.shape, v.name
+            if s == shape:
+                opts += [n, n, n]
+                if len(s) == 1 and self.chance(0.2):
+                    opts.append(f"{n}[::-1]")
+            if len(s) == 2:
+                a, b = s
+                if (b, a) == shape:
+                    opts.append(f"{n}.T")
+                if (b,) == shape:
+                    opts.append(f"{n}[{self.index(env, a)}]")
+                    red = self.r.choice(REDUCE)
+                    opts.append(self.r.choice([f"np.{red}({n}, axis=0)", f"{n}.{red}(axis=0)"]))
+                if (a,) == shape:
+                    opts.append(f"{n}[:, {self.index(env, b)}]")
+                    opts.append(f"np.{self.r.choice(REDUCE)}({n}, axis=1)")
+                if shape == ():
+                    opts.append(f"{n}[{self.index(env, a)}, {self.index(env, b)}]")
+            if len(s) == 1 and len(shape) == 1:
+                m, k = s[0], shape[0]
+                if m - 2 == k:
+                    opts.append(f"{n}[1:-1]")
+                if (m + 1) // 2 == k and m != k:
+                    opts.append(f"{n}[::2]")
+                if m > k:
+                    opts.append(self.r.choice([f"{n}[:{k}]", f"{n}[{m - k}:]"]))
+            if len(s) == 1 and shape == ():
+                opts.append(f"{n}[{self.index(env, s[0])}]")
+            if shape == ():
+                red = self.r.choice(REDUCE)
+                opts.append(self.r.choice([f"np.{red}({n})", f"{n}.{red}()",
+                                           f"np.{red}({n}, axis=None)"]))
+                if self.chance(0.2):
+                    opts.append(self.r.choice([f"len({n})", f"{n}.shape[0]"]))
+        if shape == ():
+            opts += [v.name for v in env.values() if v.val.kind != "arr"]
+            opts += [self.const(), self.const()]
+        elif len(shape) == 1 and self.chance(0.1):
+            opts.append(f"np.arange({shape[0]})")
+        elif self.chance(0.1):
+            opts.append(f"np.{self.r.choice(['zeros', 'ones'])}({shape})")
+        return self.r.choice(opts) if opts else None
+
+    # -- expressions ----------------------------------------------------------------------
+    def expr(self, env, shape, depth=0):
+        """Source of an expression whose value has exactly `shape`, and its Val."""
+        for _ in range(12):
+            src = self._expr(env, shape, depth)
+            if src is None:
+                continue
+            val = self.typeof(env, src)
+            if val is not None and val.shape == shape and val.dtype != "bool":
+                return src, val
+        return None, None
+
+    def _sub(self, env, shape, depth, scalar_ok=True):
+        if scalar_ok and shape != () and self.chance(0.3):
+            shape = ()
+        src, _ = self.expr(env, shape, depth + 1)
+        return src
+
+    def _expr(self, env, shape, depth):
+        if depth >= 2 or self.chance(0.35 + 0.25 * depth):
+            return self.leaf(env, shape)
+        k = self.r.choice(["bin", "bin", "bin", "div", "intdiv", "unary", "where", "minmax",
+                           "helper", "copy"])
+        a = self._sub(env, shape, depth, scalar_ok=False)
+        if a is None:
+            return None
+        if k == "bin":
+            b = self._sub(env, shape, depth)
+            return b and f"({a} {self.r.choice(ARITH)} {b})"
+        if k == "div":
+            b = self._sub(env, shape, depth)
+            return b and f"({a} / (np.abs({b}) + 1))"
+        if k == "intdiv":
+            return f"({a} {self.r.choice(['//', '%'])} {self.r.randint(2, 4)})"
+        if k == "unary":
+            return self.r.choice([f"np.abs({a})", f"np.sqrt(np.abs({a}))", f"(-{a})",
+                                  f"abs({a})" if shape == () else f"np.square({a})"])
+        if k == "where":
+            b = self._sub(env, shape, depth)
+            return b and f"np.where({a} {self.r.choice(CMP[:2])} {self.const()}, {a}, {b})"
+        if k == "minmax":
+            b = self._sub(env, shape, depth)
+            return b and f"np.{self.r.choice(['maximum', 'minimum'])}({a}, {b})"
+        if k == "copy":
+            if shape == ():
+                return a
+            return self.r.choice([f"{a}.copy()", f"np.copy({a})", f"{a}.astype(np.float64)"])
+        return self.helper_call(env, shape, [a]) or a
+
+    def cond(self, env, dd=True):
+        """A branch/loop condition; data-dependent (reads array values) or static."""
+        if not dd:
+            opts = [f"{v.name} {self.r.choice(CMP)} {self.r.randint(0, 2)}"
+                    for v in env.values() if v.val.kind == "py" and v.val.dtype == "int"]
+            opts += [f"{v.name}.shape[0] > {self.r.randint(2, 5)}" for v in self.arrays(env)]
+            opts += [f"{v.name} % 2 == 0" for v in env.values() if v.bound is not None]
+            if opts:
+                return self.r.choice(opts)
+        kind = self.r.randrange(5)
+        arrs = self.arrays(env)
+        if kind == 0 and arrs:
+            v = self.r.choice(arrs).name
+            op = self.r.choice(["any", "all"])
+            return f"np.{op}({v} {self.r.choice(CMP[:4])} {self.const()})"
+        a, _ = self.expr(env, (), 1)
+        if a is None:
+            return "True"
+        c = f"{a} {self.r.choice(CMP[:4])} {self.const()}"
+        if kind == 1:
+            b, _ = self.expr(env, (), 1)
+            return f"{c} {self.r.choice(['and', 'or'])} {b} {self.r.choice(CMP[:2])} 0" \
+                if b else c
+        if kind == 2:
+            return f"not {c}"
+        return c
+
+    def helper_call(self, env, shape, args):
+        """A call to a pure helper (new or reused) whose result has `shape`."""
+        if not self.feats.helpers or self.in_helper or not args:
+            return None
+        vals = tuple(self.typeof(env, a) for a in args)
+        if None in vals:
+            return None
+        for name, hvals, mut, _ in self.helpers:
+            if hvals == vals and not mut and self.chance(0.6):
+                src = f"{name}({', '.join(args)})"
+                v = self.typeof(env, src)
+                if v is not None and v.shape == shape:
+                    return src
+        name = self.make_helper(vals, mutate=False, out_shape=shape)
+        return name and f"{name}({', '.join(args)})"
+
+    def make_helper(self, vals, mutate, out_shape=None):
+        self.count += 1
+        name = f"h{self.count}"
+        params = ["a", "b", "c"][:len(vals)]
+        env = {p: Var(p, v, param=True) for p, v in zip(params, vals)}
+        saved, self.left, self.in_helper = self.left, self.r.randint(1, 3), True
+        try:
+            return self._helper_body(name, params, env, vals, mutate, out_shape)
+        finally:
+            self.left, self.in_helper = saved, False
+
+    def _helper_body(self, name, params, env, vals, mutate, out_shape):
+        body = self.block(env, Ctx(helper=True), self.left)
+        tail = []
+        if mutate:
+            w = self.inplace(env, Ctx(helper=True), only="a")
+            tail = w or []
+        else:
+            src, _ = self.expr(env, out_shape, 0)
+            if src is None:
+                return None
+            tail = [ast.parse(f"return {src}").body[0]]
+        body = [s for s in body if not isinstance(s, ast.Pass)] + tail
+        fn = ast.FunctionDef(name=name, args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(p) for p in params], kwonlyargs=[], kw_defaults=[],
+            defaults=[]), body=body or [ast.Pass()], decorator_list=[], returns=None,
+            type_params=[])
+        src = ast.unparse(ast.fix_missing_locations(fn))
+        try:
+            quiet_eval(src, self.ns, "exec")
+        except Exception:
+            return None
+        self.helpers.append((name, vals, mutate, src))
+        return name
+
+    # -- statements ------------------------------------------------------------------------
+    def block(self, env, ctx, size):
+        out = []
+        for _ in range(size):
+            if self.left <= 0:
+                break
+            stmts = self.stmt(env, ctx)
+            if stmts:
+                self.left -= 1
+                out += stmts
+        return out or [ast.Pass()]
+
+    def stmt(self, env, ctx):
+        kinds = ["assign", "assign", "view", "inplace", "inplace", "inplace", "rebind",
+                 "accum", "if", "if", "for", "for", "while"]
+        if not ctx.helper and self.feats.helpers:
+            kinds.append("mutcall")
+        if ctx.loops:
+            kinds += ["jump", "jump"]
+        if ctx.ret is not None:
+            kinds.append("return")
+        if self.feats.raise_assert:
+            kinds.append("raise")
+        if self.feats.isinstance_checks:
+            kinds.append("isinst")
+        k = self.r.choice(kinds)
+        return getattr(self, "s_" + k)(env, ctx)
+
+    def _p(self, src):
+        return ast.parse(src).body
+
+    def s_assign(self, env, ctx):
+        arrs = self.arrays(env)
+        shape = () if not arrs or self.chance(0.25) else self.r.choice(arrs).val.shape
+        src, val = self.expr(env, shape)
+        if src is None:
+            return None
+        name = self.fresh("t")
+        env[name] = Var(name, val, base=_view_base(src, env) if val.is_array else None,
+                        loop=ctx.loops[-1] if ctx.loops else 0)
+        return self._p(f"{name} = {src}")
+
+    def s_view(self, env, ctx):
+        arrs = self.arrays(env)
+        if not arrs:
+            return None
+        v = self.r.choice(arrs)
+        n, s = v.name, v.val.shape
+        opts = [n]
+        if len(s) == 1:
+            opts += [f"{n}[1:-1]"] * (s[0] > 2) + [f"{n}[::2]", f"{n}[1:]", f"{n}[::-1]"]
+        else:
+            opts += [f"{n}.T", f"{n}[{self.index(env, s[0])}]", f"{n}[:, {self.index(env, s[1])}]",
+                     f"{n}[1:]"]
+        src = self.r.choice(opts)
+        val = self.typeof(env, src)
+        if val is None or not val.is_array:
+            return None
+        name = self.fresh("a" if src == n else "u")
+        env[name] = Var(name, val, base=n, loop=ctx.loops[-1] if ctx.loops else 0)
+        return self._p(f"{name} = {src}")
+
+    def _writable(self, env, ctx, v):
+        """May this statement write through `v`?  (Switches for known-bad families.)"""
+        if ctx.loops and not self.feats.view_write_in_loop:
+            if v.base is not None and v.loop != ctx.loops[-1]:
+                return False
+            if any(w.base == v.name for w in env.values()):
+                return False  # writing a base whose view lives across the loop
+        return True
+
+    def s_inplace(self, env, ctx):
+        return self.inplace(env, ctx)
+
+    def inplace(self, env, ctx, only=None):
+        cands = [v for v in self.arrays(env) if (only is None or v.name == only)
+                 and self._writable(env, ctx, v)]
+        if not cands:
+            return None
+        v = self.r.choice(cands)
+        n, s = v.name, v.val.shape
+        form = self.r.randrange(4)
+        if form == 0:
+            target = n
+        elif form == 1:
+            target = f"{n}[{self.index(env, s[0])}]"
+        elif form == 2:
+            target = (f"{n}[1:3]" if s[0] >= 3 else f"{n}[:1]") if len(s) == 1 else \
+                f"{n}[:, {self.index(env, s[1])}]"
+        else:
+            target = f"{n}[{n} {self.r.choice(CMP[:2])} {self.const()}]" \
+                if self.chance(0.5) else f"{n}[::2]"
+        tval = self.typeof(env, target)
+        if tval is None:
+            return None
+        if "[" in target and "<" not in target and ">" not in target and self.chance(0.4):
+            op = "="
+        else:
+            op = self.r.choice(AUG)
+        vshape = () if self.chance(0.4) or tval.shape == () or "<" in target or ">" in target \
+            else tval.shape
+        src, _ = self.expr(env, vshape)
+        if src is None:
+            return None
+        if op == "=" and _view_base(src, env) and not self.feats.overlap_assign:
+            src += ".copy()"
+        stmt = f"{target} {op} {src}"
+        ns = self.runs(env, stmt)
+        if ns is None or val_of(ns[n]) != v.val:
+            return None
+        return self._p(stmt)
+
+    def s_rebind(self, env, ctx):
+        cands = [v for v in env.values() if v.val.kind != "py" and v.bound is None]
+        if ctx.loops and not self.feats.rebind_param_in_loop:
+            cands = [v for v in cands if not v.param and v.base is None]
+        if not cands:
+            return None
+        v = self.r.choice(cands)
+        src, val = self.expr(env, v.val.shape)
+        if src is None:
+            return None
+        if val != v.val:
+            src = f"({src}).astype(np.{v.val.dtype})" if v.val.kind == "arr" else \
+                f"np.{v.val.dtype}({src})"
+            if self.typeof(env, src) != v.val:
+                return None
+        v.base = None
+        return self._p(f"{v.name} = {src}")
+
+    def s_accum(self, env, ctx):
+        """Counters and accumulators: Python ints (`c += 1`), NumPy scalars (`s += x[0]`)."""
+        accs = [v for v in env.values() if v.val.kind != "arr" and v.bound is None
+                and v.name.startswith("s")]
+        if accs and self.chance(0.7):
+            v = self.r.choice(accs)
+            if v.val.kind == "py":
+                return self._p(f"{v.name} {self.r.choice(['+=', '-='])} {self.r.randint(1, 3)}")
+            src, _ = self.expr(env, (), 1)
+            stmt = f"{v.name} {self.r.choice(AUG[:2])} {src}"
+            ns = self.runs(env, stmt) if src else None
+            return self._p(stmt) if ns is not None and val_of(ns[v.name]) == v.val else None
+        name = self.fresh("s")
+        arrs = self.arrays(env)
+        init = "0" if not arrs or self.chance(0.5) else f"np.sum({self.r.choice(arrs).name}) * 0"
+        env[name] = Var(name, self.typeof(env, init), loop=ctx.loops[-1] if ctx.loops else 0)
+        return self._p(f"{name} = {init}")
+
+    def _sub_block(self, env, ctx, n=None):
+        sub = {k: dataclasses.replace(v) for k, v in env.items()}
+        return self.block(sub, ctx, n or self.r.randint(1, 3)), sub
+
+    def _keep_rebinds(self, env, *subs):
+        """A name rebound in a nested block is no longer a view of its old base."""
+        for sub in subs:
+            for k, v in env.items():
+                if k in sub and sub[k].base is None:
+                    v.base = None
+
+    def s_if(self, env, ctx):
+        dd = self.chance(0.75)
+        c = self.cond(env, dd)
+        inner = dataclasses.replace(ctx, dd_if=ctx.dd_if or dd)
+        empty_ok = not (dd or ctx.dd_if) or self.feats.empty_in_dd_if
+        if empty_ok and self.chance(0.1):
+            body, sub1 = [ast.Pass()], env
+        elif empty_ok and self.chance(0.08):
+            body = self._p(f"for {self.fresh('i')} in range(0):\n    {self.fresh('t')} = 1")
+            sub1 = env
+        else:
+            body, sub1 = self._sub_block(env, inner)
+            if empty_body(body) and not empty_ok:
+                return None
+        node = ast.If(test=ast.parse(c, mode="eval").body, body=body, orelse=[])
+        subs = [sub1]
+        if self.chance(0.5):
+            if self.chance(0.3):
+                c2 = self.cond(env, dd)
+                b2, s2 = self._sub_block(env, inner)
+                node.orelse = [ast.If(test=ast.parse(c2, mode="eval").body, body=b2, orelse=[])]
+                subs.append(s2)
+                target = node.orelse[0]
+            else:
+                target = node
+            orelse, s3 = self._sub_block(env, inner)
+            if not (empty_body(orelse) and not empty_ok):
+                target.orelse = orelse
+            subs.append(s3)
+        self._keep_rebinds(env, *subs)
+        return [node]
+
+    def s_for(self, env, ctx):
+        arrs = self.arrays(env)
+        ints = [v.name for v in env.values() if v.param and v.val.kind == "py"]
+        opts = [("0", 0), ("1", 1), ("2", 2), ("3", 3)]
+        opts += [(n, 2) for n in ints] * 2
+        for v in arrs:
+            opts += [(f"len({v.name})", v.val.shape[0]), (f"{v.name}.shape[0]", v.val.shape[0])]
+        count, bound = self.r.choice(opts)
+        if bound > 4:
+            count, bound = f"min({count}, 3)", 3
+        self.loop_ids += 1
+        i = self.fresh("i")
+        sub = {k: dataclasses.replace(v) for k, v in env.items()}
+        sub[i] = Var(i, Val("py", (), "int"), bound=bound, loop=self.loop_ids)
+        body = self.block(sub, dataclasses.replace(ctx, loops=ctx.loops + (self.loop_ids,)),
+                          self.r.randint(1, 4))
+        self._keep_rebinds(env, sub)
+        return [ast.For(
+            target=ast.Name(i, ast.Store()), iter=ast.parse(f"range({count})", mode="eval").body,
+            body=body, orelse=[], type_comment=None)]
+
+    def s_while(self, env, ctx):
+        k = self.fresh("k")
+        env[k] = Var(k, Val("py", (), "int"), loop=ctx.loops[-1] if ctx.loops else 0)
+        c = self.cond(env, dd=True)
+        limit = self.r.randint(1, 4)
+        self.loop_ids += 1
+        sub = {n: dataclasses.replace(v) for n, v in env.items()}
+        body = self.block(sub, dataclasses.replace(ctx, loops=ctx.loops + (self.loop_ids,)),
+                          self.r.randint(1, 3))
+        self._keep_rebinds(env, sub)
+        head = f"while {k} < {limit} and ({c}):" if self.chance(0.7) else \
+            f"while {c}:\n    if {k} >= {limit}:\n        break"
+        loop = self._p(f"{k} = 0\n{head}\n    {k} += 1")
+        loop[1].body += [s for s in body if not isinstance(s, ast.Pass)]
+        return loop
+
+    def s_jump(self, env, ctx):
+        c = self.cond(env, dd=self.chance(0.7))
+        return self._p(f"if {c}:\n    {self.r.choice(['break', 'continue'])}")
+
+    def s_return(self, env, ctx):
+        self.early_returns += 1
+        c = self.cond(env, dd=self.chance(0.8))
+        return self._p(f"if {c}:\n    return {', '.join(ctx.ret)}")
+
+    def s_mutcall(self, env, ctx):
+        cands = [v for v in self.arrays(env) if self._writable(env, ctx, v)]
+        if not cands:
+            return None
+        v = self.r.choice(cands)
+        mine = [h for h in self.helpers if h[2] and h[1] == (v.val,)]
+        name = mine[0][0] if mine and self.chance(0.5) else self.make_helper((v.val,), True)
+        return name and self._p(f"{name}({v.name})")
+
+    def s_raise(self, env, ctx):
+        """Mostly checks that pass (as in real code); sometimes one that fails."""
+        arrs = self.arrays(env)
+        if arrs and self.chance(0.85):
+            v = self.r.choice(arrs).name
+            c = self.r.choice([f"np.all(np.isfinite({v}))", f"np.max(np.abs({v})) < 1e6",
+                               f"{v}.size > 0", f"not np.any(np.isnan({v}))"])
+        else:
+            c = self.cond(env, dd=True)
+        if self.chance(0.5):
+            return self._p(f"assert {c}")
+        exc = self.r.choice(["ValueError", "RuntimeError"])
+        return self._p(f"if not ({c}):\n    raise {exc}('fuzz')")
+
+    def s_isinst(self, env, ctx):
+        arrs = self.arrays(env)
+        if not arrs:
+            return None
+        n = self.r.choice(arrs).name
+        c = self.r.choice([f"isinstance({n}, np.ndarray)", f"type({n}) is np.ndarray",
+                           f"not isinstance({n}, float)"])
+        body, sub = self._sub_block(env, ctx)
+        self._keep_rebinds(env, sub)
+        return [ast.If(test=ast.parse(c, mode="eval").body, body=body, orelse=[])]
+
+
+def make_args(seed: int, params):
+    """Argument values for `params` [(name, Val)]: small ints, normal floats."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _, val in params:
+        if val.kind == "py":
+            out.append(int(rng.integers(0, 3)))
+        elif val.dtype.startswith("int"):
+            out.append(rng.integers(-5, 6, size=val.shape).astype(val.dtype))
+        else:
+            out.append(rng.normal(size=val.shape).astype(val.dtype))
+    return out
+
+
+def _params(r: random.Random):
+    params = []
+    shapes = []
+    for name in ["x", "y", "z"][:r.choice([1, 2, 2, 3])]:
+        if shapes and r.random() < 0.6:
+            shape = r.choice(shapes)
+        elif r.random() < 0.5:
+            shape = (r.randint(3, 6),)
+        else:
+            shape = (r.randint(2, 4), r.randint(2, 4))
+        shapes.append(shape)
+        dtype = r.choices(DTYPES, DTYPE_WEIGHTS)[0]
+        params.append((name, Val("arr", shape, dtype)))
+    if r.random() < 0.4:
+        params.append(("n", Val("py", (), "int")))
+    return params
+
+
+def generate(seed: int, feats: Features = Features()) -> Program:
+    """The program for `seed`: a module defining helpers `h*` and the entry point `f`."""
+    g = _Gen(seed, feats)
+    params = _params(g.r)
+    env = {n: Var(n, v, param=True) for n, v in params}
+    prologue = []
+    for _ in range(g.r.choice([0, 1, 1])):
+        prologue += g.s_accum(env, Ctx()) or []
+    arrays = [n for n, v in params if v.kind == "arr"]
+    ret = g.r.sample(arrays, 1) + [n for n in env if n.startswith("s")][:1]
+    if len(ret) == 1 and g.chance(0.3):
+        ret.append(g.r.choice(arrays))
+    g.left = g.r.randint(feats.min_stmts, feats.max_stmts)
+    body = g.block(env, Ctx(ret=tuple(ret)), g.left)
+    if not g.early_returns:  # no early return to match: also hand back a counter
+        counters = [n for n, v in env.items() if v.val.kind == "py" and v.bound is None
+                    and not v.param and n not in ret]
+        if counters and g.chance(0.5):
+            ret.append(g.r.choice(counters))
+    final = ast.parse(f"return {', '.join(ret)}").body
+    fn = ast.FunctionDef(name="f", args=ast.arguments(
+        posonlyargs=[], args=[ast.arg(n) for n, _ in params], kwonlyargs=[], kw_defaults=[],
+        defaults=[]), body=prologue + body + final, decorator_list=[], returns=None,
+        type_params=[])
+    fsrc = ast.unparse(ast.fix_missing_locations(fn))
+    parts = ["import numpy as np"] + [h[3] for h in g.helpers] + [fsrc]
+    return Program(seed, "\n\n\n".join(parts) + "\n", make_args(seed, params))

@@ -1,0 +1,114 @@
+"""The generator's data model: switches, static types (`Val`) and their dummy values.
+
+Why typing by dummies: NumPy 2's promotion rules (NEP 50 weak scalars, Python vs NumPy
+scalars, integer/float mixing) are long and easy to get subtly wrong in a re-statement;
+evaluating an expression on `np.ones` of the right shape and dtype asks NumPy itself.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Features:
+    """Generator switches. Each switch guards one construct family, so a family the
+    compiler is known to get wrong can be turned off in the default test run without
+    losing everything else."""
+    view_write_in_loop: bool = True     # a view/alias made before a loop, written inside it
+    rebind_param_in_loop: bool = True   # a (mutated) argument rebound inside a loop
+    raise_assert: bool = True           # `raise` / `assert` under data-dependent conditions
+    empty_in_dd_if: bool = True         # `pass` / zero-trip loop inside a data-dependent `if`
+    isinstance_checks: bool = True      # isinstance(x, np.ndarray) / type(x) on arrays
+    helpers: bool = True                # helper functions defined in the module and called
+    # `x[::2] = x[:3]`: NumPy copies element by element without buffering when the
+    # strides have the same sign, so the result depends on copy order (a NumPy quirk,
+    # not a contract); off everywhere unless asked for (--enable overlap_assign)
+    overlap_assign: bool = False
+    min_stmts: int = 3
+    max_stmts: int = 15
+
+    def replace(self, **kw) -> "Features":
+        return dataclasses.replace(self, **kw)
+
+
+@dataclass(frozen=True)
+class Val:
+    """The static type of a value: 'arr' (ndarray), 'np' (NumPy scalar) or 'py'
+    (Python scalar), its shape and its dtype name ('int'/'float'/'bool' for Python)."""
+    kind: str
+    shape: tuple
+    dtype: str
+
+    @property
+    def is_array(self) -> bool:
+        return self.kind == "arr" and len(self.shape) > 0
+
+
+def val_of(v) -> Val | None:
+    if isinstance(v, np.ndarray):
+        return Val("arr", v.shape, v.dtype.name)
+    if isinstance(v, np.generic):
+        return Val("np", (), v.dtype.name)
+    if isinstance(v, (bool, int, float)):
+        return Val("py", (), type(v).__name__)
+    return None
+
+
+def dummy(val: Val):
+    if val.kind == "arr":
+        return np.ones(val.shape, dtype=val.dtype)
+    if val.kind == "np":
+        return np.dtype(val.dtype).type(1)
+    return {"int": 1, "float": 1.0, "bool": True}[val.dtype]
+
+
+@dataclass
+class Var:
+    name: str
+    val: Val
+    base: str | None = None      # the name this one views or aliases
+    loop: int = 0                # id of the innermost loop it was created in (0: none)
+    param: bool = False
+    bound: int | None = None     # loop variables: exclusive upper bound of their value
+
+
+@dataclass
+class Ctx:
+    loops: tuple = ()            # ids of the enclosing loops, innermost last
+    dd_if: bool = False          # inside a data-dependent `if`
+    helper: bool = False         # generating a helper's body
+    ret: tuple | None = None     # names an early `return` hands back
+
+
+@dataclass
+class Program:
+    """A generated program: module source (defining `f`), its arguments, its seed."""
+    seed: int
+    source: str
+    args: list = field(default_factory=list)
+
+
+DTYPES = ["float64", "int64", "float32", "int32"]
+DTYPE_WEIGHTS = [4, 3, 1, 1]
+ARITH = ["+", "-", "*"]
+AUG = ["+=", "-=", "*="]
+CMP = [">", "<", ">=", "<=", "=="]
+REDUCE = ["sum", "mean", "max", "min"]
+
+
+def empty_body(body) -> bool:
+    return len(body) == 1 and isinstance(body[0], ast.Pass)
+
+
+def quiet_eval(code, ns, mode="eval"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if mode == "eval":
+            return eval(code, ns)
+        exec(code, ns)
+        return ns

@@ -1,0 +1,311 @@
+"""Run one program under NumPy and under `jit`, and classify what happened.
+
+Why a real file per program: `jit` reads the source (`inspect.getsource`), and a
+located error renders the user's line from that file. Why a fresh module per run: the
+jit cache is keyed by code objects and `linecache` by file name, so nothing from one
+program can leak into the next. The outcome is one of
+
+- ``agree``    values, dtypes, shapes, scalar types and the caller's arrays all match
+               (or NumPy raised and `jit` raised the same exception class);
+- ``refused``  `jit` raised a `TranspileError` that points into the program;
+- ``mismatch`` `jit` returned something else, or returned where NumPy raised;
+- ``crash``    any other exception from `jit`, an `InternalCompilerError`, or a
+               `TranspileError` with no location (or one outside the program);
+- ``hang``     (shrinking only) an edit made the NumPy reference loop forever.
+
+`Outcome.key` is the coarse signature the shrinker must keep while it shrinks.
+"""
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import inspect
+import itertools
+import linecache
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import traceback
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from transpiler import jit
+from transpiler.errors import InternalCompilerError, TranspileError
+
+try:
+    from differential import _compare, _copy
+except ImportError:  # run as `python -m tests.fuzz` from the repository root
+    from tests.differential import _compare, _copy
+
+KINDS = ("agree", "refused", "mismatch", "crash")
+_DIR = None
+_COUNTER = itertools.count()
+PROGRAM_TIMEOUT_S = 120     # jit: compile and run (a hang inside XLA is not interruptible)
+REFERENCE_TIMEOUT_S = 10    # NumPy: generated programs take milliseconds
+WATCHDOG_GRACE_S = 30       # after the alarm: the process is stuck inside XLA
+HANG_EXIT_CODE = 70
+
+
+@dataclass
+class Outcome:
+    kind: str            # one of KINDS
+    key: str             # kind plus a coarse category, kept while shrinking
+    detail: str = ""     # human-readable: the difference or the exception
+
+    @property
+    def failed(self) -> bool:
+        return self.kind in ("mismatch", "crash")
+
+
+def _tmpdir():
+    global _DIR
+    if _DIR is None:
+        _DIR = tempfile.mkdtemp(prefix="npxla_fuzz_")
+        atexit.register(shutil.rmtree, _DIR, True)
+    return _DIR
+
+
+def load_source(source: str, stem: str = "p"):
+    """Write `source` to a fresh file and import it; returns (module, path)."""
+    n = next(_COUNTER)
+    path = os.path.join(_tmpdir(), f"{stem}_{n}.py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    return load_path(path, f"npxla_fuzz_{stem}_{n}"), path
+
+
+def load_path(path: str, name: str | None = None):
+    name = name or "npxla_fuzz_" + re.sub(r"\W", "_", os.path.basename(path)[:-3])
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _forget_jits():
+    """Drop the jitted objects of past programs (a 100,000-program run would otherwise
+    hold thousands of executables); each program gets a fresh `jit(f)` anyway."""
+    try:
+        from transpiler import api
+        api._JITTED.clear()
+    except (ImportError, AttributeError):
+        pass
+
+
+def _float_scale(*trees):
+    """(is any float32 involved, largest finite magnitude) over results and arguments."""
+    single, biggest = False, 0.0
+
+    def walk(x):
+        nonlocal single, biggest
+        if isinstance(x, (list, tuple)):
+            for i in x:
+                walk(i)
+            return
+        a = np.asarray(x) if isinstance(x, (np.ndarray, np.generic, float)) else None
+        if a is not None and a.dtype.kind == "f":
+            single |= a.dtype == np.float32
+            fin = a[np.isfinite(a)]
+            if fin.size:
+                biggest = max(biggest, float(np.max(np.abs(fin.astype(np.float64)))))
+    for t in trees:
+        walk(t)
+    return single, biggest
+
+
+def _mismatch_key(message: str) -> str:
+    where = "args" if "arguments after the call" in message else "result"
+    if "not equal" in message.strip().splitlines()[0].lower() or "tolerance" in message:
+        what = "value"
+    elif "Python" in message and "expected" in message:
+        what = "pytype"
+    elif "dtype" in message:
+        what = "dtype"
+    elif "shape" in message:
+        what = "shape"
+    elif "length differs" in message or "<class" in message:
+        what = "structure"
+    else:
+        what = "value"
+    return f"mismatch:{where}:{what}"
+
+
+def _normalise(message: str) -> str:
+    first = (message.strip().splitlines() or [""])[0]
+    first = re.sub(r"\d+", "N", first)
+    first = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", "Q", first)
+    return first[:60]
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(seconds):
+    if seconds and hasattr(signal, "SIGALRM"):
+        def handler(signum, frame):
+            raise _Timeout(f"no result after {seconds} s")
+        try:
+            signal.signal(signal.SIGALRM, handler)
+            signal.alarm(seconds)
+            return True
+        except ValueError:  # not the main thread
+            pass
+    return False
+
+
+def _hung(fn, path, args):
+    """The compiled program never returned (a loop running forever inside XLA cannot be
+    interrupted): print the program, so the hang is a bug report, and end the process
+    rather than hold a CI machine forever."""
+    try:
+        source = open(path).read() if path else inspect.getsource(fn)
+    except OSError:
+        source = "<source unavailable>"
+    sys.stderr.write(f"\nnpxla fuzz: jit(f) did not return within "
+                     f"{PROGRAM_TIMEOUT_S + WATCHDOG_GRACE_S} s (NumPy did); program:\n"
+                     f"{source}\n# args: {args!r}\n")
+    sys.stderr.flush()
+    os._exit(HANG_EXIT_CODE)
+
+
+def run_function(fn, args, path: str | None = None, rtol=None) -> Outcome:
+    """Run `fn(*args)` under NumPy and under a fresh `jit(fn)`; classify the outcome."""
+    np_args, jit_args = _copy(list(args)), _copy(list(args))
+    np_exc = expected = None
+    armed = _alarm(REFERENCE_TIMEOUT_S)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = fn(*np_args)
+        except _Timeout as e:  # only a shrinking edit can unbound a loop
+            return Outcome("hang", "hang", str(e))
+        except Exception as e:  # noqa: BLE001 - the reference may legitimately raise
+            np_exc = e
+        finally:
+            if armed:
+                signal.alarm(0)
+    _forget_jits()
+    jit_exc = actual = None
+    armed = _alarm(PROGRAM_TIMEOUT_S)
+    watchdog = threading.Timer(PROGRAM_TIMEOUT_S + WATCHDOG_GRACE_S, _hung, (fn, path, args))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            actual = jit(fn)(*jit_args)
+    except _Timeout as e:
+        return Outcome("crash", "crash:timeout", str(e))
+    except Exception as e:  # noqa: BLE001 - classified below
+        jit_exc = e
+    finally:
+        watchdog.cancel()
+        if armed:
+            signal.alarm(0)
+        _forget_jits()
+    return _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol)
+
+
+def _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol):
+    np_name = type(np_exc).__name__ if np_exc is not None else None
+    if jit_exc is not None:
+        desc = f"{type(jit_exc).__name__}: {jit_exc}"
+        if isinstance(jit_exc, InternalCompilerError):
+            return Outcome("crash", f"crash:{_normalise(str(jit_exc.message))}", desc)
+        if np_exc is not None and isinstance(jit_exc, type(np_exc)):
+            return Outcome("agree", f"agree:raised:{np_name}", desc)
+        if isinstance(jit_exc, TranspileError):
+            loc = jit_exc.location
+            if loc is None:
+                return Outcome("crash", f"crash:unlocated:{type(jit_exc).__name__}", desc)
+            if path is not None and os.path.abspath(loc.file) != os.path.abspath(path):
+                return Outcome("crash", f"crash:badloc:{type(jit_exc).__name__}",
+                               f"located at {loc.file}:{loc.line}, not in the program\n{desc}")
+            return Outcome("refused", f"refused:{type(jit_exc).__name__}", desc)
+        tb = "".join(traceback.format_exception(jit_exc)[-6:])
+        key = f"crash:{type(jit_exc).__name__}:{_normalise(str(jit_exc))}"
+        return Outcome("crash", key + (f":np={np_name}" if np_name else ""), tb)
+    if np_exc is not None:
+        return Outcome("mismatch", f"mismatch:noraise:{np_name}",
+                       f"NumPy raised {np_name}: {np_exc}; jit returned {actual!r}")
+    single, biggest = _float_scale(expected, np_args)
+    tol = rtol or (2e-4 if single else 1e-9)
+    atol = tol * (1.0 + biggest)
+    try:
+        _compare(expected, actual, tol, atol)
+        _compare(np_args, jit_args, tol, atol, "arguments after the call")
+    except AssertionError as e:
+        msg = str(e)
+        return Outcome("mismatch", _mismatch_key(msg),
+                       f"{msg.strip()[:1500]}\nNumPy: {expected!r}\njit:   {actual!r}")
+    return Outcome("agree", "agree")
+
+
+def run_source(source: str, args, stem: str = "p") -> Outcome:
+    """Run a generated program (module source defining `f`) and clean up after it."""
+    try:
+        module, path = load_source(source, stem)
+    except Exception as e:  # noqa: BLE001 - not a program at all (hand-edited input)
+        return Outcome("invalid", "invalid", f"{type(e).__name__}: {e}")
+    try:
+        return run_function(module.f, args, path)
+    finally:
+        linecache.checkcache(path)
+        linecache.cache.pop(path, None)
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def run_isolated(source: str, args, timeout: float = 30.0) -> Outcome:
+    """`run_source` in a child process: the way to shrink a program whose compiled form
+    never returns (the outcome is then ``crash:hang``). Slow (a fresh interpreter and
+    JAX per call), so only for that case."""
+    import pickle
+    import subprocess
+    payload = pickle.dumps((source, list(args)))
+    code = ("import pickle, sys; sys.path[:0] = [{tests!r}, {root!r}]; import fuzz; "
+            "from fuzz.runner import run_source; s, a = pickle.load(sys.stdin.buffer); "
+            "o = run_source(s, a); sys.stdout.write(pickle.dumps(o).hex())")
+    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = code.format(tests=tests, root=os.path.dirname(tests))
+    try:
+        done = subprocess.run([sys.executable, "-c", code], input=payload, timeout=timeout,
+                              capture_output=True)
+    except subprocess.TimeoutExpired:
+        finished, raised = _reference_finishes(source, args)
+        if not finished:
+            return Outcome("hang", "hang", "the NumPy reference does not finish either")
+        return Outcome("crash", "crash:hang" + (f":np={raised}" if raised else ""),
+                       f"jit: no result after {timeout} s; NumPy "
+                       + (f"raised {raised}" if raised else "returned"))
+    if done.returncode != 0 or not done.stdout:
+        return Outcome("crash", f"crash:exit{done.returncode}", done.stderr.decode()[-2000:])
+    return pickle.loads(bytes.fromhex(done.stdout.decode()))
+
+
+def _reference_finishes(source: str, args):
+    """(does NumPy finish, the class name of what it raised or None)."""
+    module, path = load_source(source, "ref")
+    armed = _alarm(REFERENCE_TIMEOUT_S)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module.f(*_copy(list(args)))
+    except _Timeout:
+        return False, None
+    except Exception as e:  # noqa: BLE001 - raising is finishing
+        return True, type(e).__name__
+    finally:
+        if armed:
+            signal.alarm(0)
+        os.remove(path)
+    return True, None

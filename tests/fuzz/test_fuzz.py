@@ -1,0 +1,77 @@
+"""Differential fuzzing in the test suite: random programs must agree with NumPy or be
+refused with a located error; shrunk past failures must stay fixed.
+
+The default run covers a fixed list of seeds (cheap: about a tenth of a second per
+program), with the known-bad families of `known.KNOWN` switched off. The slow run
+(`-m slow`) covers 100,000 seeds and is sized and split by environment variables:
+
+    NPXLA_FUZZ_COUNT    programs in all (default 100000)
+    NPXLA_FUZZ_SEED     first seed (default 1000000, away from the default run's seeds)
+    NPXLA_FUZZ_SHARD    "i/n": run the i-th of n contiguous slices (0-based)
+    NPXLA_FUZZ_SECONDS  stop after this many seconds (what ran so far still counts)
+    NPXLA_FUZZ_ALL      "1": generate the known-bad families too
+    NPXLA_FUZZ_WORKERS  processes in parallel (default 1; each runs 2,000 seeds, then exits)
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from . import regress
+from .campaign import run_campaign, run_in_processes
+from .known import ALL_FEATURES, DEFAULT_FEATURES, KNOWN
+from .runner import run_function
+
+DEFAULT_SEEDS = 200
+CHUNK = 50
+
+
+def _message(report) -> str:
+    parts = [report.table(), ""]
+    for fail in report.failures.values():
+        parts += [report.failure_text(fail), ""]
+    parts.append("regenerate with: python -m tests.fuzz --show SEED; "
+                 "rerun with: python -m tests.fuzz --count N --seed S")
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("start", range(0, DEFAULT_SEEDS, CHUNK),
+                         ids=lambda s: f"seeds{s}-{s + CHUNK - 1}")
+def test_random_programs(start):
+    report = run_campaign(range(start, start + CHUNK), DEFAULT_FEATURES, shrink_seconds=30)
+    assert report.programs == CHUNK
+    assert not report.failures, "\n" + _message(report)
+
+
+def _slow_seeds():
+    count = int(os.environ.get("NPXLA_FUZZ_COUNT", "100000"))
+    first = int(os.environ.get("NPXLA_FUZZ_SEED", "1000000"))
+    shard = os.environ.get("NPXLA_FUZZ_SHARD", "0/1")
+    i, n = (int(p) for p in shard.split("/"))
+    per = -(-count // n)
+    lo = first + i * per
+    return range(lo, min(lo + per, first + count))
+
+
+@pytest.mark.slow
+def test_random_programs_slow():
+    seconds = os.environ.get("NPXLA_FUZZ_SECONDS")
+    feats = ALL_FEATURES if os.environ.get("NPXLA_FUZZ_ALL") == "1" else DEFAULT_FEATURES
+    workers = int(os.environ.get("NPXLA_FUZZ_WORKERS", "1"))
+    report = run_in_processes(_slow_seeds(), feats, chunk=2000, workers=workers,
+                              shrink_seconds=60, time_limit=float(seconds) if seconds else None)
+    print("\n" + report.table())
+    assert not report.failures, "\n" + _message(report)
+
+
+@pytest.mark.parametrize("path", regress.cases(), ids=os.path.basename)
+def test_regression(path):
+    """A saved, shrunk failure: it must now agree or be refused with a location."""
+    module, args = regress.load(path)
+    outcome = run_function(module.f, args, path)
+    if outcome.failed:
+        known = {k.name: k for k in KNOWN}.get(getattr(module, "KNOWN", None))
+        if known is not None:
+            pytest.xfail(f"known, being fixed: {known.description}")
+        pytest.fail(f"{outcome.key}\n{outcome.detail}\n(regression file: {path})")

@@ -1,0 +1,231 @@
+"""What `jit` accepts besides plain functions, and what it refuses, with located errors:
+
+- bound methods, NumPy functions, ufuncs, builtins and partials wrapped directly;
+- functions without source (exec, the interactive interpreter) and exec'd lambdas;
+- object/string arrays as arguments, recursion, arrays larger than the machine;
+- calls into libraries npxla does not compile (`scipy.special.erf`, `statistics`).
+"""
+from __future__ import annotations
+
+import functools
+import statistics
+
+import numpy as np
+import pytest
+
+from differential import check
+from transpiler import jit
+from transpiler.errors import (DTypeError, LibraryCallError, RecursionDepthError,
+                               SourceUnavailableError, TranspileError,
+                               UnsupportedFunctionError)
+
+
+def _line_of_call(err):
+    return err.location is not None and err.location.file == __file__
+
+
+# --- C: callables that are not plain functions ----------------------------------------------
+class Model:
+    def __init__(self, w):
+        self.w = np.asarray(w, dtype=np.float64)
+
+    def predict(self, x):
+        if x.sum() > 0:
+            return x * self.w
+        return x - self.w
+
+
+def test_bound_method_keeps_self_and_each_object_its_own():
+    a, b = Model([1.0, 2.0, 3.0]), Model([10.0, 20.0, 30.0])
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(jit(a.predict)(x), a.predict(x))
+    np.testing.assert_array_equal(jit(b.predict)(x), b.predict(x))
+    np.testing.assert_array_equal(jit(a.predict)(-x), a.predict(-x))
+    assert jit(a.predict) is jit(a.predict) and jit(a.predict) is not jit(b.predict)
+
+
+def test_bound_method_sees_later_changes_to_self():
+    m = Model([1.0, 2.0, 3.0])
+    f = jit(m.predict)
+    x = np.arange(3.0)
+    f(x)
+    m.w = np.array([5.0, 5.0, 5.0])
+    np.testing.assert_array_equal(f(x), m.predict(x))
+
+
+@pytest.mark.parametrize("fn, args, kwargs", [
+    (np.sum, (np.arange(6.0).reshape(2, 3),), {}),
+    (np.sum, (np.arange(6.0).reshape(2, 3),), {"axis": 0}),
+    (np.mean, (np.arange(6).reshape(2, 3),), {"axis": 1}),
+    (np.add, (np.arange(3.0), 2), {}),
+    (np.sqrt, (np.arange(4.0),), {}),
+    (np.linalg.norm, (np.arange(3.0),), {}),
+    (abs, (-np.arange(3),), {}),
+    (functools.partial(np.clip, a_min=1.0, a_max=2.0), (np.arange(4.0),), {}),
+], ids=["sum", "sum-axis", "mean-axis", "add", "sqrt", "norm", "abs", "partial"])
+def test_registry_functions_and_ufuncs_wrapped_directly(fn, args, kwargs):
+    check(fn, *args, **kwargs)
+    assert jit(fn) is jit(fn)
+
+
+def test_registry_function_given_bad_arguments_points_at_the_call():
+    with pytest.raises(Exception) as info:
+        jit(np.sum)(np.arange(3.0), axis=4)
+    assert "axis" in str(info.value).lower()
+    assert not isinstance(info.value, TranspileError) or _line_of_call(info.value)
+
+
+def test_jit_of_a_non_callable_is_a_type_error():
+    with pytest.raises(TypeError):
+        jit(3)
+
+
+EXEC_DEF = """
+def no_source(x):
+    if x.sum() > 0:
+        return x
+    return -x
+"""
+
+
+def test_function_without_source_is_refused_by_name():
+    namespace: dict = {}
+    exec(EXEC_DEF, namespace)
+    with pytest.raises(SourceUnavailableError) as info:
+        jit(namespace["no_source"])(np.arange(3.0))
+    message = str(info.value)
+    assert "no_source" in message and "cannot be read" in message and ".py file" in message
+    assert _line_of_call(info.value)
+
+
+def test_helper_without_source_is_refused_at_the_users_call():
+    namespace: dict = {}
+    exec(EXEC_DEF, namespace)
+    helper = namespace["no_source"]
+
+    def caller(x):
+        return helper(x) * 2
+
+    with pytest.raises(SourceUnavailableError) as info:
+        jit(caller)(np.arange(3.0))
+    assert info.value.location.file == __file__
+    assert "helper(x)" in info.value.location.source_line()
+
+
+def test_exec_lambda_without_control_flow_runs_and_with_it_says_why():
+    plain = eval("lambda x: x * 2 + 1")
+    check(plain, np.arange(3.0))
+    branchy = eval("lambda x: x if x.sum() > 0 else -x")
+    with pytest.raises(TranspileError) as info:
+        jit(branchy)(np.arange(3.0))
+    assert "lambda" in info.value.hint and "def" in info.value.hint
+    assert _line_of_call(info.value)
+
+
+# --- D: object arrays, recursion, memory ------------------------------------------------------
+def passthrough(x, y=None):
+    return x
+
+
+@pytest.mark.parametrize("value, kind", [
+    (np.array([1, "a"], dtype=object), "object"),
+    (np.array(["a", "b"]), "string"),
+    (np.array(["2020-01-01"], dtype="datetime64[D]"), "datetime64"),
+])
+def test_unsupported_dtype_argument_is_refused_by_name(value, kind):
+    with pytest.raises(DTypeError) as info:
+        jit(passthrough)(value)
+    message = str(info.value)
+    assert "argument 'x'" in message and kind in message
+    assert _line_of_call(info.value)
+
+
+def test_object_array_inside_a_container_or_keyword_is_named():
+    bad = np.array([None, 1.0], dtype=object)
+    with pytest.raises(DTypeError, match=r"argument 'x' \(element \[1\]\)"):
+        jit(passthrough)((np.ones(2), bad))
+    with pytest.raises(DTypeError, match="argument 'y'"):
+        jit(passthrough)(np.ones(2), y=bad)
+
+
+def power_of_two(x, n):
+    if n == 0:
+        return x
+    return power_of_two(x * 2, n - 1)
+
+
+def grow_until(x):
+    if x.sum() > 100:
+        return x
+    return grow_until(x * 2)
+
+
+def test_recursion_with_static_depth_is_inlined():
+    check(power_of_two, np.arange(3.0), 4)
+    check(power_of_two, np.arange(3.0), 0)
+
+
+def test_recursion_with_data_dependent_depth_is_refused_at_the_recursive_call():
+    with pytest.raises(RecursionDepthError) as info:
+        jit(grow_until)(np.arange(1.0, 4.0))
+    err = info.value
+    assert "grow_until" in str(err) and "recursi" in str(err)
+    assert err.location.file == __file__
+    assert "return grow_until(x * 2)" in err.location.source_line()
+
+
+def huge_constant(x):
+    return np.zeros((100000, 100000, 100)) + x
+
+
+def huge_outer_product(x, y):
+    return x[:, None] * y[None, :]
+
+
+def test_arrays_larger_than_the_machine_are_a_memory_error_naming_the_size():
+    with pytest.raises(MemoryError) as info:
+        jit(huge_constant)(1.0)
+    assert "7.28 TiB" in str(info.value) and "(100000, 100000, 100)" in str(info.value)
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert __file__ in notes and "np.zeros((100000, 100000, 100))" in notes
+    big = np.ones(3_000_000)
+    with pytest.raises(MemoryError) as info:
+        jit(huge_outer_product)(big, big)
+    assert "(3000000, 3000000)" in str(info.value) and "TiB" in str(info.value)
+    assert __file__ in "\n".join(getattr(info.value, "__notes__", []))
+
+
+# --- E: calls into libraries npxla does not compile -------------------------------------------
+def uses_scipy_erf(x):
+    import scipy.special
+    return scipy.special.erf(x) + 1
+
+
+def uses_statistics(x):
+    return statistics.median(list(x))
+
+
+def uses_statistics_on_constants(x):
+    return statistics.median([3.0, 1.0, 2.0]) + x
+
+
+def test_library_call_on_traced_arrays_is_named_at_the_users_call():
+    pytest.importorskip("scipy.special")
+    with pytest.raises(UnsupportedFunctionError) as info:
+        jit(uses_scipy_erf)(np.arange(3.0))
+    err = info.value
+    assert isinstance(err, LibraryCallError)
+    assert "scipy.special.erf" in err.message and "not supported" in err.message
+    assert "static_argnums" not in str(err)
+    assert "scipy.special.erf(x)" in err.location.source_line()
+
+
+def test_pure_python_library_on_traced_values_is_named():
+    with pytest.raises(LibraryCallError) as info:
+        jit(uses_statistics)(np.arange(3.0))
+    assert "statistics.median" in info.value.message
+    assert info.value.location.file == __file__
+
+
+def test_library_call_on_python_values_still_runs():
+    check(uses_statistics_on_constants, np.arange(3.0))

@@ -27,6 +27,7 @@ from .forwarding import caller_location, forwarder, is_forwarder_file
 from . import guards, persist
 from .numpy.errorflags import raise_for
 from .operators import loops
+from .operators.conditionals import raises_at_run_time
 from . import staging
 from .staging import stage
 from .trace import current_trace
@@ -370,7 +371,8 @@ class JittedFunction:
                 with staging.LOCK:
                     staged = stage(self.converted, args, kwargs, frozenset(static),
                                    implicit=implicit, bind=bind,
-                                   unrolled=frozenset(unrolled))
+                                   unrolled=frozenset(unrolled),
+                                   user_error=raises_at_run_time)
             except (ConcretizationError, loops.ContainerMutation) as e:
                 if self._widen_static(e, leaves + implicit, static, unrolled, env,
                                       len(leaves)):

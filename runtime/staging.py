@@ -56,11 +56,12 @@ def _leaf_handle(leaf, param):
 
 
 def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(), bind=None,
-          unrolled=frozenset()) -> Staged:
+          unrolled=frozenset(), user_error=None) -> Staged:
     """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value.
     `implicit`: arrays appended to the flat leaves; `bind(their handles, args, kwargs)`
     returns the (function, args, kwargs) to stage. `unrolled`: loop body code objects
-    to unroll (a policy of this staging run's trace)."""
+    to unroll (a policy of this staging run's trace). `user_error(exc)`: whether an
+    exception the function raised is its own run-time behaviour (not a refusal)."""
     refuse_unsupported_arguments(fn, args, kwargs)
     leaves: list = []
     treedef = flatten((tuple(args), dict(kwargs)), leaves)
@@ -89,7 +90,17 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
         call_args, call_kwargs = unflatten(treedef, iter(handles[:n_explicit]))
         if bind is not None:
             fn, call_args, call_kwargs = bind(handles[n_explicit:], call_args, call_kwargs)
-        result = fn(*call_args, **call_kwargs)
+        try:
+            result = fn(*call_args, **call_kwargs)
+        except Exception as e:
+            # the program raises on every path, after checks that may raise first at
+            # run time (`if x.sum() < 0: raise ValueError` then `raise KeyError`): it
+            # becomes the last check, one that always fires
+            if not trace.error_checks or user_error is None or not user_error(e):
+                raise
+            from .numpy.errorflags import check_raises
+            check_raises(AbstractArray((), np.bool_, ir=as_abstract(np.True_).ir), e)
+            result = None
         if trace.pending_errors:
             raise trace.pending_errors[0]
         out_leaves: list = []

@@ -493,8 +493,16 @@ def _exports(b, kinds, handles, carried_flags):
             values.append(zeros(t) if type(leaf) in _UNSET else lift(leaf, t))
     mine = {id(h): snap for h, snap in b.assigned}
     values += [mine[id(h)] for h in handles]
+    raised = None
     for (flag, _), seen in zip(b.checks, carried_flags):
         values.append(dispatch(np.logical_or, (AbstractArray((), _BOOL, ir=seen), flag), {}))
+        raised = flag if raised is None else dispatch(np.logical_or, (raised, flag), {})
+    if raised is not None:
+        # an iteration that raised ends the loop, as the exception would: the next
+        # iterations could loop forever (a counter the raise skipped, an index that
+        # went out of bounds) and their values are never seen
+        values[0] = dispatch(np.logical_and,
+                             (pred, dispatch(np.logical_not, (raised,), {})), {})
     return values
 
 

@@ -21,7 +21,9 @@ N_THREADS = 8
 
 @pytest.fixture
 def stagings(monkeypatch):
-    """Counts staging runs (each is one compile of one signature)."""
+    """Counts staging runs (each is one compile of one signature). The disk cache is
+    off here whatever the environment says: a hit would skip a staging."""
+    monkeypatch.setenv("NPXLA_CACHE_DIR", "off")
     count = {"n": 0}
     lock = threading.Lock()
     real = jitted_module.stage

@@ -8,6 +8,7 @@ that threads calling a fresh function at once compile it once.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import threading
@@ -40,6 +41,9 @@ _SPECIALISABLE = (int, bool)
 _PY_SCALARS = frozenset({int, float, bool, complex})
 _MAX_SPECIALISE_RETRIES = 8
 _MAX_VARIANTS = 8              # environments kept per signature
+# signatures kept per function (each holds an executable, ~0.4 MB on the CPU): a caller
+# that keeps changing shapes recompiles the old ones instead of growing without bound
+MAX_SIGNATURES = 512
 _LOCKS = threading.Lock()      # creates the per-function lock tables
 
 
@@ -47,6 +51,10 @@ class Compiled:
     """One executable for one signature, plus the recipe to rebuild NumPy results."""
 
     def __init__(self, staged, device, executable=None):
+        # the MLIR module (and with it its context, ~0.5 MB) is not kept: the text is
+        # what compiling needs, and a cache of many signatures must not hold contexts
+        if staged.module is not None:
+            staged = dataclasses.replace(staged, module=None)
         self.staged = staged
         self.device = device
         self._exe = executable
@@ -336,6 +344,11 @@ class JittedFunction:
             entry = compiled
         variant = Variant(None if env.trivial else env.guard(writes), entry, by_value)
         self._cache[key] = (variant,) + variants[:_MAX_VARIANTS - 1]
+        while len(self._cache) > MAX_SIGNATURES:       # the oldest signature goes
+            old = next(iter(self._cache))
+            del self._cache[old]
+            self._fast.clear()         # keyed differently; refilled by the next calls
+            self.__dict__.get("_build_locks", {}).pop(old, None)
         return variant
 
     def _options(self):

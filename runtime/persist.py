@@ -9,15 +9,21 @@ ints it specialised, the implicit arrays it needed by value) is stored as a smal
 of variants under that key; each variant names the executable's own entry. Anything
 that cannot be described stably (an object without a stable digest, a program with host
 callbacks, a helper defined inside another function) is simply not persisted.
+
+Records are written with `entry_codec`, which stores data only (never pickle: reading a
+planted entry must not run code), and each names its kind, so an executable record
+read where a variants list is expected (or the reverse) is a miss, like any entry that
+does not decode. The store itself checks owners, modes and that an entry was written
+under the key it is read with (see `disk_cache`).
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import pickle
 
 from . import fingerprint
-from .xla import disk_cache
+from .staging import Staged
+from .xla import disk_cache, entry_codec
 
 _store = None
 
@@ -73,25 +79,26 @@ def load(key, leaves, device, env=None):
     cache = store()
     if cache is None or key is None:
         return None
-    for variant in _read(cache, key) or ():
-        deps, positions, labels = variant if len(variant) == 3 else variant + ((),)
-        if not all(map(fingerprint.dependency_holds, deps)):
+    for deps, positions, labels in _read_variants(cache, key):
+        if not all(0 <= i < len(leaves) for i in positions) or \
+                not all(map(fingerprint.dependency_holds, deps)):
             continue
         contents = env.contents(labels) if env is not None else ()
         if contents is None:
             continue
         sub = _sub_key(key, deps, [leaves[i] for i in positions], contents)
-        record = _read(cache, sub) if sub else None
+        record = _read_executable(cache, sub) if sub else None
         if record is None:
             continue
+        staged, blob = record
         try:
-            _prepare_custom_calls(record["staged"].module_text, device)
-            exe = _deserialize(record["exe"], device)
+            _prepare_custom_calls(staged.module_text, device)
+            exe = _deserialize(blob, device)
         except Exception:
             return None
         if env is not None and not env.pin_labels(labels):
             return None
-        return record["staged"], exe, positions
+        return staged, exe, positions
     return None
 
 
@@ -105,18 +112,17 @@ def save(key, leaves, device, staged, executable, positions, owner, env=None):
         deps = _dependencies(staged.dependencies, owner)
         sub = _sub_key(key, deps, [leaves[i] for i in positions],
                        env.contents(labels) if env is not None else ())
-        entry = pickle.dumps({"staged": dataclasses.replace(staged, module=None,
-                                                             dependencies=[]),
-                              "exe": _serialize(executable, device)},
-                             protocol=pickle.HIGHEST_PROTOCOL)
-    except (fingerprint.Unstable, pickle.PicklingError, TypeError, AttributeError):
-        return
+        entry = _executable_record(staged, _serialize(executable, device))
+        variant = (deps, positions, tuple(labels))
+        variants = [v for v in _read_variants(cache, key) if v != variant]
+        variants = entry_codec.encode({"kind": "variants", "variants":
+                                       [variant] + variants[:_MAX_VARIANTS - 1]})
+    except (fingerprint.Unstable, entry_codec.Unencodable, TypeError, AttributeError):
+        return                    # no stable description, or not storable as data
     if sub is None:
         return
-    variants = [v for v in _read(cache, key) or () if v != (deps, positions, labels)]
-    variants = [(deps, positions, labels)] + variants[:_MAX_VARIANTS - 1]
     cache.put(sub, entry)
-    cache.put(key, pickle.dumps(variants))
+    cache.put(key, variants)
 
 
 def _dependencies(functions, owner):
@@ -133,14 +139,59 @@ def _dependencies(functions, owner):
     return tuple(sorted(deps))
 
 
-def _read(cache, key):
+_STAGED_FIELDS = tuple(f.name for f in dataclasses.fields(Staged)
+                       if f.name not in ("module", "dependencies"))
+
+
+def _executable_record(staged, blob):
+    """The encoded record of one executable: Staged field by field (without the live
+    module and the converted functions, which `dependencies` re-checks by digest)."""
+    fields = {name: getattr(staged, name) for name in _STAGED_FIELDS}
+    return entry_codec.encode({"kind": "executable", "staged": fields, "exe": blob})
+
+
+def _read_record(cache, key, kind):
+    """The decoded record under `key` when it is a dict of `kind`, else None."""
     payload = cache.get(key)
     if payload is None:
         return None
     try:
-        return pickle.loads(payload)
-    except Exception:
+        record = entry_codec.decode(payload)
+    except entry_codec.CodecError:
         return None
+    if type(record) is not dict or record.get("kind") != kind:
+        return None
+    return record
+
+
+def _read_executable(cache, key):
+    """(Staged, executable bytes) under `key`, or None when absent or not well formed."""
+    record = _read_record(cache, key, "executable")
+    if record is None or type(record.get("exe")) is not bytes:
+        return None
+    fields = record.get("staged")
+    if type(fields) is not dict or set(fields) != set(_STAGED_FIELDS) or \
+            type(fields["module_text"]) is not str or fields["host_callbacks"] or \
+            not all(type(fields[name]) is list for name in _STAGED_FIELDS
+                    if name not in ("module_text", "out_treedef")):
+        return None
+    return Staged(**fields, module=None, dependencies=[]), record["exe"]
+
+
+def _read_variants(cache, key):
+    """The (deps, positions, labels) variants under `key`; () when absent or malformed."""
+    record = _read_record(cache, key, "variants")
+    variants = record.get("variants") if record is not None else None
+    if type(variants) is not list or not all(map(_is_variant, variants)):
+        return ()
+    return variants
+
+
+def _is_variant(v):
+    return type(v) is tuple and len(v) == 3 and all(type(part) is tuple for part in v) \
+        and all(type(d) is tuple and len(d) == 3 and all(type(s) is str for s in d)
+                for d in v[0]) \
+        and all(type(i) is int for i in v[1])
 
 
 def _prepare_custom_calls(module_text, device):

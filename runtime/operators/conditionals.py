@@ -311,15 +311,41 @@ def _switch(pred, bodies, k, merged, lifted):
 
 
 def _liftable(body, switch, like):
-    """Whether a switch made inside `body` has only options that exist outside it."""
-    return switch.shape == like.shape and switch.dtype == like.dtype and all(
-        body.existed_before(o) and o._alias_of is None and o.shape == like.shape and
-        o.dtype == like.dtype for _, o in switch._switch[1])
+    """Whether a switch made inside `body` has only options that exist outside it,
+    directly or through switches made inside it as well."""
+    return _flat_options(body, switch, like, lambda a, b: None) is not None
+
+
+def _flat_options(body, switch, like, conj):
+    """((cond, option), ...) with every option of `switch` that exists outside `body`,
+    switches made inside `body` expanded (their conditions joined with `conj`); None
+    when an option cannot be named outside `body`."""
+    if switch.shape != like.shape or switch.dtype != like.dtype:
+        return None
+    out = []
+    for cond, o in switch._switch[1]:
+        if body.existed_before(o):
+            if o._alias_of is not None or o.shape != like.shape or o.dtype != like.dtype:
+                return None
+            out.append((cond, o))
+        elif o._switch is not None:
+            inner = _flat_options(body, o, like, conj)
+            if inner is None:
+                return None
+            out += [(conj(cond, c), x) for c, x in inner]
+        else:
+            return None
+    return out
 
 
 def _inner_switches(bodies, types):
     """(branch, leaf, condition, option) for every option of a switch that a branch
-    made and returns, when the switch can be lifted out of the `if`."""
+    made and returns, when the switch can be lifted out of the `if` (conditions of
+    nested switches are joined inside the branch)."""
+    from ..numpy.registry import dispatch
+
+    def conj(a, b):
+        return dispatch(np.logical_and, (a, b), {})
     out = []
     for k, t in enumerate(types):
         if not isinstance(t, ArrayType) or not t.shape:
@@ -327,9 +353,9 @@ def _inner_switches(bodies, types):
         for i, b in enumerate(bodies):
             o = b.originals[k]
             if type(o) is AbstractArray and o._switch is not None and \
-                    not b.existed_before(o) and o.shape == t.shape and o.dtype == t.dtype \
-                    and _liftable(b, o, o):
-                out += [(i, k, cond, option) for cond, option in o._switch[1]]
+                    not b.existed_before(o) and _liftable(b, o, o):
+                flat = b.emit(lambda b=b, o=o: _flat_options(b, o, o, conj))
+                out += [(i, k, cond, option) for cond, option in flat]
     return out
 
 

@@ -2,10 +2,16 @@
 
 Compiling with XLA is the bulk of a first call; a new process that finds the
 executable on disk skips it (and staging). Entries are written atomically (a temporary
-file in the same directory, then `os.replace`), carry a checksum so that a truncated or
-corrupted file is detected and deleted instead of loaded, and the directory is private
-to the user (mode 0700). When the store grows past its bound, the least recently used
-entries are removed.
+file in the same directory, then `os.replace`) and carry a checksum over their key and
+payload, so a truncated or corrupted file, or a valid entry copied under another key's
+name, is detected and dropped instead of loaded. When the store grows past its bound,
+the least recently used entries are removed.
+
+What is trusted: only a directory owned by the current user and not writable by group
+or others (anyone who can write there could plant entries), and in it only regular
+files with the same owner and mode. A refused directory is reported once
+(`CacheWarning`) and the process runs without the disk cache. npxla creates its
+directory with mode 0700 and never changes the mode of a directory it does not own.
 
 Location: `$NPXLA_CACHE_DIR`, else `$XDG_CACHE_HOME/npxla`, else `~/.cache/npxla`.
 `NPXLA_CACHE_DIR=off` disables it; `NPXLA_CACHE_MAX_BYTES` bounds it (default 1 GiB).
@@ -14,13 +20,26 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import stat
 import struct
 import tempfile
+import warnings
 
-_MAGIC = b"NPXLA-CACHE-1\n"
-_HEADER = struct.Struct("<32sQ")     # sha256 of the payload, payload length
+_MAGIC = b"NPXLA-CACHE-2\n"
+_DIGEST = 32                          # sha256 of everything after it: lengths, key, payload
+_LENGTHS = struct.Struct("<IQ")       # key length, payload length
 _DEFAULT_MAX_BYTES = 1 << 30
 _SUFFIX = ".npxc"
+_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
+_UID = os.geteuid() if hasattr(os, "geteuid") else None
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+_warned_limits: set = set()
+
+
+class CacheWarning(UserWarning):
+    """The disk cache is not used (an untrusted directory) or a setting is ignored."""
 
 
 def default_root():
@@ -31,30 +50,69 @@ def default_root():
     return os.path.join(base, "npxla")
 
 
+def default_max_bytes():
+    """`NPXLA_CACHE_MAX_BYTES`, or the default; a value that is not a non-negative
+    integer is reported once and ignored (a typo must not make every call raise)."""
+    text = os.environ.get("NPXLA_CACHE_MAX_BYTES")
+    if text is None:
+        return _DEFAULT_MAX_BYTES
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = -1
+    if value >= 0:
+        return value
+    if text not in _warned_limits:
+        _warned_limits.add(text)
+        warnings.warn(f"npxla: NPXLA_CACHE_MAX_BYTES={text!r} is not a number of bytes; "
+                      f"using the default ({_DEFAULT_MAX_BYTES})", CacheWarning, stacklevel=2)
+    return _DEFAULT_MAX_BYTES
+
+
 class DiskCache:
     def __init__(self, root=None, max_bytes=None):
         self.root = root
-        if max_bytes is None:
-            max_bytes = int(os.environ.get("NPXLA_CACHE_MAX_BYTES", _DEFAULT_MAX_BYTES))
-        self.max_bytes = max_bytes
+        self.max_bytes = default_max_bytes() if max_bytes is None else max_bytes
+        self.refused = None           # why the directory is not trusted, once known
 
     def _path(self, key: str) -> str:
+        if not _KEY.fullmatch(key):
+            raise ValueError(f"invalid cache key {key!r}")
         return os.path.join(self.root, key + _SUFFIX)
 
-    def _ensure_root(self):
-        os.makedirs(self.root, mode=0o700, exist_ok=True)
-        if os.stat(self.root).st_mode & 0o077:
-            os.chmod(self.root, 0o700)
+    def _trusted(self, create=False) -> bool:
+        """Whether the directory may be used; creates it (mode 0700) when asked.
+        A directory that exists but is not trusted disables the store for good."""
+        if self.refused is not None:
+            return False
+        if create:
+            try:
+                os.makedirs(self.root, mode=0o700, exist_ok=True)
+            except OSError:
+                return False
+        reason = _distrust_directory(self.root)
+        if reason == "missing":
+            return False
+        if reason is not None:
+            self.refused = reason
+            warnings.warn(f"npxla: not using the compile cache in {self.root!r}: {reason}; "
+                          f"running without it (set NPXLA_CACHE_DIR to a private directory)",
+                          CacheWarning, stacklevel=3)
+            return False
+        if create:
+            _keep_private(self.root)
+        return True
 
     def get(self, key: str) -> bytes | None:
-        """The payload stored under `key`, or None (missing, unreadable or corrupt)."""
+        """The payload stored under `key`, or None (missing, untrusted, unreadable,
+        corrupt or another key's entry)."""
         path = self._path(key)
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
+        if not self._trusted():
             return None
-        payload = _unpack(data)
+        data = _read_trusted_file(path)
+        if data is None:
+            return None
+        payload = _unpack(key, data)
         if payload is None:           # never load a damaged entry: drop it
             _remove(path)
             return None
@@ -65,15 +123,17 @@ class DiskCache:
         return payload
 
     def put(self, key: str, payload: bytes):
+        path = self._path(key)
+        if not self._trusted(create=True):
+            return
         try:
-            self._ensure_root()
             fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=_SUFFIX)
             try:
                 with os.fdopen(fd, "wb") as f:
-                    f.write(_pack(payload))
+                    f.write(_pack(key, payload))
                     f.flush()
                     os.fsync(f.fileno())
-                os.replace(tmp, self._path(key))
+                os.replace(tmp, path)   # replaces whatever had the name (a FIFO, a link)
             except BaseException:
                 _remove(tmp)
                 raise
@@ -86,7 +146,10 @@ class DiskCache:
         total = 0
         for entry in os.scandir(self.root):
             if entry.name.endswith(_SUFFIX) and not entry.name.startswith(".tmp-"):
-                st = entry.stat()
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:       # removed meanwhile by another process
+                    continue
                 entries.append((st.st_mtime, st.st_size, entry.path))
                 total += st.st_size
         for _, size, path in sorted(entries):
@@ -96,25 +159,88 @@ class DiskCache:
             total -= size
 
     def clear(self):
-        if self.root and os.path.isdir(self.root):
+        if self.root and os.path.isdir(self.root) and self._trusted():
             for entry in os.scandir(self.root):
                 if entry.name.endswith(_SUFFIX):
                     _remove(entry.path)
 
 
-def _pack(payload: bytes) -> bytes:
-    return _MAGIC + _HEADER.pack(hashlib.sha256(payload).digest(), len(payload)) + payload
+def _distrust_directory(root):
+    """Why `root` must not be used ("missing" when it does not exist), or None. Only the
+    current user may be able to write there; a link to it must be theirs too."""
+    try:
+        link = os.lstat(root)
+        st = os.stat(root)
+    except FileNotFoundError:
+        return "missing"
+    except OSError as e:
+        return f"cannot inspect it ({e.strerror})"
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a directory"
+    if _UID is not None:
+        if stat.S_ISLNK(link.st_mode) and link.st_uid != _UID:
+            return f"it is a symbolic link owned by uid {link.st_uid}, not {_UID}"
+        if st.st_uid != _UID:
+            return f"it is owned by uid {st.st_uid}, not by the current user ({_UID})"
+    if st.st_mode & 0o022:
+        return f"it is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
 
 
-def _unpack(data: bytes) -> bytes | None:
-    head = len(_MAGIC) + _HEADER.size
+def _keep_private(root):
+    """Drop group/other read access from a directory already checked to be ours: what
+    the cache holds (the user's programs, compiled) is theirs alone."""
+    try:
+        if os.stat(root).st_mode & 0o077:
+            os.chmod(root, 0o700)
+    except OSError:
+        pass
+
+
+def _read_trusted_file(path):
+    """The bytes of the entry at `path`, or None unless it is a regular file owned by
+    the current user and not writable by group or others. Opened without following a
+    link and without blocking, so a FIFO or device under an entry's name is a miss."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022 or \
+                (_UID is not None and st.st_uid != _UID):
+            return None
+        with os.fdopen(fd, "rb") as f:
+            fd = None
+            return f.read()
+    except OSError:
+        return None
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _pack(key: str, payload: bytes) -> bytes:
+    """MAGIC, digest, lengths, key, payload: the key is under the checksum, so an entry
+    copied under another key's name does not verify."""
+    name = key.encode("ascii")
+    body = _LENGTHS.pack(len(name), len(payload)) + name + payload
+    return _MAGIC + hashlib.sha256(body).digest() + body
+
+
+def _unpack(key: str, data: bytes) -> bytes | None:
+    """The payload of `data` when it is intact and was stored under `key`, else None."""
+    head = len(_MAGIC) + _DIGEST + _LENGTHS.size
     if len(data) < head or not data.startswith(_MAGIC):
         return None
-    digest, length = _HEADER.unpack(data[len(_MAGIC):head])
-    payload = data[head:]
-    if len(payload) != length or hashlib.sha256(payload).digest() != digest:
+    key_len, length = _LENGTHS.unpack(data[len(_MAGIC) + _DIGEST:head])
+    if len(data) != head + key_len + length or \
+            hashlib.sha256(data[len(_MAGIC) + _DIGEST:]).digest() != \
+            data[len(_MAGIC):len(_MAGIC) + _DIGEST]:
         return None
-    return payload
+    if data[head:head + key_len] != key.encode("ascii"):
+        return None
+    return data[head + key_len:]
 
 
 def _remove(path):

@@ -56,6 +56,23 @@ def test_damaged_entries_are_detected_and_removed(cache_dir, damage):
     assert not path.exists()
 
 
+def test_an_entry_is_bound_to_its_key(cache_dir):
+    c = DiskCache(str(cache_dir))
+    c.put("a", b"payload of a")
+    (cache_dir / "b.npxc").write_bytes((cache_dir / "a.npxc").read_bytes())
+    assert c.get("b") is None and c.get("a") == b"payload of a"
+    assert not (cache_dir / "b.npxc").exists()       # dropped; the next save rewrites it
+    c.put("b", b"payload of b")
+    assert c.get("b") == b"payload of b"
+
+
+def test_keys_cannot_name_paths(cache_dir):
+    c = DiskCache(str(cache_dir))
+    for key in ("../escape", "a/b", "", "."):
+        with pytest.raises(ValueError):
+            c.get(key)
+
+
 def test_writes_are_atomic_no_partial_files_left(cache_dir):
     c = DiskCache(str(cache_dir))
     for i in range(5):

@@ -283,8 +283,10 @@ _RANGE_RULES = {
 def _inplace(np_name):
     def op(self, other):
         from .numpy.registry import dispatch
-        if self.ndim == 0 and self._view is None:
-            # 0-d values are (immutable) scalars in NumPy code: `s += 1` rebinds
+        from .pytypes import is_marked
+        if self.ndim == 0 and self._view is None and not is_marked(self):
+            # 0-d values are (immutable) NumPy scalars in NumPy code: `s += 1` rebinds;
+            # a 0-d *array* (an argument, np.array(2.0)) is updated in place
             return dispatch(getattr(np, np_name), (self, other), {})
         dispatch(getattr(np, np_name), (self, other), {"out": self})
         return self

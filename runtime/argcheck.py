@@ -1,6 +1,6 @@
 """Refusing arguments XLA cannot hold, by name, before staging builds anything.
 
-XLA tensors hold numbers and booleans only. An object, string, bytes, void (structured)
+XLA tensors hold numbers and booleans only, with no mask and ndarray's operators. An object, string, bytes, void (structured)
 or datetime array passed in would otherwise fail deep inside MLIR type construction and
 read as an npxla bug; the user needs to hear which argument it was and what to do.
 """
@@ -29,8 +29,19 @@ def _bad_leaf(value, path):
             hit = _bad_leaf(item, f"{path}[{k!r}]")
             if hit is not None:
                 return hit
+    elif isinstance(value, np.ma.MaskedArray):
+        return path, "a masked array (np.ma)", (
+            "XLA arrays carry no mask, so the mask would be silently dropped; pass "
+            "x.filled(value), or x.data and np.ma.getmaskarray(x) as two arguments")
+    elif isinstance(value, np.matrix):
+        return path, "an np.matrix", (
+            "its operators differ from ndarray's (* is a matrix product); pass "
+            "np.asarray(x) and write @ for the product")
     elif isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in _UNSUPPORTED_KINDS:
-        return path, value.dtype
+        kind = _UNSUPPORTED_KINDS[value.dtype.kind]
+        return path, f"a NumPy array of dtype {value.dtype} ({kind})", (
+            "convert it before the call (e.g. x.astype(np.float64)), or keep "
+            f"{kind} arrays out of the jitted function")
     return None
 
 
@@ -65,11 +76,7 @@ def refuse_unsupported_arguments(fn, args, kwargs):
             _refuse(f"argument {name!r}", *hit)
 
 
-def _refuse(label, path, dtype):
+def _refuse(label, path, what, hint):
     where = f"{label}{path}" if not path else f"{label} (element {path})"
-    kind = _UNSUPPORTED_KINDS[dtype.kind]
-    raise DTypeError(
-        f"{where} is a NumPy array of dtype {dtype} ({kind}); compiled code works on "
-        "numeric and boolean arrays only",
-        hint="convert it before the call (e.g. x.astype(np.float64)), or keep "
-             f"{kind} arrays out of the jitted function")
+    raise DTypeError(f"{where} is {what}; compiled code works on numeric and boolean "
+                     "NumPy arrays only", hint=hint)

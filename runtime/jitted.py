@@ -30,7 +30,7 @@ from .numpy.errorflags import raise_for
 from .operators import loops
 from .operators.conditionals import raises_at_run_time
 from . import staging
-from .staging import stage
+from .staging import ARRAY, memory_sharing, stage
 from .trace import current_trace
 from .xla import devices, fastcall
 from .xla.compile import compile_module, hlo_text
@@ -119,7 +119,7 @@ class Compiled:
                     continue
                 arr = to_numpy(buf)
                 if arr.ndim == 0:
-                    arr = arr.item() if slot[2] else arr[()]
+                    arr = _to_result(arr, slot[2])
                 results.append(arr)
             else:
                 value = slot[1]
@@ -127,10 +127,14 @@ class Compiled:
         return unflatten(st.out_treedef, iter(results))
 
 
-def _to_result(buf, weak):
+def _to_result(buf, kind):
+    """A result buffer as NumPy returns it; `kind` for 0-d results (see
+    `staging._kind`): a Python scalar, a 0-d array, or a NumPy scalar."""
     view = np.asarray(buf)
     if view.ndim == 0:
-        return view.item() if weak else view[()]
+        if kind == ARRAY:
+            return np.array(view)
+        return view.item() if kind is True else view[()]
     return writable(view, buf)
 
 
@@ -251,13 +255,30 @@ class JittedFunction:
                         return runner(args + extra)
         if current_trace() is not None:      # called from code being staged: inline it
             return self.converted(*args, **kwargs)
+        swapped: list = []          # (caller's array, native-order copy)
+        args, kwargs = _native_order((args, kwargs), swapped)
+        if swapped:
+            out = self._call(args, kwargs, fast_ok=False)
+            for orig, copy in swapped:     # what the program wrote, in the caller's order
+                if orig.flags.writeable:
+                    np.copyto(orig, copy)
+            return out
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs, fast_ok=True):
         args, kwargs = self._mark_static(args, kwargs)
         leaves: list = []
         treedef = flatten((args, kwargs), leaves)
         key = (treedef, tuple(map(leaf_key, leaves)))
+        sharing = memory_sharing(leaves)
+        if sharing:                    # a program for these arguments being one array
+            key += (sharing,)
         hit = self._lookup(key, args, kwargs, leaves) or self._build(key, args, kwargs, leaves)
         variant, entry, extra = hit
-        if not kwargs and type(variant.entry) is Compiled and entry._plain and \
+        # (a program compiled for arguments that are one array reads one parameter for
+        # both: never the fast path's, which is keyed by shapes only)
+        if fast_ok and not sharing and not kwargs and type(variant.entry) is Compiled and \
+                entry._plain and \
                 self._output == "numpy" and self._fast_ok and \
                 len(entry.param_leaves) == len(args) + len(extra) and \
                 all(type(a) is np.ndarray or type(a) in _PY_SCALARS for a in args):
@@ -383,6 +404,7 @@ class JittedFunction:
             try:
                 with staging.LOCK:
                     staged = stage(self.converted, args, kwargs, frozenset(static),
+                                   sharing=memory_sharing(leaves),
                                    implicit=implicit, bind=bind,
                                    unrolled=frozenset(unrolled),
                                    user_error=raises_at_run_time)
@@ -474,6 +496,24 @@ class Lowered:
             self._compiled = Compiled(self._staged, self._device)
             self._compiled.executable
         return self._compiled
+
+
+def _native_order(tree, swapped):
+    """`tree` with every array in non-native byte order (`>f8` on x86) replaced by a
+    native-order copy, recorded in `swapped`: XLA holds native numbers only, and the
+    values are the same."""
+    t = type(tree)
+    if t is tuple or t is list:
+        items = [_native_order(x, swapped) for x in tree]
+        return tree if all(a is b for a, b in zip(items, tree)) else t(items)
+    if t is dict:
+        items = {k: _native_order(v, swapped) for k, v in tree.items()}
+        return tree if all(items[k] is v for k, v in tree.items()) else items
+    if t is np.ndarray and not tree.dtype.isnative:
+        copy = tree.astype(tree.dtype.newbyteorder("="))
+        swapped.append((tree, copy))
+        return copy
+    return tree
 
 
 def _located(err: TranspileError, tb):

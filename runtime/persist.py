@@ -47,7 +47,7 @@ def signature_key(fn, options, device, memory_key, env=None):
     try:
         h.update(fingerprint.environment_digest().encode())
         h.update(fingerprint.function_digest(fn).encode())
-        fingerprint.value_digest((options, treedef, leaf_keys), h)
+        fingerprint.value_digest((options, treedef, leaf_keys, tuple(memory_key[2:3])), h)
         if env is not None:
             env.digest(h)
     except fingerprint.Unstable:

@@ -19,7 +19,7 @@ from transpiler.errors import UnsupportedOperationError
 from .abstract import AbstractArray, as_abstract
 from .argcheck import refuse_unsupported_arguments
 from .numpy.convert import cast_to
-from .pytypes import mark_ndarray
+from .pytypes import is_marked, mark_ndarray
 from .pytree import flatten, unflatten
 from .trace import Trace
 
@@ -55,8 +55,25 @@ def _leaf_handle(leaf, param):
     return np.dtype(leaf.dtype), False
 
 
+def memory_sharing(leaves) -> tuple:
+    """((kind, i, j), ...) for array leaves i < j that are one array ("same") or may
+    share memory ("overlap", e.g. two views of one array). Part of the cache key: a
+    program compiled for separate arrays would lose NumPy's aliasing between them."""
+    arrays = [(i, x) for i, x in enumerate(leaves) if type(x) is np.ndarray and x.size]
+    if len(arrays) < 2:
+        return ()
+    out = []
+    for a, (i, x) in enumerate(arrays):
+        for j, y in arrays[a + 1:]:
+            if x is y:
+                out.append(("same", i, j))
+            elif np.may_share_memory(x, y):
+                out.append(("overlap", i, j))
+    return tuple(out)
+
+
 def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(), bind=None,
-          unrolled=frozenset(), user_error=None) -> Staged:
+          unrolled=frozenset(), user_error=None, sharing=()) -> Staged:
     """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value.
     `implicit`: arrays appended to the flat leaves; `bind(their handles, args, kwargs)`
     returns the (function, args, kwargs) to stage. `unrolled`: loop body code objects
@@ -87,6 +104,9 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
                 if isinstance(leaf, np.ndarray):    # a 0-d array, not a NumPy scalar
                     mark_ndarray(h)
             handles.append(h)
+        for kind, i, j in sharing:       # one array passed twice: one handle, as in NumPy
+            if kind == "same" and i not in static_leaves and j not in static_leaves:
+                handles[j] = handles[i]
         call_args, call_kwargs = unflatten(treedef, iter(handles[:n_explicit]))
         if bind is not None:
             fn, call_args, call_kwargs = bind(handles[n_explicit:], call_args, call_kwargs)
@@ -109,12 +129,20 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
         for leaf in out_leaves:
             if isinstance(leaf, AbstractArray):
                 if leaf.const is not None:
-                    slots.append(("const", _python_or_numpy(leaf.const, leaf.weak)))
+                    slots.append(("const", _python_or_numpy(leaf.const, _kind(leaf))))
                 else:
-                    slots.append(("out", len(outputs), leaf.weak))
+                    slots.append(("out", len(outputs), _kind(leaf)))
                     outputs.append(leaf.ir)
             else:
                 slots.append(("const", leaf))
+        for kind, i, j in sharing:
+            if kind == "overlap" and (handles[i].mutated or handles[j].mutated):
+                raise UnsupportedOperationError(
+                    f"two array arguments (flat positions {i} and {j}) share memory (views "
+                    "of one array) and the function updates one of them in place: the "
+                    "compiled program cannot see the update through the other",
+                    hint="pass a copy of one of them (np.copy(a)), or pass the base array "
+                         "once and slice it inside the function")
         writeback = []
         for i, h in enumerate(handles):
             if h.mutated and not isinstance(leaves[i], (np.ndarray,)):
@@ -135,7 +163,20 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
                   trace.module, list(trace.host_callbacks), list(trace.dependencies))
 
 
-def _python_or_numpy(value, weak):
+def _kind(leaf):
+    """How a 0-d result comes back: True, a Python scalar (weak); ARRAY, a 0-d array
+    (a handle NumPy keeps as one, see `pytypes`); False, a NumPy scalar."""
+    if leaf.weak:
+        return True
+    return ARRAY if not leaf.shape and is_marked(leaf) else False
+
+
+ARRAY = "array"
+
+
+def _python_or_numpy(value, kind):
     if value.ndim == 0:       # like a computed result: a Python or a NumPy scalar
-        return value.item() if weak else value[()]
+        if kind == ARRAY:
+            return np.array(value)
+        return value.item() if kind is True else value[()]
     return value

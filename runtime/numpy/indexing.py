@@ -19,7 +19,7 @@ from transpiler.errors import UnsupportedFunctionError
 from ..abstract import AbstractArray, as_abstract, is_abstract
 from ..primitives import elementwise as E
 from ..primitives import structural as S
-from ..pytypes import as_scalar, mark_ndarray
+from ..pytypes import as_scalar, is_marked, mark_ndarray
 from .convert import broadcast_to_shape, cast_to
 from .errorflags import check
 
@@ -233,6 +233,7 @@ def setitem(x: AbstractArray, index, value):
     from . import fancy
     items = fancy.classify(index)
     value = fancy.asarray(value)      # a list of traced scalars is an array too
+    _check_scalar_fits(x.dtype, value)
     if not fancy.is_basic(items):
         if x.const is not None and value.const is not None and fancy.is_const(items):
             new = x.const.copy()
@@ -243,3 +244,30 @@ def setitem(x: AbstractArray, index, value):
         return
     index = fancy.basic_index(items)
     x.assign(_write(x, parse(x, index), index, value))
+
+
+def _check_scalar_fits(dtype, value):
+    """NumPy converts a *scalar* stored into an integer array like `int(v)` would, and
+    raises when that int does not fit (`int8_array[0] = 1000.7` is an OverflowError,
+    NaN a ValueError); arrays are cast without a check, and so are NumPy scalars stored
+    into unsigned arrays (NumPy wraps those). Constants are tried with NumPy itself;
+    traced scalars get run-time checks."""
+    if dtype.kind not in "iu" or value.shape or is_marked(value) or \
+            value.dtype.kind not in "fiu" or np.can_cast(value.dtype, dtype) or \
+            (dtype.kind == "u" and not value.weak):
+        return
+    if value.const is not None:
+        probe = np.zeros((), dtype)
+        probe[()] = value.const.item() if value.weak else value.const[()]
+        return
+    from .registry import dispatch
+    info = np.iinfo(dtype)
+    v = value
+    if value.dtype.kind == "f":
+        check(dispatch(np.isnan, (value,), {}), "cannot convert float NaN to integer",
+              error=ValueError)
+        v = dispatch(np.trunc, (value,), {})
+    low = dispatch(np.less, (v, info.min), {})
+    high = dispatch(np.greater, (v, info.max), {})
+    check(dispatch(np.logical_or, (low, high), {}),
+          f"Python integer out of bounds for {dtype}", error=OverflowError)

@@ -34,6 +34,7 @@ from ..abstract import AbstractArray
 from ..hlo.types import tensor_type
 from ..trace import current_trace
 from ..xla.compile import CPU_CALLBACK_TARGET
+from .fstrings import DeferredStr
 
 _ORDER_DTYPE = np.dtype(np.uint8)
 _order_handles: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -130,6 +131,8 @@ class _Slot:
 def _lift(x, operands):
     """`x` with traced arrays replaced by slots and constant arrays by their values."""
     def leaf(v):
+        if type(v) is DeferredStr:       # an f-string of traced values: format later
+            return v.map_values(leaf)
         if not isinstance(v, AbstractArray):
             return v
         const = v.const
@@ -146,7 +149,13 @@ def _lift(x, operands):
 
 
 def _fill(template, arrays):
-    return _rebuild(template, lambda v: v.value(arrays) if type(v) is _Slot else v)
+    def value(v):
+        if type(v) is _Slot:
+            return v.value(arrays)
+        if type(v) is DeferredStr:
+            return v.render(value)
+        return v
+    return _rebuild(template, value)
 
 
 def _rebuild(x, leaf):

@@ -56,6 +56,10 @@ def cumulative(x: AbstractArray, *, kind: str, axis: int) -> AbstractArray:
                                                                               x.dtype)
     elif kind == "xor":
         fill = np.zeros((), x.dtype)
+    elif kind == "add" and x.dtype.kind in "fc":
+        # -0.0 is addition's exact identity: a prefix starting at -0.0 stays -0.0, as
+        # NumPy's running sum does (+0.0 + -0.0 would be +0.0)
+        fill = np.array(-0.0, x.dtype)
     else:
         fill = identity(kind, x.dtype)
     init = AbstractArray.from_const(np.asarray(fill, x.dtype), weak=False)

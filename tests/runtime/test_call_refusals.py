@@ -229,3 +229,124 @@ def test_pure_python_library_on_traced_values_is_named():
 
 def test_library_call_on_python_values_still_runs():
     check(uses_statistics_on_constants, np.arange(3.0))
+
+
+# --- argument kinds with NumPy behaviour XLA arrays lack ------------------------------
+def _double(x):
+    return x * 2
+
+
+def _bump(x):
+    x += 1
+    return x
+
+
+def test_big_endian_arguments_are_converted_and_written_back():
+    from transpiler import jit
+    for dt in (">f8", ">i4", ">c16"):
+        x = np.arange(4, dtype=dt)
+        got = jit(_double)(x)
+        np.testing.assert_array_equal(got, x * 2)
+        assert got.dtype == (x * 2).dtype
+    x, y = np.arange(3.0).astype(">f8"), np.arange(3.0).astype(">f8")
+    jit(_bump)(x)
+    _bump(y)
+    np.testing.assert_array_equal(x, y)
+    assert x.dtype == np.dtype(">f8")
+
+
+@pytest.mark.parametrize("make, what", [
+    (lambda: np.ma.masked_array([1.0, 2.0], mask=[0, 1]), "masked array"),
+    (lambda: np.matrix([[1.0, 2.0]]), "np.matrix"),
+])
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_masked_arrays_and_matrices_are_refused_by_name(make, what):
+    from transpiler import jit
+    from transpiler.errors import DTypeError
+    value = make()
+    with pytest.raises(DTypeError) as info:
+        jit(_double)(value)
+    assert "argument 'x'" in str(info.value) and what in str(info.value)
+
+
+def test_zero_d_array_argument_is_updated_in_place_and_returned_as_array():
+    from transpiler import jit
+
+    def f(x, s):
+        x += 1          # a 0-d array: updated in place
+        s += 1          # a NumPy scalar: rebound
+        return x, s
+    for fn in (f, jit(f)):
+        x = np.array(2.0)
+        out = fn(x, np.float64(3.0))
+        assert x == 3.0 and type(out[0]) is np.ndarray and out[0].ndim == 0
+        assert type(out[1]) is np.float64 and out[1] == 4.0
+
+
+def _bump_first_read_second(x, y):
+    x += 1
+    return y * 1, x is y
+
+
+def _shift_add(x, y):
+    x[1:] += y[:-1]
+    return x
+
+
+def test_one_array_passed_twice_is_one_array_inside():
+    from transpiler import jit
+    f = jit(_bump_first_read_second)
+    for _ in range(2):                       # and the cached program is not reused
+        a, b = np.zeros(3), np.zeros(3)
+        got, want = f(a, a), _bump_first_read_second(b, b)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] is True and want[1] is True
+        np.testing.assert_array_equal(a, b)
+        c, d = np.zeros(3), np.zeros(3)       # separate arrays: their own program
+        got = f(c, d)
+        np.testing.assert_array_equal(got[0], np.zeros(3))
+        assert got[1] is False
+
+
+def test_overlapping_views_updated_in_place_are_refused():
+    from transpiler import jit
+    from transpiler.errors import UnsupportedOperationError
+    b = np.arange(4.0)
+    with pytest.raises(UnsupportedOperationError, match="share memory"):
+        jit(_shift_add)(b[1:], b[:-1])
+    np.testing.assert_array_equal(b, np.arange(4.0))
+    a, b = np.arange(4.0), np.arange(4.0)     # the same array twice: exact
+    np.testing.assert_array_equal(jit(_shift_add)(a, a), _shift_add(b, b))
+    np.testing.assert_array_equal(a, b)
+
+
+def _store(a, v):
+    a[0] = v
+    return a
+
+
+def _store_sum(a, x):
+    a[1] = x.sum()
+    return a
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_store, (1000.7,)), (_store, (1000,)), (_store, (-129,)), (_store, (127.9,)),
+    (_store, (float("nan"),)), (_store, (float("inf"),)), (_store, (-3.5,)),
+    (_store_sum, (np.array([600.0, 400.7]),)), (_store_sum, (np.array([60.0, 40.7]),)),
+])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64])
+def test_scalar_stored_into_integer_array_overflows_like_numpy(fn, args, dtype):
+    from transpiler import jit
+    if fn is _store_sum and dtype == np.uint8 and args[0].sum() > 255:
+        pytest.skip("NumPy wraps an out-of-range NumPy float stored into uint8; XLA's "
+                    "conversion saturates (a documented cast difference)")
+    a, b = np.zeros(3, dtype), np.zeros(3, dtype)
+    try:
+        want = fn(a, *args)
+    except (OverflowError, ValueError) as e:
+        with pytest.raises(type(e)):
+            jit(fn)(b, *args)
+        return
+    np.testing.assert_array_equal(jit(fn)(b, *args), want)
+    np.testing.assert_array_equal(a, b)

@@ -227,3 +227,12 @@ def test_cumsum_property(shape_axis, dt):
     def f(x):
         return np.cumsum(x, axis=axis), np.diff(x, axis=axis), np.cumprod(x, axis=axis)
     check(f, data(tuple(shape), dt))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+def test_cumsum_keeps_the_sign_of_negative_zero(dtype):
+    x = np.array([-0.0, -0.0, 1.0, -1.0, -0.0], dtype)
+    for f in (lambda a: np.cumsum(a), lambda a: a.cumsum(), lambda a: np.cumsum(a[None], 1)):
+        got, want = jit(f)(x), f(x)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))

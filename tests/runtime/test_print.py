@@ -289,3 +289,29 @@ def test_error_while_printing_is_raised_by_the_call(capsys):
     closed.close()
     with pytest.raises(ValueError, match="closed file"):
         jit(to_file, static_argnums=1)(np.arange(3.0), closed)
+
+
+# --- f-strings: formatted at run time, with the values --------------------------------
+def fstrings(x, w):
+    s = x.sum()
+    print(f"sum is {s}")
+    print(f"mean={x.mean():.2f} first={x[0]!r} w={w} const={np.float64(2.5):.1f} "
+          f"shape={x.shape} arr={x * 2}")
+    print(f"width {s:{w}.1f}|{s!s:>8}")
+    if s > 0:
+        print(f"positive {s:.3f}")
+    return x * 2
+
+
+@pytest.mark.parametrize("x", [np.arange(3.0), -np.arange(1.0, 4.0), np.arange(3, dtype=np.int32)])
+def test_fstrings_of_traced_values_print_the_values(capsys, x):
+    same_output(capsys, fstrings, x, 8, calls=2)
+
+
+def fstring_message(x):
+    return f"x has {x.size} elements"
+
+
+def test_fstring_of_static_values_is_a_plain_string():
+    out = jit(fstring_message)(np.ones(3))
+    assert out == "x has 3 elements" and type(out) is str

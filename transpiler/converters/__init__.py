@@ -8,7 +8,8 @@ call converter); control flow is converted before the expression converters, whi
 then also reach the tests and lambdas it generated.
 """
 from . import (asserts, break_statements, call_trees, conditional_expressions, continue_statements,
-               control_flow, logical_expressions, return_statements, slices, unsupported)
+               control_flow, fstrings, logical_expressions, return_statements, slices,
+               unsupported)
 
 PASSES = (unsupported, asserts, break_statements, continue_statements, return_statements, slices,
-          call_trees, control_flow, conditional_expressions, logical_expressions)
+          fstrings, call_trees, control_flow, conditional_expressions, logical_expressions)

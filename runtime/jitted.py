@@ -59,6 +59,8 @@ class Compiled:
         self.device = device
         self._exe = executable
         self.upload = Uploader(staged.arg_avals, device)
+        # checks that name an offending value have them as the output before the flags
+        self._payloads = any(type(m) is tuple and len(m) == 4 for m in staged.error_messages)
         self.param_leaves = staged.param_leaves
         # results that are all plain outputs (no write-back, checks, callbacks or
         # constants) take a shorter path: [(output index, weak)]
@@ -107,7 +109,8 @@ class Compiled:
         if st.error_messages:
             flags = np.asarray(outs[-1])
             if flags.any():
-                raise raise_for(st.error_messages[int(np.argmax(flags))])
+                payloads = np.asarray(outs[-2]) if self._payloads else None
+                raise raise_for(st.error_messages[int(np.argmax(flags))], payloads)
         for i, k in st.writeback:
             np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
         results = []

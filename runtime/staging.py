@@ -155,8 +155,15 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
         messages = []
         if trace.error_checks:
             from .numpy.errorflags import combine
+            messages, payloads = [], []
+            for _, m in trace.error_checks:
+                if type(m) is tuple and len(m) == 4:     # (.., payload handle) -> index
+                    payloads.append(m[3])
+                    m = m[:3] + (len(payloads) - 1,)
+                messages.append(m)
+            if payloads:                      # the offending values, before the flags
+                outputs.append(combine(payloads))
             outputs.append(combine([f for f, _ in trace.error_checks]))
-            messages = [m for _, m in trace.error_checks]
         trace.finish_function(outputs)
         text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,

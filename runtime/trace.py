@@ -54,6 +54,8 @@ class Trace:
         # generation and the open region scopes
         self.serial = 0
         self.scopes: list = []
+        # (message, location) -> handle holding a failing check's offending value
+        self.payload_sites: dict = {}
 
     def __enter__(self):
         self._exit_stack = contextlib.ExitStack()

@@ -9,20 +9,51 @@ import numpy as np
 from transpiler.pyct.origin import locate, locate_stack
 
 from ..primitives import structural as S
+from ..abstract import AbstractArray
 from ..trace import current_trace
 
 
-def check(flag, message, error=IndexError):
+def check(flag, message, error=IndexError, payload=None):
     """Record `flag` (a bool AbstractArray, True = error) for the call path to raise
-    `error(message)` (NumPy's exception class for the failure)."""
+    `error(message)` (NumPy's exception class for the failure). With `payload` (an int
+    array shaped like `flag`: the offending values), `message` has a `{}` that the
+    value at the first True flag fills in when the check fires, as NumPy's messages
+    name the bad index."""
     if flag.const is not None:
         if bool(np.any(flag.const)):
-            raise error(message)
+            bad = None if payload is None else np.asarray(payload.const if payload.const
+                                                          is not None else 0)
+            raise error(message if bad is None else message.format(
+                bad.flat[int(np.argmax(np.asarray(flag.const).ravel()))] if bad.ndim
+                else bad))
         return
+    if flag.size == 0:          # nothing to check (an empty index array)
+        return
+    from .registry import dispatch
+    where = _where(sys._getframe(1))
+    value = None
+    if payload is not None:
+        value = payload
+        if flag.ndim:
+            first = dispatch(np.argmax, (dispatch(np.ravel, (flag,), {}),), {})
+            value = dispatch(np.ravel, (payload,), {})[first]
     if flag.ndim:
-        from .registry import dispatch
         flag = dispatch(np.any, (flag,), {})
-    current_trace().add_error_check(flag, (error, message, _where(sys._getframe(1))))
+    if value is None:
+        current_trace().add_error_check(flag, (error, message, where))
+        return
+    # the offending value is kept in a handle that stands for state older than every
+    # region (like print's order value), so branches and loops carry it out; one per
+    # check site, so that retracing a loop body finds the same handle again
+    trace = current_trace()
+    site = (message, where)
+    handle = trace.payload_sites.get(site)
+    if handle is None:
+        handle = AbstractArray((), np.int64, const=np.zeros((), np.int64))
+        handle._born = -1
+        trace.payload_sites[site] = handle
+    handle.assign(dispatch(np.where, (flag, value, handle), {}))
+    trace.add_error_check(flag, (error, message, where, handle))
 
 
 def _where(frame):
@@ -43,13 +74,15 @@ def check_raises(flag, exc: BaseException):
     current_trace().add_error_check(flag, exc)
 
 
-def raise_for(entry):
+def raise_for(entry, payloads=None):
     """The exception a recorded check raises: `message`, `(class, message[, note])`, or a copy
     of the exception instance the program raised while it was staged."""
     if isinstance(entry, BaseException):
         return copy.copy(entry).with_traceback(None)
     if isinstance(entry, tuple):
-        cls, message, note = entry if len(entry) == 3 else (*entry, None)
+        cls, message, note, *slot = entry if len(entry) >= 3 else (*entry, None)
+        if slot:              # the offending value, an output of the program
+            message = message.format(int(payloads[slot[0]]) if payloads is not None else "")
         exc = cls(message)
         if note is not None:
             exc.add_note(note)

@@ -364,7 +364,8 @@ def normalise(i, n, axis, mode="raise"):
         size = broadcast_to_shape(size, w.shape)
         w = S.select(E.compare(w, zero, "LT"), E.add(w, size), w)
         bad = E.bitwise_or(E.compare(w, zero, "LT"), E.compare(w, size, "GE"))
-    check(bad, f"index is out of bounds for axis {axis} with size {n}")
+    check(bad, f"index {{}} is out of bounds for axis {axis} with size {n}",
+          payload=cast_to(i, _I64))
     return w
 
 

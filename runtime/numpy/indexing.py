@@ -83,7 +83,7 @@ def _normalise_traced(i, n, axis):
     size = as_abstract(np.int64(n))
     wrapped = S.select(E.compare(i, zero, "LT"), E.add(i, size), i)
     bad = E.bitwise_or(E.compare(wrapped, zero, "LT"), E.compare(wrapped, size, "GE"))
-    check(bad, f"index is out of bounds for axis {axis} with size {n}")
+    check(bad, f"index {{}} is out of bounds for axis {axis} with size {n}", payload=i)
     return wrapped
 
 

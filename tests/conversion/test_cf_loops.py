@@ -882,3 +882,39 @@ def test_raise_in_staged_loop_body_fires_only_when_the_loop_runs():
         jit(raise_in_staged_loop)(y, 0.0)
     lineno = line_of(raise_in_staged_loop, 'raise ValueError("too big")')
     assert f"{__file__}:{lineno}:" in "\n".join(info.value.__notes__)
+
+
+def scan_until_large(x):
+    i = 0
+    while x[i] < 100:      # reads past the end: NumPy raises IndexError
+        i += 1
+    return i
+
+
+def test_out_of_bounds_read_ends_a_staged_loop_with_numpys_index_error():
+    # XLA clamps the index, so without ending the loop at the failing iteration the
+    # program would never return; the message names the index, as NumPy's does
+    x = np.arange(5.0)
+    with pytest.raises(IndexError) as want:
+        scan_until_large(x)
+    with pytest.raises(IndexError) as got:
+        jit(scan_until_large)(x)
+    assert str(got.value) == str(want.value) == "index 5 is out of bounds for axis 0 with size 5"
+    assert jit(scan_until_large)(np.array([1.0, 200.0, 3.0])) == 1
+
+
+def fancy_then_loop(x, idx, n):
+    s = 0.0
+    for j in range(n):
+        s += x[idx].sum() * j
+    return s
+
+
+def test_first_bad_fancy_index_is_named():
+    x = np.arange(5.0)
+    for idx in (np.array([1, 9, -8]), np.array([-8, 1])):
+        with pytest.raises(IndexError) as want:
+            fancy_then_loop(x, idx, 3)
+        with pytest.raises(IndexError) as got:
+            jit(fancy_then_loop)(x, idx, np.int64(3))
+        assert str(got.value) == str(want.value)

@@ -258,7 +258,20 @@ def _extremum(direction, propagate):
 # --- table-driven registration -------------------------------------------------------
 
 def _add(a, b):
-    return E.bitwise_or(a, b) if a.dtype == np.bool_ else E.add(a, b)
+    if a.dtype == np.bool_:
+        return E.bitwise_or(a, b)
+    for x, zero in ((a, b), (b, a)):
+        if x.const is None and _positive_zero(zero):
+            # XLA simplifies `x + 0.0` to `x`, but IEEE (and NumPy) give -0.0 + 0.0 = +0.0
+            return select(cmp(x, zero, "EQ"), zero, x)
+    return E.add(a, b)
+
+
+def _positive_zero(v):
+    """Whether `v` is a real float constant of +0.0 only."""
+    c = v.const
+    return c is not None and v.dtype.kind == "f" and c.size > 0 and not np.any(c) and \
+        not np.any(np.signbit(c))
 
 
 def _multiply(a, b):
@@ -305,8 +318,8 @@ LOWERINGS = {
     np.sign: _sign,
     np.square: lambda x: _multiply(x, x),
     np.reciprocal: _reciprocal,
-    np.maximum: _extremum("GE", propagate=True),
-    np.minimum: _extremum("LE", propagate=True),
+    np.maximum: _extremum("GT", propagate=True),     # equal (+-0): b, as NumPy
+    np.minimum: _extremum("LT", propagate=True),
     np.fmax: _extremum("GE", propagate=False),
     np.fmin: _extremum("LE", propagate=False),
 }

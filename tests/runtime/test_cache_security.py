@@ -21,6 +21,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import runtime.jitted as J
+from test_disk_cache import cache_dir, entries  # noqa: F401  (a fixture, a helper)
 from runtime.xla import disk_cache, entry_codec
 from runtime.xla.disk_cache import CacheWarning, DiskCache
 from transpiler import jit
@@ -56,17 +57,6 @@ def compiles(monkeypatch):
     monkeypatch.setattr(J, "compile_module",
                         lambda *a, **k: (counter.append(1), orig(*a, **k))[1])
     return counter
-
-
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    d = tmp_path / "cache"
-    monkeypatch.setenv("NPXLA_CACHE_DIR", str(d))
-    return d
-
-
-def entries(d):
-    return sorted(p for p in os.listdir(d) if p.endswith(".npxc")) if d.exists() else []
 
 
 def kinds(d):

@@ -350,3 +350,17 @@ def test_scalar_stored_into_integer_array_overflows_like_numpy(fn, args, dtype):
         return
     np.testing.assert_array_equal(jit(fn)(b, *args), want)
     np.testing.assert_array_equal(a, b)
+
+
+def _signed_zeros(a, b):
+    return (a + 0.0, 0.0 + a, np.maximum(a, b), np.minimum(a, b), np.fmax(a, b),
+            np.fmin(a, b), np.cumsum(a))
+
+
+def test_signed_zeros_follow_numpy():
+    from transpiler import jit
+    a = np.array([-0.0, 0.0, np.nan, 1.0, -0.0, -2.0])
+    b = np.array([0.0, -0.0, 1.0, np.nan, -0.0, -2.0])
+    for got, want in zip(jit(_signed_zeros)(a, b), _signed_zeros(a, b)):
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -469,6 +469,7 @@ class JittedFunction:
     def clear_cache(self):
         self._cache.clear()
         self._fast.clear()
+        self.__dict__.get("_build_locks", {}).clear()
 
     def __get__(self, obj, objtype=None):
         if obj is None:

@@ -163,23 +163,14 @@ class _Gen:
         a = self._sub(env, shape, depth, scalar_ok=False)
         if a is None:
             return None
-        if k == "bin":
+        if k in _BINARY_FORMS:        # a second operand, then the form (RNG order kept)
             b = self._sub(env, shape, depth)
-            return b and f"({a} {self.r.choice(ARITH)} {b})"
-        if k == "div":
-            b = self._sub(env, shape, depth)
-            return b and f"({a} / (np.abs({b}) + 1))"
+            return b and _BINARY_FORMS[k](self, a, b)
         if k == "intdiv":
             return f"({a} {self.r.choice(['//', '%'])} {self.r.randint(2, 4)})"
         if k == "unary":
             return self.r.choice([f"np.abs({a})", f"np.sqrt(np.abs({a}))", f"(-{a})",
                                   f"abs({a})" if shape == () else f"np.square({a})"])
-        if k == "where":
-            b = self._sub(env, shape, depth)
-            return b and f"np.where({a} {self.r.choice(CMP[:2])} {self.const()}, {a}, {b})"
-        if k == "minmax":
-            b = self._sub(env, shape, depth)
-            return b and f"np.{self.r.choice(['maximum', 'minimum'])}({a}, {b})"
         if k == "copy":
             if shape == ():
                 return a
@@ -595,3 +586,12 @@ def generate(seed: int, feats: Features = Features()) -> Program:
     fsrc = ast.unparse(ast.fix_missing_locations(fn))
     parts = ["import numpy as np"] + [h[3] for h in g.helpers] + [fsrc]
     return Program(seed, "\n\n\n".join(parts) + "\n", make_args(seed, params))
+
+
+# expressions of two operands, by kind: (generator, a, b) -> source
+_BINARY_FORMS = {
+    "bin": lambda g, a, b: f"({a} {g.r.choice(ARITH)} {b})",
+    "div": lambda g, a, b: f"({a} / (np.abs({b}) + 1))",
+    "where": lambda g, a, b: f"np.where({a} {g.r.choice(CMP[:2])} {g.const()}, {a}, {b})",
+    "minmax": lambda g, a, b: f"np.{g.r.choice(['maximum', 'minimum'])}({a}, {b})",
+}

@@ -9,16 +9,20 @@ of the handle sees them; a *view* is a handle whose value is recomputed from its
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from transpiler.errors import ConcretizationError
+from transpiler.pyct.origin import locate_stack
 
 from . import journal as _journal
 
 
 class AbstractArray:
     __slots__ = ("_ir", "_const", "shape", "dtype", "weak", "deps", "_view", "_version",
-                 "_born", "_alias_of", "_alias_bases", "_switch", "_range", "__weakref__")
+                 "_born", "_alias_of", "_alias_bases", "_alias_site", "_switch", "_range",
+                 "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, shape, dtype, *, ir=None, const=None, weak=False, deps=frozenset()):
@@ -37,6 +41,7 @@ class AbstractArray:
         # with `_alias_of`: ((root handle, its version then), ...) of the arrays it may
         # be; reading it after one of them was written is refused (see `mark_ambiguous`)
         self._alias_bases = None
+        self._alias_site = None       # where the region that made it ambiguous is
         # (fresh, ((cond, existing handle), ...)): a region's result that *is* each
         # existing handle where its cond holds, else the new array `fresh` (see `switch`)
         self._switch = None
@@ -356,6 +361,7 @@ def mark_ambiguous(handle, where, candidates):
             bases.setdefault(id(root), (root, root._version))
     handle._alias_of = where
     handle._alias_bases = tuple(bases.values())
+    handle._alias_site = locate_stack(sys._getframe(1))
 
 
 def _check_not_stale(handle):
@@ -363,13 +369,17 @@ def _check_not_stale(handle):
         if root._version != version:
             from transpiler.errors import UnsupportedOperationError
             handle._alias_bases = None      # refused once; the error may be caught
+            # read by npxla itself (the function's results): point at the region
+            site = None if locate_stack(sys._getframe(1)) is not None else \
+                handle._alias_site
             raise UnsupportedOperationError(
                 f"after the data-dependent {handle._alias_of}, this array may be the same "
                 "array as another variable on some paths and a new array on others; that "
                 "other array was then updated in place, so whether this one sees the "
                 "update depends on data; that cannot be compiled",
                 hint="copy it where it is assigned (y = x.copy()) so it never shares "
-                     "memory with another variable, or read the other variable instead")
+                     "memory with another variable, or read the other variable instead",
+                location=site)
 
 
 def is_abstract(x) -> bool:

@@ -377,18 +377,23 @@ class Through:
 
 
 def _written_then_replaced(b, init_leaves, arg_leaves, kinds, born, trusted):
-    """Leaves the body writes in place and then rebinds to a new array, while they
-    start as an array that exists outside the loop: in NumPy the first iteration's
-    writes reach that array (and the caller's, for an argument); a carried value
-    would lose them."""
+    """Leaves the body rebinds to a new array while they start as an array that exists
+    outside the loop, when the first iteration must see that array itself: the body
+    writes the leaf in place first (in NumPy the writes reach that array, and the
+    caller's for an argument), or the leaf starts as a view of an array the body
+    writes (`u = x[::2]`, then `x[::2] = ...; u = u.copy()`: NumPy's first copy reads
+    the updated view). A carried value would lose either. These leaves are peeled."""
+    written = {id(root_of(h)) for h, _ in b.assigned}
     out = []
     for k, (t, x) in enumerate(zip(kinds, init_leaves)):
         if not isinstance(t, ArrayType) or type(x) is not AbstractArray or not x.shape:
             continue
         arg = arg_leaves[k]
-        if type(arg) is AbstractArray and arg.mutated and b.originals[1 + k] is not arg \
-                and (id(x) not in trusted and not _independent(x, born) or any(y is x for j, y in
-                                                      enumerate(init_leaves) if j != k)):
+        if type(arg) is not AbstractArray or b.originals[1 + k] is arg:
+            continue
+        shared = id(x) not in trusted and not _independent(x, born) or \
+            any(y is x for j, y in enumerate(init_leaves) if j != k)
+        if arg.mutated and shared or x._view is not None and id(root_of(x)) in written:
             out.append(k)
     return out
 

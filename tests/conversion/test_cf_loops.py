@@ -918,3 +918,16 @@ def test_first_bad_fancy_index_is_named():
         with pytest.raises(IndexError) as got:
             jit(fancy_then_loop)(x, idx, np.int64(3))
         assert str(got.value) == str(want.value)
+
+
+def view_read_after_its_base_is_written(x, m):
+    u = x[1:]
+    for i in range(m):
+        x[1:] += 1.0       # writes the base of u ...
+        u = u * 2          # ... so the first u * 2 reads the updated view
+    return x, u
+
+
+@pytest.mark.parametrize("m", [np.int64(3), np.int64(1), np.int64(0)])
+def test_view_made_before_loop_sees_writes_to_its_base_in_the_first_iteration(m):
+    check(view_read_after_its_base_is_written, np.arange(4.0), m)

@@ -8,9 +8,13 @@ program), with the known-bad families of `known.KNOWN` switched off. The slow ru
     NPXLA_FUZZ_COUNT    programs in all (default 100000)
     NPXLA_FUZZ_SEED     first seed (default 1000000, away from the default run's seeds)
     NPXLA_FUZZ_SHARD    "i/n": run the i-th of n contiguous slices (0-based)
-    NPXLA_FUZZ_SECONDS  stop after this many seconds (what ran so far still counts)
+    NPXLA_FUZZ_SECONDS  stop after this many seconds (what ran so far still counts;
+                        default 2400, so that a CI run of the slow tests stays well inside
+                        its limit; 0 runs every seed: 100,000 programs take about 1.5 h
+                        with 2 workers on a 2-core machine)
     NPXLA_FUZZ_ALL      "1": generate the known-bad families too
-    NPXLA_FUZZ_WORKERS  processes in parallel (default 1; each runs 2,000 seeds, then exits)
+    NPXLA_FUZZ_WORKERS  processes in parallel (default: the CPU count, at most 4; each
+                        runs 2,000 seeds, then exits)
 """
 from __future__ import annotations
 
@@ -56,11 +60,11 @@ def _slow_seeds():
 
 @pytest.mark.slow
 def test_random_programs_slow():
-    seconds = os.environ.get("NPXLA_FUZZ_SECONDS")
+    seconds = float(os.environ.get("NPXLA_FUZZ_SECONDS", "2400"))
     feats = ALL_FEATURES if os.environ.get("NPXLA_FUZZ_ALL") == "1" else DEFAULT_FEATURES
-    workers = int(os.environ.get("NPXLA_FUZZ_WORKERS", "1"))
+    workers = int(os.environ.get("NPXLA_FUZZ_WORKERS", str(min(4, os.cpu_count() or 1))))
     report = run_in_processes(_slow_seeds(), feats, chunk=2000, workers=workers,
-                              shrink_seconds=60, time_limit=float(seconds) if seconds else None)
+                              shrink_seconds=60, time_limit=seconds or None)
     print("\n" + report.table())
     assert not report.failures, "\n" + _message(report)
 

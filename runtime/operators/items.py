@@ -66,7 +66,11 @@ def aug_set_item(target, idx, op, value):
     if aug_assign(target, idx, op, value):   # traced mask: computed everywhere, selected
         return
     item = target[idx]     # an integer-array index gives a copy: written back below
-    if is_abstract(item):
+    if is_abstract(item) and item.ndim == 0 and item._view is None:
+        # one element: NumPy reads a scalar, computes, and stores it back with the
+        # store's casting (`int_array[1] *= 2.5` is allowed, unlike on a slice)
+        target[idx] = dispatch(getattr(np, op), (item, value), {})
+    elif is_abstract(item):
         dispatch(getattr(np, op), (item, value), {"out": item})
         if item._view is None:  # a copy (integer index): write it back explicitly
             target[idx] = item

@@ -364,3 +364,29 @@ def test_signed_zeros_follow_numpy():
     for got, want in zip(jit(_signed_zeros)(a, b), _signed_zeros(a, b)):
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def _element_updates(x, i):
+    x[1] *= 2.5        # one element: computed as a scalar and stored (no same_kind check)
+    x[i] += 1.5
+    x[-1] //= 2
+    return x
+
+
+def _slice_update(x):
+    x[1:2] *= 2.0      # a view: NumPy's in-place ufunc refuses float64 -> int64
+    return x
+
+
+@pytest.mark.parametrize("x", [np.array([-2, 5, 5]), np.array([-2.0, 5.0, 5.0]),
+                               np.array([3, 4, 5], dtype=np.int32)])
+def test_augmented_assignment_to_one_element_casts_like_a_store(x):
+    check(_element_updates, x, 0)
+    check(_element_updates, x, np.int64(2))
+
+
+def test_augmented_assignment_to_an_integer_slice_is_refused_like_numpy():
+    with pytest.raises(TypeError):
+        _slice_update(np.array([-2, 5, 5]))
+    with pytest.raises(TypeError):
+        jit(_slice_update)(np.array([-2, 5, 5]))

@@ -258,20 +258,26 @@ class JittedFunction:
                         return runner(args + extra)
         if current_trace() is not None:      # called from code being staged: inline it
             return self.converted(*args, **kwargs)
-        swapped: list = []          # (caller's array, native-order copy)
-        args, kwargs = _native_order((args, kwargs), swapped)
-        if swapped:
-            out = self._call(args, kwargs, fast_ok=False)
-            for orig, copy in swapped:     # what the program wrote, in the caller's order
-                if orig.flags.writeable:
-                    np.copyto(orig, copy)
-            return out
         return self._call(args, kwargs)
 
-    def _call(self, args, kwargs, fast_ok=True):
-        args, kwargs = self._mark_static(args, kwargs)
+    def _call_native(self, args, kwargs):
+        """The call with arrays in non-native byte order replaced by native copies
+        (rare: the tree is rebuilt only then), and what the program wrote copied back."""
+        swapped: list = []          # (caller's array, native-order copy)
+        args, kwargs = _native_order((args, kwargs), swapped)
+        out = self._call(args, kwargs, fast_ok=False)
+        for orig, copy in swapped:     # what the program wrote, in the caller's order
+            if orig.flags.writeable:
+                np.copyto(orig, copy)
+        return out
+
+    def _call(self, given_args, given_kwargs, fast_ok=True):
+        args, kwargs = self._mark_static(given_args, given_kwargs)
         leaves: list = []
         treedef = flatten((args, kwargs), leaves)
+        for leaf in leaves:
+            if type(leaf) is np.ndarray and not leaf.dtype.isnative:
+                return self._call_native(given_args, given_kwargs)
         key = (treedef, tuple(map(leaf_key, leaves)))
         sharing = memory_sharing(leaves)
         if sharing:                    # a program for these arguments being one array

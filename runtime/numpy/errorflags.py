@@ -20,12 +20,13 @@ def check(flag, message, error=IndexError, payload=None):
     value at the first True flag fills in when the check fires, as NumPy's messages
     name the bad index."""
     if flag.const is not None:
-        if bool(np.any(flag.const)):
-            bad = None if payload is None else np.asarray(payload.const if payload.const
-                                                          is not None else 0)
-            raise error(message if bad is None else message.format(
-                bad.flat[int(np.argmax(np.asarray(flag.const).ravel()))] if bad.ndim
-                else bad))
+        flags = np.asarray(flag.const)
+        if flags.any():
+            if payload is not None:
+                values = np.broadcast_to(payload.const if payload.const is not None else 0,
+                                         flags.shape)
+                message = message.format(values.flat[int(np.argmax(flags.ravel()))])
+            raise error(message)
         return
     if flag.size == 0:          # nothing to check (an empty index array)
         return

@@ -390,3 +390,17 @@ def test_augmented_assignment_to_an_integer_slice_is_refused_like_numpy():
         _slice_update(np.array([-2, 5, 5]))
     with pytest.raises(TypeError):
         jit(_slice_update)(np.array([-2, 5, 5]))
+
+
+def _bump_n(x, n):
+    for _ in range(n):
+        x += 1
+    return x
+
+
+def test_big_endian_argument_with_a_static_argument():
+    from transpiler import jit
+    a, b = np.arange(3.0).astype(">f8"), np.arange(3.0).astype(">f8")
+    np.testing.assert_array_equal(jit(_bump_n, static_argnums=(1,))(a, 2), _bump_n(b, 2))
+    np.testing.assert_array_equal(a, b)
+    assert a.dtype == np.dtype(">f8")

@@ -17,6 +17,7 @@ from ..abstract import AbstractArray, as_abstract
 from ..primitives import elementwise as E
 from ..primitives import elementwise_extra as X
 from ..primitives import structural as S
+from . import pyints
 from .convert import broadcast_shapes, broadcast_to_shape, cast_to
 from .registry import implements, lookup
 from .ufunc_core import apply_ufunc, register_ufunc
@@ -373,13 +374,18 @@ def _mark_weak(result):
 
 
 def guarded(ufunc, range_check=True):
-    """Wrap a registered ufunc: constant Python-int range check, weak-bool resolution."""
+    """Wrap a registered ufunc: constant Python-int range check, run-time Python-int
+    overflow check (pyints), weak-bool resolution."""
     entry = lookup(ufunc)
     inner = entry.impl
 
     def impl(*args, **kwargs):
         if range_check:
             check_weak_ints(args)
+        if pyints.applies(ufunc, args) and not kwargs:
+            result = inner(*args)
+            pyints.check_result(ufunc, args, result)
+            return result
         ops, changed = _strong_bools(args)
         if not changed:
             return inner(*args, **kwargs)

@@ -474,8 +474,10 @@ def _widen(kind, init, new, name):
 
 
 def _computes(b, new_leaves, token):
-    """Whether the body depends on anything but the loop index (arrays, arguments)."""
-    if b.assigned or b.checks:
+    """Whether the body depends on anything but the loop index (arrays, arguments).
+    A check on index-only values (a counter's overflow check) is a constant in a Python
+    loop, so it does not count."""
+    if b.assigned or any(flag.deps - {token} for flag, _ in b.checks):
         return True
     return any(is_abstract(x) and (x.deps - {token}) for x in new_leaves)
 

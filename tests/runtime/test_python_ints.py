@@ -1,0 +1,120 @@
+"""Traced Python ints: int64 on device, but a result Python would not wrap raises
+(`OverflowError`, or `ValueError` for a negative Python-int power) instead of wrapping.
+Results that stay in range match plain Python; NumPy-typed operands keep NumPy's wrap."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from transpiler import jit
+
+MIN, MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def ops(a, b):
+    return a + b, a - b, a * b, -a, abs(a), a // b if b else 0
+
+
+jops = jit(ops)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(MIN, MAX), st.integers(MIN, MAX))
+def test_python_int_arithmetic_matches_python_or_raises(a, b):
+    exact = ops(a, b)
+    if all(MIN <= v <= MAX for v in exact):
+        assert jops(a, b) == exact
+    else:
+        with pytest.raises(OverflowError, match="left the int64 range"):
+            jops(a, b)
+
+
+@pytest.mark.parametrize("a, b", [(MAX, 1), (MIN, -1), (2 ** 62, 2), (-1, MIN), (MIN, -1),
+                                  (3, MAX // 3 + 1), (MAX, -2)])
+def test_boundaries_raise(a, b):
+    with pytest.raises(OverflowError):
+        jops(a, b)
+
+
+@pytest.mark.parametrize("a, b", [(MAX - 1, 1), (MIN + 1, -1), (2 ** 62, 1), (-1, MAX),
+                                  (3, MAX // 3), (MIN // 2, 2), (-(MAX // 2), -2), (0, MAX)])
+def test_boundaries_in_range(a, b):
+    assert jops(a, b)[:3] == ops(a, b)[:3]
+
+
+def times_constant(a):
+    return a * 3, a * -7, a + 10, a - 10, 5 - a
+
+
+@pytest.mark.parametrize("a", [MAX // 7, MIN // 7 + 1, 0, -(MAX // 7), MAX - 10, MIN + 10])
+def test_constant_operands(a):
+    exact = times_constant(a)
+    if all(MIN <= v <= MAX for v in exact):
+        assert jit(times_constant)(a) == exact
+    else:
+        with pytest.raises(OverflowError):
+            jit(times_constant)(a)
+
+
+def polynomial_hash(x, seed):
+    h = seed
+    for _ in range(x.shape[0]):
+        h = h * 31 + 7
+    return h
+
+
+def test_hash_loop_raises_where_python_grows():
+    f = jit(polynomial_hash)
+    assert f(np.zeros(5), 3) == polynomial_hash(np.zeros(5), 3)
+    with pytest.raises(OverflowError) as info:
+        f(np.zeros(20), 3)
+    assert "h = h * 31 + 7" in "".join(getattr(info.value, "__notes__", []))
+
+
+def doubling(n, limit):
+    k = 1
+    while k < limit:           # k would wrap to a negative value and loop forever
+        k = k * n
+    return k
+
+
+def test_overflow_ends_a_data_dependent_loop():
+    f = jit(doubling)
+    assert f(2, 1000) == 1024
+    with pytest.raises(OverflowError):
+        f(2, MAX)
+
+
+def power(a, b):
+    return a ** b
+
+
+def test_python_int_power():
+    f = jit(power)
+    assert f(3, 4) == 81 and f(-2, 63) == (-2) ** 63
+    with pytest.raises(OverflowError):
+        f(2, 63)
+    with pytest.raises(ValueError, match="float"):
+        f(2, -1)
+
+
+def counter(x, n):
+    i = 0
+    while i < n:
+        x[i % 3] += i
+        i += 1
+    return i
+
+
+def test_counter_loops_keep_working():
+    x = np.zeros(3)
+    assert jit(counter)(x, 10) == 10 and x.tolist() == [18.0, 12.0, 15.0]
+
+
+def numpy_typed(a, b):
+    return np.int64(a) * b
+
+
+def test_numpy_typed_operands_still_wrap_like_numpy():
+    with np.errstate(over="ignore"):
+        expected = numpy_typed(2 ** 62, 4)
+    assert jit(numpy_typed)(2 ** 62, 4) == expected

@@ -184,6 +184,25 @@ def _distrust_directory(root):
             return f"it is owned by uid {st.st_uid}, not by the current user ({_UID})"
     if st.st_mode & 0o022:
         return f"it is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    return _distrust_parents(os.path.realpath(root))
+
+
+def _distrust_parents(path):
+    """Why an ancestor of `path` lets another user replace it, or None: a directory that
+    others can write without the sticky bit (which /tmp has) lets them rename ours away
+    and put theirs in its place. Ancestors owned by root or by us are ours to trust."""
+    parent = os.path.dirname(path)
+    while parent and parent != path:
+        try:
+            st = os.stat(parent)
+        except OSError as e:
+            return f"cannot inspect its parent {parent} ({e.strerror})"
+        if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+            return (f"its parent {parent} is writable by group or others without the "
+                    f"sticky bit (mode {stat.S_IMODE(st.st_mode):o})")
+        if _UID is not None and st.st_uid not in (0, _UID):
+            return f"its parent {parent} is owned by uid {st.st_uid}"
+        path, parent = parent, os.path.dirname(parent)
     return None
 
 

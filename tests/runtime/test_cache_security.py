@@ -109,6 +109,30 @@ def test_own_directory_readable_by_others_is_used_and_made_private(cache_dir, co
     assert len(compiles) == 1
 
 
+@pytest.mark.parametrize("mode", [0o777, 0o770])
+def test_parent_others_can_write_without_sticky_bit_is_refused(tmp_path, monkeypatch,
+                                                               compiles, mode):
+    shared = tmp_path / "shared"
+    own = shared / "cache"
+    own.mkdir(parents=True)
+    os.chmod(own, 0o700)
+    os.chmod(shared, mode)              # another user could rename `cache` away
+    monkeypatch.setenv("NPXLA_CACHE_DIR", str(own))
+    found = cache_warnings(lambda: (call(double), call(double)))
+    assert len(found) == 1 and "parent" in str(found[0].message)
+    assert entries(own) == [] and len(compiles) == 2
+
+
+def test_parent_with_sticky_bit_like_tmp_is_trusted(tmp_path, monkeypatch, compiles):
+    shared = tmp_path / "tmp"
+    own = shared / "cache"
+    own.mkdir(parents=True)
+    os.chmod(shared, 0o1777)
+    monkeypatch.setenv("NPXLA_CACHE_DIR", str(own))
+    assert cache_warnings(lambda: (call(double), call(double))) == []
+    assert len(compiles) == 1
+
+
 root_only = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
                                reason="chown to another user needs root")
 

@@ -4,7 +4,7 @@ Each is unchanged NumPy: remove the decorator and it runs the same.
 """
 import numpy as np
 
-from transpiler import jit
+from npxla import jit
 
 
 @jit

@@ -5,7 +5,7 @@ Run: python examples/logistic_regression.py [--size small|medium|large]
 import numpy as np
 
 from _harness import Example
-from transpiler import jit
+from npxla import jit
 
 
 def sigmoid(z):

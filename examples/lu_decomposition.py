@@ -9,7 +9,7 @@ Run: python examples/lu_decomposition.py [--size small|medium|large]
 import numpy as np
 
 from _harness import Example
-from transpiler import jit
+from npxla import jit
 
 
 @jit

@@ -6,7 +6,7 @@ Run: python examples/prefix_scan.py [--size small|medium|large]
 import numpy as np
 
 from _harness import Example
-from transpiler import jit
+from npxla import jit
 
 
 @jit

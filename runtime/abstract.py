@@ -13,8 +13,8 @@ import sys
 
 import numpy as np
 
-from transpiler.errors import ConcretizationError
-from transpiler.pyct.origin import locate_stack
+from npxla.transpiler.errors import ConcretizationError
+from npxla.transpiler.pyct.origin import locate_stack
 
 from . import journal as _journal
 
@@ -325,7 +325,7 @@ for _py, _np in {"neg": "negative", "pos": "positive", "abs": "absolute",
 
 
 def _refuse_ambiguous_alias(where):
-    from transpiler.errors import UnsupportedOperationError
+    from npxla.transpiler.errors import UnsupportedOperationError
     made = "" if where != "loop" else " (or a view the loop made of an array from outside it)"
     raise UnsupportedOperationError(
         f"after the data-dependent {where}, this array may be the same array as another "
@@ -367,7 +367,7 @@ def mark_ambiguous(handle, where, candidates):
 def _check_not_stale(handle):
     for root, version in handle._alias_bases:
         if root._version != version:
-            from transpiler.errors import UnsupportedOperationError
+            from npxla.transpiler.errors import UnsupportedOperationError
             handle._alias_bases = None      # refused once; the error may be caught
             # read by npxla itself (the function's results): point at the region
             site = None if locate_stack(sys._getframe(1)) is not None else \

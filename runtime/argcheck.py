@@ -10,7 +10,7 @@ import inspect
 
 import numpy as np
 
-from transpiler.errors import DTypeError
+from npxla.transpiler.errors import DTypeError
 
 _UNSUPPORTED_KINDS = {"O": "object", "U": "string", "S": "bytes", "V": "structured/void",
                       "M": "datetime64", "m": "timedelta64"}

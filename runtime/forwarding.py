@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-from transpiler.errors import Location
+from npxla.transpiler.errors import Location
 
 from .operators.call import call_name
 from .operators.provenance import NPXLA, USER, origin_of_file

@@ -330,7 +330,7 @@ class Environment:
         """Pin what staging cannot substitute (its arrays are then baked in by value)
         and mark what has traced arrays below it (its values get substituted)."""
         if self.exhausted:
-            from transpiler.errors import UnsupportedOperationError
+            from npxla.transpiler.errors import UnsupportedOperationError
             raise UnsupportedOperationError(
                 f"the function reads more than {MAX_NODES} values from its environment "
                 "(globals, closures, attributes of modules and objects), too many to "
@@ -417,7 +417,7 @@ class Environment:
     def check_unchanged(self):
         """Staging must not have modified an array it baked in (NumPy would modify it on
         every call; the program would not)."""
-        from transpiler.errors import UnsupportedOperationError
+        from npxla.transpiler.errors import UnsupportedOperationError
         for a in self.arrays:
             if a.pinned and a.snapshot is not None and a.value.tobytes() != a.snapshot:
                 raise UnsupportedOperationError(

@@ -16,10 +16,10 @@ import types
 
 import numpy as np
 
-from transpiler.errors import (ConcretizationError, InternalCompilerError, Location,
+from npxla.transpiler.errors import (ConcretizationError, InternalCompilerError, Location,
                                RecursionDepthError, TranspileError,
                                UnsupportedOperationError)
-from transpiler.pyct.origin import innermost_module, locate
+from npxla.transpiler.pyct.origin import innermost_module, locate
 
 from . import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
 from .operators.printing import execute as execute_with_callbacks
@@ -221,7 +221,7 @@ class JittedFunction:
     @property
     def converted(self):
         if self._converted is None:
-            from transpiler.conversion import convert
+            from npxla.transpiler.conversion import convert
             with staging.LOCK:
                 self._converted = convert(self._fn)
         return self._converted
@@ -553,7 +553,7 @@ def _classify(exc: Exception):
         if where is not None:
             exc.add_note(where.render())
         return exc.with_traceback(None)
-    if module.startswith(("jaxlib", "jax.", "runtime.primitives", "runtime.hlo")) or \
+    if module.startswith(("jaxlib", "jax.", "npxla.runtime.primitives", "npxla.runtime.hlo")) or \
             type(exc).__module__.startswith(("jaxlib", "jax")):
         return InternalCompilerError(
             f"lowering failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",

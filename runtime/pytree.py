@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transpiler.errors import StaticArgumentError
+from npxla.transpiler.errors import StaticArgumentError
 
 from .abstract import AbstractArray
 

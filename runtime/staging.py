@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from transpiler.errors import UnsupportedOperationError
+from npxla.transpiler.errors import UnsupportedOperationError
 
 from .abstract import AbstractArray, as_abstract
 from .argcheck import refuse_unsupported_arguments

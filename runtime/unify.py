@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from transpiler.errors import (IntegerOverflowError, ShapeMismatchError, UndefinedVariableError,
+from npxla.transpiler.errors import (IntegerOverflowError, ShapeMismatchError, UndefinedVariableError,
                                UnsupportedOperationError)
 
 from .abstract import AbstractArray, as_abstract

@@ -5,8 +5,8 @@ import contextlib
 
 import numpy as np
 
-from runtime.operators import conditionals
-from transpiler import jit
+from npxla.runtime.operators import conditionals
+from npxla import jit
 
 
 @contextlib.contextmanager

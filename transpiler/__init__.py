@@ -1,9 +1,2 @@
-"""npxla: compile existing NumPy code to XLA.
-
-    from transpiler import jit, TranspileError, to_source
-"""
-from .api import jit, to_source
-from .errors import TranspileError
-
-__all__ = ["jit", "to_source", "TranspileError"]
-__version__ = "0.1.0"
+"""The front end: parse (pyct) -> analyse -> convert, and the linter on the same analyses.
+It imports no JAX; the public API is the package root, `npxla`."""

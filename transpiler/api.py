@@ -45,7 +45,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, output=
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames, device=device,
                                  output=output)
-    from runtime.jitted import JittedFunction
+    from npxla.runtime.jitted import JittedFunction
     if isinstance(fun, JittedFunction):
         fun = fun.__wrapped__
     options = (_freeze(static_argnums), _freeze(static_argnames), str(device), output)

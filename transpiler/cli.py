@@ -1,4 +1,4 @@
-"""The `npxla` command line (also `python -m transpiler`): convert | emit | lint | devices.
+"""The `npxla` command line (also `python -m npxla`): convert | emit | lint | devices.
 
 Each subcommand lives in `transpiler/commands/<name>.py` (`add_arguments`, `run`);
 this module builds the parser and maps outcomes to exit codes: 0 success, 1 findings
@@ -49,7 +49,7 @@ def _commands():
 def _version() -> str:
     from importlib import metadata
 
-    from . import __version__
+    from npxla import __version__
     parts = []
     for dist in ("numpy", "jax", "jaxlib"):
         try:

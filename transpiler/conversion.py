@@ -61,7 +61,7 @@ def convert(fn):
             raise _no_source(fn, e) from None
         new = _CACHE[fn] = _as_is(fn)
         return new
-    from runtime import operators  # runtime imported lazily: transpiler stays JAX-free
+    from npxla.runtime import operators  # runtime imported lazily: transpiler stays JAX-free
     new = _load(node, fn, filename, operators)
     new.__npxla_source__ = loader.source_of(node)
     new.__npxla_source_file__ = loader.source_file(

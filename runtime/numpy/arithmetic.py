@@ -434,7 +434,7 @@ def _register_comparison(ufunc, direction):
                 if (not x.weak and x.dtype.kind in "iu" and y.weak and y.dtype.kind == "i"):
                     return _compare_mixed_int(x, y, direction, swapped=(i == 1))
         if where is not True or kwargs:
-            from transpiler.errors import UnsupportedFunctionError
+            from npxla.transpiler.errors import UnsupportedFunctionError
             raise UnsupportedFunctionError(
                 f"np.{ufunc.__name__}: where=/{sorted(kwargs)} are not supported")
         return apply_ufunc(ufunc, _complex_consts_ok(lower), args, out=out, dtype=dtype,

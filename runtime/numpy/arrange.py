@@ -19,7 +19,7 @@ import sys
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from transpiler.errors import (DataDependentShapeError, UnsupportedFunctionError,
+from npxla.transpiler.errors import (DataDependentShapeError, UnsupportedFunctionError,
                                UnsupportedOperationError)
 
 from ..abstract import AbstractArray, as_abstract, is_abstract

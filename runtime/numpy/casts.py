@@ -56,7 +56,7 @@ _SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.u
 def _scalar_type_impl(sctype):
     def impl(value=0, *args, **kwargs):
         if args or kwargs:
-            from transpiler.errors import UnsupportedFunctionError
+            from npxla.transpiler.errors import UnsupportedFunctionError
             raise UnsupportedFunctionError(
                 f"np.{sctype.__name__}(x) takes one argument in compiled code")
         dtype = np.dtype(sctype)
@@ -99,7 +99,7 @@ def float_(x=0.0):
                   "raise (XLA's conversion result instead)")
 def int_(x=0, *args):
     if args:
-        from transpiler.errors import UnsupportedFunctionError
+        from npxla.transpiler.errors import UnsupportedFunctionError
         raise UnsupportedFunctionError("int(x, base) is not supported on traced values")
     x = _python_scalar_operand("int", x)
     if x.dtype.kind == "c" and x.weak:

@@ -51,7 +51,7 @@ def broadcast_shapes(*shapes):
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
-        from transpiler.errors import ShapeMismatchError
+        from npxla.transpiler.errors import ShapeMismatchError
         raise ShapeMismatchError(
             "operands could not be broadcast together with shapes "
             + " ".join(str(tuple(s)) for s in shapes),
@@ -64,7 +64,7 @@ def broadcast_to_shape(x: AbstractArray, shape) -> AbstractArray:
         return x
     out_shape = broadcast_shapes(x.shape, shape)
     if out_shape != shape:
-        from transpiler.errors import ShapeMismatchError
+        from npxla.transpiler.errors import ShapeMismatchError
         raise ShapeMismatchError(f"could not broadcast input array from shape {x.shape} "
                                  f"into shape {shape}")
     c = x.const

@@ -202,7 +202,7 @@ def _leaves(obj, out):
 
 def _reject_object(dtype):
     if dtype == object:
-        from transpiler.errors import UnsupportedFunctionError
+        from npxla.transpiler.errors import UnsupportedFunctionError
         raise UnsupportedFunctionError("object arrays are not supported in compiled code")
 
 

@@ -14,7 +14,7 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import is_abstract
 from ..primitives import structural as S

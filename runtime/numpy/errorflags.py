@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from transpiler.pyct.origin import locate, locate_stack
+from npxla.transpiler.pyct.origin import locate, locate_stack
 
 from ..primitives import structural as S
 from ..abstract import AbstractArray

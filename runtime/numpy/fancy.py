@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from transpiler.errors import (DataDependentShapeError, ShapeMismatchError,
+from npxla.transpiler.errors import (DataDependentShapeError, ShapeMismatchError,
                                UnsupportedFunctionError)
 
 from ..abstract import as_abstract, is_abstract

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from transpiler.errors import DataDependentShapeError, UnsupportedFunctionError
+from npxla.transpiler.errors import DataDependentShapeError, UnsupportedFunctionError
 
 from ..abstract import AbstractArray, as_abstract, is_abstract
 from ..primitives import elementwise as E

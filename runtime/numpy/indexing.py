@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import AbstractArray, as_abstract, is_abstract
 from ..primitives import elementwise as E

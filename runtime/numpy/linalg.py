@@ -28,7 +28,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from numpy.linalg import LinAlgError
 
-from transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import AbstractArray, as_abstract
 from ..primitives import structural as S

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transpiler.errors import DataDependentShapeError
+from npxla.transpiler.errors import DataDependentShapeError
 
 from ..abstract import as_abstract
 from ..dtypes import result_type

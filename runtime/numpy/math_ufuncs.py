@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import AbstractArray, as_abstract, is_abstract
 from jaxlib.mlir.dialects import chlo

@@ -130,7 +130,7 @@ def outer(a, b, out=None):
 def matmul(a, b, out=None, *, dtype=None, casting="same_kind", **kwargs):
     a, b = asarray(a), asarray(b)
     if kwargs:
-        from transpiler.errors import UnsupportedFunctionError
+        from npxla.transpiler.errors import UnsupportedFunctionError
         raise UnsupportedFunctionError(f"np.matmul keyword(s) {sorted(kwargs)} not supported")
     if a.ndim == 0 or b.ndim == 0:
         numpy_error(np.matmul, a, b)

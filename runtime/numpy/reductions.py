@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from transpiler.errors import ConcretizationError, UnsupportedFunctionError
+from npxla.transpiler.errors import ConcretizationError, UnsupportedFunctionError
 
 from ..abstract import AbstractArray, as_abstract, is_abstract
 from ..dtypes import weak_standin

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import AbstractArray, as_abstract
 

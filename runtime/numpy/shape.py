@@ -20,7 +20,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from numpy.lib.stride_tricks import as_strided
 
-from transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import AbstractArray
 from ..primitives import structural as S

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 from ..primitives import elementwise_extra as X
 from ..primitives import structural as S

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import as_abstract, is_abstract
 from ..primitives import structural as S

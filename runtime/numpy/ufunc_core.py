@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transpiler.errors import DTypeError, UnsupportedFunctionError
+from npxla.transpiler.errors import DTypeError, UnsupportedFunctionError
 
 from ..abstract import AbstractArray, as_abstract
 from ..dtypes import ufunc_key, ufunc_loop

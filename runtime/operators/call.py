@@ -20,10 +20,10 @@ import weakref
 
 import numpy as np
 
-from transpiler.errors import (ConcretizationError, LibraryCallError, RecursionDepthError,
+from npxla.transpiler.errors import (ConcretizationError, LibraryCallError, RecursionDepthError,
                                TranspileError, UnsupportedFunctionError,
                                UnsupportedOperationError)
-from transpiler.pyct.origin import locate
+from npxla.transpiler.pyct.origin import locate
 
 from ..abstract import AbstractArray
 from ..trace import current_trace
@@ -33,8 +33,8 @@ from .provenance import LIBRARY, is_library_callable, is_user_function, origin_o
 
 # Kept for `guards`, which still classifies module objects by name; functions are
 # classified by file (`provenance`).
-_LIBRARY_PREFIXES = ("numpy", "jax", "jaxlib", "scipy", "builtins", "math", "transpiler",
-                     "runtime", "gast", "functools", "itertools", "operator", "collections")
+_LIBRARY_PREFIXES = ("numpy", "jax", "jaxlib", "scipy", "builtins", "math", "npxla", "gast",
+                     "functools", "itertools", "operator", "collections")
 _is_user_function = is_user_function
 
 _ITERATION = {range: "traced_range", enumerate: "traced_enumerate", zip: "traced_zip"}
@@ -126,7 +126,7 @@ def converted_call(f, args, kwargs):
     call = getattr(type(f), "__call__", None)
     if not isinstance(f, type) and is_user_function(call):   # a user's callable object
         return _call_user(call, f, args, kwargs)
-    if getattr(f, "__module__", None) == "runtime.numpy.registry":   # x.copy() etc.
+    if getattr(f, "__module__", None) == "npxla.runtime.numpy.registry":   # x.copy() etc.
         return introspection.mark_method_result(f, f(*args, **kwargs))
     return _plain_call(f, args, kwargs)
 
@@ -145,7 +145,7 @@ def _call_user(fn, bound, args, kwargs):
     (a static depth) adds none: that tells them apart. Python-int arguments of the
     recursive call are reported as the cause, so staging retries with them specialised.
     """
-    from transpiler.conversion import convert
+    from npxla.transpiler.conversion import convert
     converted = convert(fn)
     _record(fn)
     if bound is not None:

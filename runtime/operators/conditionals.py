@@ -11,8 +11,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from transpiler.errors import TranspileError, UnsupportedOperationError, UnsupportedSyntaxError
-from transpiler.pyct.origin import innermost_module
+from npxla.transpiler.errors import TranspileError, UnsupportedOperationError, UnsupportedSyntaxError
+from npxla.transpiler.pyct.origin import innermost_module
 
 from .. import journal
 from ..abstract import AbstractArray, is_abstract, mark_ambiguous, root_of
@@ -44,7 +44,7 @@ def raise_uncatchable(err):
     """Raise a refusal that an enclosing user `try/except` must not swallow: it is
     located now and staging re-raises it when the function returns."""
     import sys
-    from transpiler.pyct.origin import locate_stack
+    from npxla.transpiler.pyct.origin import locate_stack
     err = err.with_location(locate_stack(sys._getframe(1)))
     trace = current_trace()
     if trace is not None:
@@ -119,10 +119,11 @@ def raises_at_run_time(exc) -> bool:
     if isinstance(exc, TranspileError) or not isinstance(exc, Exception):
         return False
     module = innermost_module(exc.__traceback__)
-    return module.startswith("runtime.numpy.") or not module.startswith(_COMPILER_MODULES)
+    return module.startswith("npxla.runtime.numpy.") or \
+        module.partition(".")[0] not in _COMPILER_PACKAGES
 
 
-_COMPILER_MODULES = ("runtime", "transpiler", "jax", "jaxlib", "gast", "numpy")
+_COMPILER_PACKAGES = frozenset({"npxla", "jax", "jaxlib", "gast", "numpy"})
 
 
 def _trace_branches(branches):

@@ -23,7 +23,7 @@ import sys
 import warnings
 from collections import namedtuple
 
-from transpiler.pyct.origin import is_converted
+from npxla.transpiler.pyct.origin import is_converted
 
 from ..trace import current_trace
 from .printing import _fill, _lift, emit_host_callback

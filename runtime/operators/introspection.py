@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transpiler.errors import UnsupportedOperationError
+from npxla.transpiler.errors import UnsupportedOperationError
 
 from ..abstract import AbstractArray
 from ..pytypes import is_marked, is_ndarray, mark_ndarray, python_type, scalar_copy

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transpiler.errors import UnsupportedOperationError
+from npxla.transpiler.errors import UnsupportedOperationError
 
 from ..abstract import AbstractArray, as_abstract, is_abstract
 from ..numpy.registry import dispatch

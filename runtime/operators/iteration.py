@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from transpiler.errors import ConcretizationError
+from npxla.transpiler.errors import ConcretizationError
 
 from ..abstract import AbstractArray, as_abstract, is_abstract
 

@@ -21,7 +21,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from transpiler.errors import (IntegerOverflowError, InternalCompilerError, ShapeMismatchError,
+from npxla.transpiler.errors import (IntegerOverflowError, InternalCompilerError, ShapeMismatchError,
                                UndefinedVariableError, UnsupportedOperationError,
                                UnsupportedSyntaxError)
 

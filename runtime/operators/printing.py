@@ -28,7 +28,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from transpiler.errors import UnsupportedOperationError
+from npxla.transpiler.errors import UnsupportedOperationError
 
 from ..abstract import AbstractArray
 from ..hlo.types import tensor_type

@@ -18,8 +18,8 @@ import sys
 import sysconfig
 import types
 
-from transpiler import errors as _errors
-from transpiler.pyct.loader import RUNTIME_NAME
+from npxla.transpiler import errors as _errors
+from npxla.transpiler.pyct.loader import RUNTIME_NAME
 
 USER, LIBRARY, NPXLA = "user", "library", "npxla"
 

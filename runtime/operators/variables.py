@@ -7,7 +7,7 @@ program really reads it.
 """
 from __future__ import annotations
 
-from transpiler.errors import ConcretizationError, UndefinedVariableError
+from npxla.transpiler.errors import ConcretizationError, UndefinedVariableError
 
 
 class Undefined:

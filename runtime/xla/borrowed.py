@@ -36,7 +36,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
-from transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 from ..abstract import AbstractArray
 from ..hlo.types import tensor_type

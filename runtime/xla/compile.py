@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from transpiler.errors import InternalCompilerError, UnsupportedOperationError
+from npxla.transpiler.errors import InternalCompilerError, UnsupportedOperationError
 
 # XLA's custom-call targets that call a Python function registered at compile time.
 CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"

@@ -29,7 +29,7 @@ _LEN = struct.Struct("<Q")
 _MAX_DEPTH = 64
 _CONTAINER_TYPES = {"tuple": tuple, "list": list, "dict": dict}
 # modules whose exception classes an entry may name (the errors a staged check raises)
-EXCEPTION_MODULES = ("builtins", "numpy.linalg", "numpy.exceptions", "transpiler.errors")
+EXCEPTION_MODULES = ("builtins", "numpy.linalg", "numpy.exceptions", "npxla.transpiler.errors")
 
 
 class CodecError(ValueError):

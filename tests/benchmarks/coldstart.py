@@ -43,7 +43,7 @@ def child(peer, name, mode, cache_dir):
     if peer == "npxla":
         os.environ["NPXLA_CACHE_DIR"] = cache_dir
         import jax  # noqa: F401  (npxla imports it lazily; both peers pay it here)
-        from transpiler import jit
+        from npxla import jit
         call = jit(fn)
     else:
         import jax

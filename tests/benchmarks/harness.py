@@ -109,10 +109,10 @@ def npxla_callable(fn, fresh=False):
     """npxla `jit` of the unmodified source. `fresh`: a new jitted object with empty
     caches (conversion included), for first-call timings."""
     if not fresh:
-        from transpiler import jit
+        from npxla import jit
         return jit(fn)
-    from runtime.jitted import JittedFunction
-    from transpiler import conversion
+    from npxla.runtime.jitted import JittedFunction
+    from npxla.transpiler import conversion
     conversion._CACHE.clear()        # converted twins of fn and of the helpers it calls
     return JittedFunction(fn)
 
@@ -449,7 +449,7 @@ def hlo_texts(kernel, mode="full"):
     """{"npxla.stablehlo", "npxla.hlo", "jax.stablehlo", "jax.hlo"}: the staged modules
     and XLA's optimised HLO for both compilers on the benchmark inputs."""
     import jax
-    from transpiler import jit
+    from npxla import jit
     from . import ports
     fn, args = kernel.original(), kernel.inputs(mode)
     texts = {}

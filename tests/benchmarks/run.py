@@ -55,8 +55,8 @@ def machine():
     import jax
     import jaxlib
     import numpy
-    import transpiler
-    versions = [f"npxla {transpiler.__version__}", f"numpy {numpy.__version__}",
+    import npxla
+    versions = [f"npxla {npxla.__version__}", f"numpy {numpy.__version__}",
                 f"jax {jax.__version__}", f"jaxlib {jaxlib.__version__}"]
     try:
         import numba

@@ -1,7 +1,7 @@
 """Functions for test_cli_emit (`npxla emit` imports this file)."""
 import numpy as np
 
-from transpiler import jit
+from npxla import jit
 
 print("module-level print goes to stderr while emit imports the file")
 

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-import transpiler
-from transpiler import jit
-from transpiler import jit as njit
+import npxla
+from npxla import jit
+from npxla import jit as njit
 
 SCALE = 2.0
 
@@ -43,7 +43,7 @@ def newton(a, iters):
     return x, k
 
 
-@transpiler.jit
+@npxla.jit
 def first_above(x, t):
     idx = -1
     for i, v in enumerate(x):

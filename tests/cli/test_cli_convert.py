@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from transpiler.cli import main
-from transpiler.commands.module_convert import convert_module
+from npxla.transpiler.cli import main
+from npxla.transpiler.commands.module_convert import convert_module
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(HERE, "cli_sample_module.py")
@@ -36,7 +36,7 @@ def plain(f):
 @pytest.fixture(scope="module")
 def converted_pair(tmp_path_factory):
     """(original module, converted module) for cli_sample_module.py."""
-    import runtime.jitted  # noqa: F401  (the NumPy registry loaded, as in a real program)
+    import npxla.runtime.jitted  # noqa: F401  (the NumPy registry loaded, as in a real program)
     out = tmp_path_factory.mktemp("conv") / "cli_sample_converted.py"
     assert main(["convert", SAMPLE, "-o", str(out.parent)]) == 0
     os.rename(out.parent / "cli_sample_module.py", out)
@@ -83,14 +83,15 @@ def test_converted_module_imports_only_runtime_operators(converted_pair):
     _, converted, text = converted_pair
     tree = ast.parse(text)
     imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
-    assert any(isinstance(n, ast.ImportFrom) and n.module == "runtime"
+    assert any(isinstance(n, ast.ImportFrom) and n.module == "npxla.runtime"
                and [(a.name, a.asname) for a in n.names] == [("operators", "ag__")]
                for n in imports)
     npxla_imports = [ast.unparse(n) for n in imports
-                     if (getattr(n, "module", None) or "").startswith("transpiler")
-                     or any(a.name.startswith("transpiler") for a in n.names)]
+                     if (getattr(n, "module", None) or "").startswith("npxla")
+                     and (getattr(n, "module", None) or "") != "npxla.runtime"
+                     or any(a.name.startswith("npxla") for a in n.names)]
     # only the `jit` that module code still calls (wrapped = jit(plain_then_jit)) remains
-    assert npxla_imports == ["from transpiler import jit"]
+    assert npxla_imports == ["from npxla import jit"]
     assert not any(n.decorator_list for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
     assert "ag__.while_stmt" in text and "ag__.if_stmt" in text and "ag__.for_stmt" in text
     assert not any(isinstance(v, type(main)) and "ag__" in getattr(v, "__code__").co_names
@@ -98,7 +99,7 @@ def test_converted_module_imports_only_runtime_operators(converted_pair):
 
 
 def test_converted_functions_still_compile_with_jit(converted_pair):
-    from transpiler import jit
+    from npxla import jit
     _, converted, _ = converted_pair
     np.testing.assert_allclose(jit(converted.branches)(X, 0.5),
                                plain(converted.branches)(X, 0.5))
@@ -106,8 +107,8 @@ def test_converted_functions_still_compile_with_jit(converted_pair):
 
 
 def test_creation_functions_run_as_numpy(tmp_path):
-    import runtime.jitted  # noqa: F401
-    src = "import numpy as np\nfrom transpiler import jit\n\n@jit\ndef f(x):\n" \
+    import npxla.runtime.jitted  # noqa: F401
+    src = "import numpy as np\nfrom npxla import jit\n\n@jit\ndef f(x):\n" \
           "    out = np.zeros_like(x)\n    out[0] = 1.0\n    return out + x\n"
     path = tmp_path / "creation_mod.py"
     path.write_text(convert_module(src, "m.py").converted)
@@ -119,9 +120,9 @@ def test_creation_functions_run_as_numpy(tmp_path):
 # --- which functions ---------------------------------------------------------------
 SPELLINGS = '''
 import jax
-import transpiler as npx
+import npxla as npx
 from functools import partial
-from transpiler import jit as J
+from npxla import jit as J
 
 @jax.jit
 def a(x): return x
@@ -161,10 +162,10 @@ def test_jit_imported_from_jax_is_not_npxla():
 
 
 def test_keep_decorators_and_idempotence():
-    src = "import numpy as np\nfrom transpiler import jit\n\n\n@jit\ndef f(x):\n" \
+    src = "import numpy as np\nfrom npxla import jit\n\n\n@jit\ndef f(x):\n" \
           "    if x.sum() > 0:\n        x = x + 1\n    return x\n"
     kept = convert_module(src, "k.py", keep_decorators=True).converted
-    assert "@jit\ndef f(x):" in kept and "from transpiler import jit" in kept
+    assert "@jit\ndef f(x):" in kept and "from npxla import jit" in kept
     dropped = convert_module(src, "k.py").converted
     assert "jit" not in dropped.replace("# added by npxla convert", "")
     # a converted file has no @jit left: converting it again changes nothing
@@ -181,12 +182,12 @@ def test_module_without_jit_is_unchanged(tmp_path, capsys):
 
 def test_comments_and_layout_outside_functions_are_kept():
     src = ("#!/usr/bin/env python\n# header comment\nimport numpy as np  # numpy!\n"
-           "from transpiler import jit\n\nCONST = 3  # keep me\n\n\n@jit\ndef f(x):\n"
+           "from npxla import jit\n\nCONST = 3  # keep me\n\n\n@jit\ndef f(x):\n"
            "    # lost: comments inside converted functions\n    return np.sin(x)\n\n\n"
            "def g():  # untouched\n    pass\n")
     out = convert_module(src, "c.py").converted
     assert out.startswith("#!/usr/bin/env python\n# header comment\n"
-                          "from runtime import operators as ag__  # added by npxla convert\n"
+                          "from npxla.runtime import operators as ag__  # added by npxla convert\n"
                           "import numpy as np  # numpy!\n\nCONST = 3  # keep me\n")
     assert out.endswith("def g():  # untouched\n    pass\n")
     assert "ag__.converted_call(np.sin, (x,), None)" in out
@@ -194,7 +195,7 @@ def test_comments_and_layout_outside_functions_are_kept():
 
 # --- the command ---------------------------------------------------------------------
 BAD = '''import numpy as np
-from transpiler import jit
+from npxla import jit
 
 COUNT = 0
 
@@ -246,7 +247,7 @@ def test_check_mode(tmp_path, capsys):
 def test_write_in_place_and_output_dir(tmp_path, capsys):
     pkg = tmp_path / "src" / "pkg"
     pkg.mkdir(parents=True)
-    (pkg / "a.py").write_text("from transpiler import jit\n\n@jit\ndef f(x):\n"
+    (pkg / "a.py").write_text("from npxla import jit\n\n@jit\ndef f(x):\n"
                               "    return abs(x)\n")
     (pkg / "b.py").write_text("y = 2\n")
     out_dir = tmp_path / "out"
@@ -260,19 +261,19 @@ def test_write_in_place_and_output_dir(tmp_path, capsys):
 
 def test_diff(tmp_path, capsys):
     path = tmp_path / "d.py"
-    path.write_text("from transpiler import jit\n\n@jit\ndef f(x):\n    return abs(x)\n")
+    path.write_text("from npxla import jit\n\n@jit\ndef f(x):\n    return abs(x)\n")
     code, out, _ = run_cli(["convert", "--diff", str(path)], capsys)
     assert code == 0
     assert out.startswith(f"--- {path}\n+++ {path} (converted)\n@@")
     assert "-@jit\n" in out and "+    return ag__.converted_call(abs, (x,), None)\n" in out
-    assert path.read_text().startswith("from transpiler")
+    assert path.read_text().startswith("from npxla")
     code, out, _ = run_cli(["convert", "--diff", "--color", "always", str(path)], capsys)
     assert "\033[32m+" in out and "\033[31m-" in out
 
 
 def test_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO(
-        "from transpiler import jit\n\n@jit\ndef f(x):\n    while x > 1:\n"
+        "from npxla import jit\n\n@jit\ndef f(x):\n    while x > 1:\n"
         "        x = x / 2\n    return x\n"))
     code, out, _ = run_cli(["convert", "-"], capsys)
     assert code == 0 and "ag__.while_stmt" in out
@@ -299,7 +300,7 @@ def test_multiple_files_to_stdout_have_headers(tmp_path, capsys):
 
 
 LINTED = '''import numpy as np
-from transpiler import jit
+from npxla import jit
 
 calls = 0
 
@@ -318,7 +319,7 @@ def masked(x):
 
 
 def test_unconvertible_function_gets_lint_diagnostics(tmp_path, capsys):
-    pytest.importorskip("transpiler.lint")
+    pytest.importorskip("npxla.transpiler.lint")
     path = tmp_path / "linted.py"
     path.write_text(LINTED)
     code, out, err = run_cli(["convert", str(path)], capsys)
@@ -331,9 +332,9 @@ def test_unconvertible_function_gets_lint_diagnostics(tmp_path, capsys):
 
 
 def test_strict_fails_on_lint_findings(tmp_path, capsys):
-    pytest.importorskip("transpiler.lint")
+    pytest.importorskip("npxla.transpiler.lint")
     path = tmp_path / "strict.py"
-    path.write_text("import numpy as np\nfrom transpiler import jit\n\n\n@jit\n"
+    path.write_text("import numpy as np\nfrom npxla import jit\n\n\n@jit\n"
                     "def masked(x):\n    return np.nonzero(x)\n")
     assert run_cli(["convert", "--check", str(path)], capsys)[0] == 0
     code, out, err = run_cli(["convert", "--check", "--strict", str(path)], capsys)
@@ -342,7 +343,7 @@ def test_strict_fails_on_lint_findings(tmp_path, capsys):
 
 def test_source_encoding_is_kept(tmp_path, capsys):
     path = tmp_path / "latin.py"
-    path.write_bytes(b"# -*- coding: latin-1 -*-\nfrom transpiler import jit\n\n@jit\n"
+    path.write_bytes(b"# -*- coding: latin-1 -*-\nfrom npxla import jit\n\n@jit\n"
                      b"def f(x):\n    s = '\xe9'\n    return x\n")
     code, _, _ = run_cli(["convert", "-o", str(tmp_path / "out"), str(path)], capsys)
     data = (tmp_path / "out" / "latin.py").read_bytes()

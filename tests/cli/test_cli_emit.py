@@ -4,8 +4,8 @@ import os
 import numpy as np
 import pytest
 
-from transpiler.cli import main
-from transpiler.commands.signature import (ArgSpec, SignatureError, parse_signature,
+from npxla.transpiler.cli import main
+from npxla.transpiler.commands.signature import (ArgSpec, SignatureError, parse_signature,
                                            parse_static)
 
 TARGET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cli_emit_target.py")

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-import transpiler
-from transpiler.cli import main
-from transpiler.commands.output import Progress, color_enabled
+import npxla
+from npxla.transpiler.cli import main
+from npxla.transpiler.commands.output import Progress, color_enabled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COMMANDS = ["convert", "emit", "lint", "devices"]
-BAD = "from transpiler import jit\n\n@jit\ndef f(x):\n    yield x\n"
+BAD = "from npxla import jit\n\n@jit\ndef f(x):\n    yield x\n"
 
 
 class TTY(io.StringIO):
@@ -34,7 +34,7 @@ def test_main_help_and_version(capsys):
     out = capsys.readouterr().out
     assert all(c in out for c in COMMANDS) and "examples:" in out
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.startswith(f"npxla {transpiler.__version__} (python ")
+    assert capsys.readouterr().out.startswith(f"npxla {npxla.__version__} (python ")
 
 
 def test_usage_errors_exit_2(capsys):
@@ -47,7 +47,7 @@ def test_usage_errors_exit_2(capsys):
 
 
 def test_internal_error_exit_2(monkeypatch, capsys):
-    from transpiler.commands import devices
+    from npxla.transpiler.commands import devices
 
     def boom(args):
         raise KeyError("oops")
@@ -107,7 +107,7 @@ def test_progress_bar_only_on_a_tty_with_many_files(tmp_path, monkeypatch):
     files = []
     for i in range(6):
         p = tmp_path / f"m{i}.py"
-        p.write_text("from transpiler import jit\n\n@jit\ndef f(x):\n    return x\n")
+        p.write_text("from npxla import jit\n\n@jit\ndef f(x):\n    return x\n")
         files.append(str(p))
     for stream, paths, shown in [(TTY(), files, True), (io.StringIO(), files, False),
                                  (TTY(), files[:3], False)]:
@@ -133,13 +133,13 @@ def test_progress_bar_drawing():
 
 # --- lint -------------------------------------------------------------------------------
 def test_lint_is_wired(tmp_path, capsys):
-    pytest.importorskip("transpiler.lint.command")
+    pytest.importorskip("npxla.transpiler.lint.command")
     clean = tmp_path / "clean.py"
-    clean.write_text("import numpy as np\nfrom transpiler import jit\n\n@jit\ndef f(x):\n"
+    clean.write_text("import numpy as np\nfrom npxla import jit\n\n@jit\ndef f(x):\n"
                      "    return np.sin(x)\n")
     assert main(["lint", str(clean)]) == 0
     bad = tmp_path / "bad.py"
-    bad.write_text("import numpy as np\nfrom transpiler import jit\n\n@jit\ndef f(x):\n"
+    bad.write_text("import numpy as np\nfrom npxla import jit\n\n@jit\ndef f(x):\n"
                    "    return x[x > 0]\n")
     assert main(["lint", str(bad)]) == 1
     assert f"{bad}:6:" in capsys.readouterr().out
@@ -152,7 +152,7 @@ def _run(argv, **kw):
                           timeout=120, **kw)
 
 
-@pytest.mark.parametrize("prefix", [["npxla"], [sys.executable, "-m", "transpiler"]])
+@pytest.mark.parametrize("prefix", [["npxla"], [sys.executable, "-m", "npxla"]])
 def test_console_script_and_python_m_agree(prefix, tmp_path):
     if prefix == ["npxla"] and shutil.which("npxla") is None:
         pytest.skip("the npxla console script is not installed (pip install -e .)")
@@ -166,15 +166,15 @@ def test_console_script_and_python_m_agree(prefix, tmp_path):
     good = os.path.join(ROOT, "tests", "cli", "cli_sample_module.py")
     r = _run(prefix + ["convert", good])
     assert r.returncode == 0
-    assert r.stdout == _run([sys.executable, "-m", "transpiler", "convert", good]).stdout
+    assert r.stdout == _run([sys.executable, "-m", "npxla", "convert", good]).stdout
 
 
 def test_emit_subprocess_exit_codes():
     target = os.path.join(ROOT, "tests", "cli", "cli_emit_target.py")
-    r = _run([sys.executable, "-m", "transpiler", "emit", f"{target}::masked", "--sig",
+    r = _run([sys.executable, "-m", "npxla", "emit", f"{target}::masked", "--sig",
               "f64[4]"])
     assert r.returncode == 1 and "DataDependentShapeError" in r.stderr
     assert "Traceback" not in r.stderr and r.stdout == ""
-    r = _run([sys.executable, "-m", "transpiler", "emit", f"{target}::step", "--sig",
+    r = _run([sys.executable, "-m", "npxla", "emit", f"{target}::step", "--sig",
               "f64[4], f64"])
     assert r.returncode == 0 and r.stdout.startswith("module {")

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from differential import check
 
-from transpiler import jit
+from npxla import jit
 
 
 def stablehlo(fn, *args, **kwargs):

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from differential import check
 
-from runtime.operators.loops import NpxlaPerformanceWarning
-from transpiler import jit
-from transpiler.errors import ConcretizationError
+from npxla.runtime.operators.loops import NpxlaPerformanceWarning
+from npxla import jit
+from npxla.transpiler.errors import ConcretizationError
 
 
 def stablehlo(fn, *args, **kwargs):
@@ -730,7 +730,7 @@ def view_made_in_loop(x, n):
 
 @pytest.mark.parametrize("n", [2, 0])
 def test_view_made_in_staged_loop_then_written_is_a_located_refusal(n):
-    from transpiler.errors import UnsupportedOperationError
+    from npxla.transpiler.errors import UnsupportedOperationError
     x = X.copy()
     with pytest.raises(UnsupportedOperationError) as info:
         jit(view_made_in_loop)(x, np.int64(n))
@@ -845,7 +845,7 @@ def masked_means_of_4(X, labels):
 
 
 def test_short_loop_over_large_arrays_is_unrolled():
-    from runtime.operators.loops import FUSE_MAX_TRIPS, FUSE_MIN_ELEMENTS
+    from npxla.runtime.operators.loops import FUSE_MAX_TRIPS, FUSE_MIN_ELEMENTS
     rng = np.random.default_rng(3)
     n = FUSE_MIN_ELEMENTS            # X * mask has 2n elements: above the threshold
     X, labels = rng.normal(size=(n, 2)), rng.integers(0, 4, n)
@@ -858,7 +858,7 @@ def test_short_loop_over_large_arrays_is_unrolled():
 
 
 def test_short_loop_over_small_arrays_and_long_loop_stay_one_while():
-    from runtime.operators.loops import FUSE_MAX_TRIPS, FUSE_MIN_ELEMENTS
+    from npxla.runtime.operators.loops import FUSE_MAX_TRIPS, FUSE_MIN_ELEMENTS
     rng = np.random.default_rng(4)
     small = FUSE_MIN_ELEMENTS // 8
     X, labels = rng.normal(size=(small, 2)), rng.integers(0, 4, small)

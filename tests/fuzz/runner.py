@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from transpiler import jit
-from transpiler.errors import InternalCompilerError, TranspileError
+from npxla import jit
+from npxla.transpiler.errors import InternalCompilerError, TranspileError
 
 try:
     from differential import _compare, _copy
@@ -94,7 +94,7 @@ def _forget_jits():
     """Drop the jitted objects of past programs (a 100,000-program run would otherwise
     hold thousands of executables); each program gets a fresh `jit(f)` anyway."""
     try:
-        from transpiler import api
+        from npxla.transpiler import api
         api._JITTED.clear()
     except (ImportError, AttributeError):
         pass

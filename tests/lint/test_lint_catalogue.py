@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 import pytest
 
-from transpiler.errors import TranspileError
-from transpiler.lint import lint_source
-from transpiler.lint.discovery import discover, module_info
-from transpiler.lint.rules import RULES
+from npxla.transpiler.errors import TranspileError
+from npxla.transpiler.lint import lint_source
+from npxla.transpiler.lint.discovery import discover, module_info
+from npxla.transpiler.lint.rules import RULES
 
 import ast
 
@@ -86,14 +86,14 @@ REFUSED_SYNTAX = {
 @pytest.mark.parametrize("code", sorted(REFUSED_SYNTAX))
 def test_linter_and_converter_agree_on_refused_syntax(code):
     import gast
-    from transpiler.converters import unsupported
-    from transpiler.converters.context import Context
-    from transpiler.errors import UnsupportedSyntaxError
+    from npxla.transpiler.converters import unsupported
+    from npxla.transpiler.converters.context import Context
+    from npxla.transpiler.errors import UnsupportedSyntaxError
     source = REFUSED_SYNTAX[code]
     node = gast.ast_to_gast(ast.parse(source).body[0])
     with pytest.raises(UnsupportedSyntaxError) as info:
         unsupported.transform(node, Context("t.py", "f"))
-    found = lint_source("from transpiler import jit\n" + source + "jit(f)\n", "t.py")
+    found = lint_source("from npxla import jit\n" + source + "jit(f)\n", "t.py")
     assert code in {f.code for f in found}
     flagged = next(f for f in found if f.code == code)
     assert flagged.line == info.value.line + 1          # the same statement

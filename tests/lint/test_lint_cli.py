@@ -11,14 +11,14 @@ import textwrap
 
 import pytest
 
-from transpiler.lint import command, lint_paths, lint_source
-from transpiler.lint.rules import RULES
+from npxla.transpiler.lint import command, lint_paths, lint_source
+from npxla.transpiler.lint.rules import RULES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 BAD = textwrap.dedent("""\
     import numpy as np
-    from transpiler import jit
+    from npxla import jit
 
     @jit
     def f(x):
@@ -169,7 +169,7 @@ def test_the_linted_file_is_never_imported_or_run(tmp_path):
     victim.write_text(textwrap.dedent(f"""\
         open({str(marker)!r}, "w").write("imported")
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
         raise SystemExit("this file must not run")
 
         @jit
@@ -181,17 +181,17 @@ def test_the_linted_file_is_never_imported_or_run(tmp_path):
     assert lint_paths([str(victim)])
     assert not marker.exists()
     # also through the command line, in a fresh interpreter
-    proc = subprocess.run([sys.executable, "-m", "transpiler.lint", str(victim)],
+    proc = subprocess.run([sys.executable, "-m", "npxla.transpiler.lint", str(victim)],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 1 and "NPX111" in proc.stdout
     assert not marker.exists()
 
 
 def test_linter_imports_neither_jax_nor_the_runtime():
-    code = ("import sys, transpiler.lint as L; L.lint_source(open(%r).read(), 'x.py');"
-            "import transpiler.lint.command, transpiler.lint.flake8;"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('jax', 'jaxlib', 'runtime')))") % os.path.join(ROOT, "examples", "kernels.py")
+    code = ("import sys, npxla.transpiler.lint as L; L.lint_source(open(%r).read(), 'x.py');"
+            "import npxla.transpiler.lint.command, npxla.transpiler.lint.flake8;"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib') "
+            "or m.startswith('npxla.runtime')))") % os.path.join(ROOT, "examples", "kernels.py")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True)
     assert proc.returncode == 0, proc.stderr
@@ -199,13 +199,13 @@ def test_linter_imports_neither_jax_nor_the_runtime():
 
 
 def test_python_dash_m_entry_point(bad_file):
-    proc = subprocess.run([sys.executable, "-m", "transpiler.lint", str(bad_file),
+    proc = subprocess.run([sys.executable, "-m", "npxla.transpiler.lint", str(bad_file),
                            "--format", "json"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 1 and len(json.loads(proc.stdout)) == 2
 
 
 def test_internal_errors_exit_2(bad_file, monkeypatch):
-    from transpiler.lint import engine
+    from npxla.transpiler.lint import engine
 
     def boom(*a, **k):
         raise RuntimeError("boom")

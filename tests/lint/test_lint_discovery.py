@@ -2,8 +2,8 @@
 import ast
 import textwrap
 
-from transpiler.lint import lint_source
-from transpiler.lint.discovery import discover, module_info
+from npxla.transpiler.lint import lint_source
+from npxla.transpiler.lint.discovery import discover, module_info
 
 
 def targets(src, **kw):
@@ -16,15 +16,15 @@ def test_decorator_spellings():
         import functools
         from functools import partial
         import jax
-        import transpiler
-        from transpiler import jit
+        import npxla
+        from npxla import jit
         from jax import jit as jjit
 
         @jit
         def a(x): return x
         @jit(static_argnums=1)
         def b(x, n): return x
-        @transpiler.jit
+        @npxla.jit
         def c(x): return x
         @jax.jit
         def d(x): return x
@@ -47,7 +47,7 @@ def test_call_spellings_and_static_args():
     found = targets("""
         import jax
         from functools import partial
-        from transpiler import jit
+        from npxla import jit
 
         def a(x, n, m): return x
         def b(x): return x
@@ -85,7 +85,7 @@ def test_unbound_jit_counts_as_npxla():
 
 def test_static_args_from_module_constants_and_unreadable():
     found = targets("""
-        from transpiler import jit
+        from npxla import jit
         STATIC = (1,)
         def f(x, n): return x
         def g(x, n): return x
@@ -99,7 +99,7 @@ def test_static_args_from_module_constants_and_unreadable():
 def test_static_argument_is_not_traced():
     src = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit(static_argnums=1)
         def f(x, n):
@@ -130,7 +130,7 @@ def test_assume_jit_lints_every_function():
 
 def test_methods_ignore_self():
     src = """
-        from transpiler import jit
+        from npxla import jit
         class Model:
             @jit
             def f(self, x):

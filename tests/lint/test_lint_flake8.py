@@ -8,14 +8,14 @@ import textwrap
 
 import pytest
 
-from transpiler.lint import lint_source
-from transpiler.lint.flake8 import Plugin
+from npxla.transpiler.lint import lint_source
+from npxla.transpiler.lint.flake8 import Plugin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SRC = textwrap.dedent("""\
     import numpy as np
-    from transpiler import jit
+    from npxla import jit
 
 
     @jit
@@ -37,7 +37,7 @@ def test_plugin_class_reports_the_linter_findings():
 
 
 def test_plugin_internal_error_is_a_finding(monkeypatch):
-    from transpiler.lint import engine
+    from npxla.transpiler.lint import engine
     monkeypatch.setattr(engine, "run", lambda *a, **k: 1 / 0)
     results = list(Plugin(ast.parse(SRC), "m.py").run())
     assert len(results) == 1 and results[0][2].startswith("NPX999")
@@ -47,7 +47,7 @@ def test_entry_point_is_registered_in_setup_cfg():
     cfg = configparser.ConfigParser()
     cfg.read(os.path.join(ROOT, "setup.cfg"))
     entry = cfg["options.entry_points"]["flake8.extension"]
-    assert entry.strip() == "NPX = transpiler.lint.flake8:Plugin"
+    assert entry.strip() == "NPX = npxla.transpiler.lint.flake8:Plugin"
     module, cls = entry.split("=")[1].strip().split(":")
     assert getattr(__import__(module, fromlist=[cls]), cls) is Plugin
 
@@ -56,13 +56,13 @@ def test_inside_flake8(tmp_path):
     pytest.importorskip("flake8")
     (tmp_path / "m.py").write_text(SRC.replace("y = x[x > 0]", "y = x[x > 0]  # noqa: NPX111"))
     from importlib.metadata import entry_points
-    if not any(ep.value.startswith("transpiler.lint") for ep in
+    if not any(ep.value.startswith("npxla.transpiler.lint") for ep in
                entry_points(group="flake8.extension")):
         # not installed through the entry point (e.g. a source checkout): local plugin
         (tmp_path / "setup.cfg").write_text(textwrap.dedent(f"""\
             [flake8:local-plugins]
             extension =
-                NPX = transpiler.lint.flake8:Plugin
+                NPX = npxla.transpiler.lint.flake8:Plugin
             paths = {ROOT}
             """))
     proc = subprocess.run([sys.executable, "-m", "flake8", "--select", "NPX", "m.py"],

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from transpiler.lint import lint_file
-from transpiler.lint.discovery import JitTarget
-from transpiler.lint import engine
+from npxla.transpiler.lint import lint_file
+from npxla.transpiler.lint.discovery import JitTarget
+from npxla.transpiler.lint import engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -74,8 +74,8 @@ def test_supported_test_functions_have_no_findings():
 
 
 def test_docs_are_generated_from_the_registry():
-    from transpiler.lint.docs import render
+    from npxla.transpiler.lint.docs import render
     with open(os.path.join(ROOT, "docs", "lint-rules.md"), encoding="utf-8") as fh:
         committed = fh.read()
     assert committed == render(), \
-        "docs/lint-rules.md is stale: run python -m transpiler.lint.docs > docs/lint-rules.md"
+        "docs/lint-rules.md is stale: run python -m npxla.lint.docs > docs/lint-rules.md"

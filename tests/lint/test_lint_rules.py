@@ -5,8 +5,8 @@ import textwrap
 
 import pytest
 
-from transpiler.lint import lint_source
-from transpiler.lint.rules import RULES, lookup, selected
+from npxla.transpiler.lint import lint_source
+from npxla.transpiler.lint.rules import RULES, lookup, selected
 
 CODES = list(RULES)
 

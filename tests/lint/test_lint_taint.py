@@ -4,9 +4,9 @@ import textwrap
 
 import pytest
 
-from transpiler.lint import lint_source
+from npxla.transpiler.lint import lint_source
 
-HEADER = "import numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom transpiler import jit\n\n"
+HEADER = "import numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom npxla import jit\n\n"
 
 
 def codes(body, **kw):

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from differential import check, random_array
-from transpiler import jit
-from transpiler.errors import (ConcretizationError, DataDependentShapeError,
+from npxla import jit
+from npxla.transpiler.errors import (ConcretizationError, DataDependentShapeError,
                                UnsupportedOperationError)
 
 RNG = np.random.default_rng(7)
@@ -448,7 +448,7 @@ def test_indices_specialised():
 
 
 def grid_traced(a, b):
-    from runtime.numpy.arrange import grid_item
+    from npxla.runtime.numpy.arrange import grid_item
     return (grid_item(np.mgrid, slice(a, b, 5j)), grid_item(np.mgrid, (slice(a, b, 3j),
                                                                         slice(0, 4))),
             grid_item(np.ogrid, (slice(0, b, 4j), slice(a, 2.0, 2j))),

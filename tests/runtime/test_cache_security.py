@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-import runtime.jitted as J
+import npxla.runtime.jitted as J
 from test_disk_cache import cache_dir, entries  # noqa: F401  (a fixture, a helper)
-from runtime.xla import disk_cache, entry_codec
-from runtime.xla.disk_cache import CacheWarning, DiskCache
-from transpiler import jit
-from transpiler.errors import UnsupportedOperationError
+from npxla.runtime.xla import disk_cache, entry_codec
+from npxla.runtime.xla.disk_cache import CacheWarning, DiskCache
+from npxla import jit
+from npxla.transpiler.errors import UnsupportedOperationError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 X = np.arange(5.0)
@@ -305,8 +305,8 @@ WRITER = textwrap.dedent("""
     import sys
     import numpy as np
     sys.path.insert(0, {root!r})
-    from transpiler import jit
-    import runtime.jitted as J
+    from npxla import jit
+    import npxla.runtime.jitted as J
 
     def f(x):
         return (x * 3.0).sum() + x[0]

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from differential import check
-from transpiler import jit
-from transpiler.errors import (DTypeError, LibraryCallError, RecursionDepthError,
+from npxla import jit
+from npxla.transpiler.errors import (DTypeError, LibraryCallError, RecursionDepthError,
                                SourceUnavailableError, TranspileError,
                                UnsupportedFunctionError)
 
@@ -242,7 +242,7 @@ def _bump(x):
 
 
 def test_big_endian_arguments_are_converted_and_written_back():
-    from transpiler import jit
+    from npxla import jit
     for dt in (">f8", ">i4", ">c16"):
         x = np.arange(4, dtype=dt)
         got = jit(_double)(x)
@@ -261,8 +261,8 @@ def test_big_endian_arguments_are_converted_and_written_back():
 ])
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
 def test_masked_arrays_and_matrices_are_refused_by_name(make, what):
-    from transpiler import jit
-    from transpiler.errors import DTypeError
+    from npxla import jit
+    from npxla.transpiler.errors import DTypeError
     value = make()
     with pytest.raises(DTypeError) as info:
         jit(_double)(value)
@@ -270,7 +270,7 @@ def test_masked_arrays_and_matrices_are_refused_by_name(make, what):
 
 
 def test_zero_d_array_argument_is_updated_in_place_and_returned_as_array():
-    from transpiler import jit
+    from npxla import jit
 
     def f(x, s):
         x += 1          # a 0-d array: updated in place
@@ -294,7 +294,7 @@ def _shift_add(x, y):
 
 
 def test_one_array_passed_twice_is_one_array_inside():
-    from transpiler import jit
+    from npxla import jit
     f = jit(_bump_first_read_second)
     for _ in range(2):                       # and the cached program is not reused
         a, b = np.zeros(3), np.zeros(3)
@@ -309,8 +309,8 @@ def test_one_array_passed_twice_is_one_array_inside():
 
 
 def test_overlapping_views_updated_in_place_are_refused():
-    from transpiler import jit
-    from transpiler.errors import UnsupportedOperationError
+    from npxla import jit
+    from npxla.transpiler.errors import UnsupportedOperationError
     b = np.arange(4.0)
     with pytest.raises(UnsupportedOperationError, match="share memory"):
         jit(_shift_add)(b[1:], b[:-1])
@@ -337,7 +337,7 @@ def _store_sum(a, x):
 ])
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64])
 def test_scalar_stored_into_integer_array_overflows_like_numpy(fn, args, dtype):
-    from transpiler import jit
+    from npxla import jit
     if fn is _store_sum and dtype == np.uint8 and args[0].sum() > 255:
         pytest.skip("NumPy wraps an out-of-range NumPy float stored into uint8; XLA's "
                     "conversion saturates (a documented cast difference)")
@@ -358,7 +358,7 @@ def _signed_zeros(a, b):
 
 
 def test_signed_zeros_follow_numpy():
-    from transpiler import jit
+    from npxla import jit
     a = np.array([-0.0, 0.0, np.nan, 1.0, -0.0, -2.0])
     b = np.array([0.0, -0.0, 1.0, np.nan, -0.0, -2.0])
     for got, want in zip(jit(_signed_zeros)(a, b), _signed_zeros(a, b)):
@@ -399,7 +399,7 @@ def _bump_n(x, n):
 
 
 def test_big_endian_argument_with_a_static_argument():
-    from transpiler import jit
+    from npxla import jit
     a, b = np.arange(3.0).astype(">f8"), np.arange(3.0).astype(">f8")
     np.testing.assert_array_equal(jit(_bump_n, static_argnums=(1,))(a, 2), _bump_n(b, 2))
     np.testing.assert_array_equal(a, b)

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from differential import check
-from transpiler import jit
-from transpiler.errors import TranspileError, UnsupportedOperationError
+from npxla import jit
+from npxla.transpiler.errors import TranspileError, UnsupportedOperationError
 
 ARGS = [np.arange(3.0), np.arange(6).reshape(2, 3), np.array(2.0), np.array(7), 3.0, 4,
         True, 1 + 2j, np.float64(2.5), np.int32(4), np.float32(1.5)]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from differential import check
-from transpiler import jit
+from npxla import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from differential import check
-from transpiler import jit
-from transpiler.errors import ConcretizationError
+from npxla import jit
+from npxla.transpiler.errors import ConcretizationError
 
 pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from differential import check, random_array, tolerance
-from transpiler import jit
+from npxla import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 RNG = np.random.default_rng(7)

@@ -8,8 +8,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from runtime import persist
-from runtime.xla.disk_cache import DiskCache, default_root
+from npxla.runtime import persist
+from npxla.runtime.xla.disk_cache import DiskCache, default_root
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -95,8 +95,8 @@ SCRIPT = textwrap.dedent("""
     import sys, time
     import numpy as np
     sys.path.insert(0, {root!r})
-    from transpiler import jit
-    import runtime.jitted as J
+    from npxla import jit
+    import npxla.runtime.jitted as J
 
     SCALE = {scale}
 
@@ -153,7 +153,7 @@ def test_corrupt_entry_is_recompiled_not_loaded(cache_dir):
 
 
 def test_key_covers_signature_closure_and_source(cache_dir):
-    from transpiler import jit
+    from npxla import jit
 
     def make(k):
         def g(x):
@@ -164,10 +164,10 @@ def test_key_covers_signature_closure_and_source(cache_dir):
     d = j2.device
     keys = set()
     for j, arg in ((j2, x), (j3, x), (j2, np.ones(4)), (j2, np.ones(3, np.float32))):
-        from runtime.pytree import flatten, leaf_key
+        from npxla.runtime.pytree import flatten, leaf_key
         leaves = []
         td = flatten(((arg,), {}), leaves)
-        from runtime.guards import Environment
+        from npxla.runtime.guards import Environment
         keys.add(persist.signature_key(j._fn, j._options(), d,
                                        (td, tuple(map(leaf_key, leaves))),
                                        Environment(j._fn, (arg,), {})))
@@ -175,7 +175,7 @@ def test_key_covers_signature_closure_and_source(cache_dir):
 
 
 def test_programs_with_host_callbacks_are_not_persisted(cache_dir):
-    from transpiler import jit
+    from npxla import jit
 
     def p(x):
         print("value", x)

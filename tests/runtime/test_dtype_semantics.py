@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from differential import check
-from transpiler import jit
+from npxla import jit
 
 pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"),
               pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")]

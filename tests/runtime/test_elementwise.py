@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from differential import check, tolerance
-from transpiler import jit
+from npxla import jit
 
 # Representative dtypes: one of each kind and width class (each costs compiles).
 UNARY_DTYPES = [np.bool_, np.uint8, np.int32, np.float16, np.float32, np.float64,

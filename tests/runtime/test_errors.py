@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from transpiler import TranspileError, jit
-from transpiler.errors import (DataDependentShapeError, InternalCompilerError, Location,
+from npxla import TranspileError, jit
+from npxla.transpiler.errors import (DataDependentShapeError, InternalCompilerError, Location,
                                UnsupportedOperationError,
                                UnsupportedSyntaxError)
 
@@ -92,8 +92,8 @@ def test_mutating_a_class_attribute_array_with_traced_values_is_refused():
 
 
 def test_xla_compile_failures_are_wrapped():
-    from runtime.xla.compile import compile_module
-    from runtime.xla.devices import resolve
+    from npxla.runtime.xla.compile import compile_module
+    from npxla.runtime.xla.devices import resolve
     with pytest.raises(InternalCompilerError) as info:
         compile_module("this is not MLIR", resolve("cpu"))
     assert "XLA failed to compile" in str(info.value)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from differential import check, random_array
-from transpiler import jit
-from transpiler.errors import ConcretizationError
+from npxla import jit
+from npxla.transpiler.errors import ConcretizationError
 
 RNG = np.random.default_rng(0)
 DTYPES = [np.bool_, np.int8, np.int64, np.uint32, np.float16, np.float32, np.float64,

@@ -5,8 +5,8 @@ import pytest
 from differential import check, random_array
 from hypothesis import given, settings, strategies as st
 
-from transpiler import jit
-from transpiler.errors import DataDependentShapeError
+from npxla import jit
+from npxla.transpiler.errors import DataDependentShapeError
 
 RNG = np.random.default_rng(7)
 VALUE_DTYPES = [np.int32, np.float64, np.complex64, np.bool_]
@@ -517,7 +517,7 @@ TABLE = np.array([10.0, 20.0, 30.0, 40.0])
 
 
 def table_lookup(i, j):
-    from runtime.operators.items import get_item
+    from npxla.runtime.operators.items import get_item
     return get_item(TABLE, i), get_item(TABLE, (j,)), get_item(TABLE, slice(1, None))
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from differential import _compare
-from runtime.jitted import JittedFunction
-from transpiler.errors import UnsupportedOperationError
+from npxla.runtime.jitted import JittedFunction
+from npxla.transpiler.errors import UnsupportedOperationError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -360,7 +360,7 @@ SCRIPT = textwrap.dedent("""
     import numpy as np
     sys.path.insert(0, {root!r})
     sys.path.insert(0, {here!r})
-    from transpiler import jit
+    from npxla import jit
     import settings_mod as conf
 
     def f(x):
@@ -428,7 +428,7 @@ def test_global_table_indexed_with_a_traced_index():
 
 
 def test_jitted_bound_methods_use_their_own_object():
-    from transpiler import jit as public_jit
+    from npxla import jit as public_jit
     m1, m2 = Model(), Model()
     m2.alpha = 5.0
     f1, f2 = public_jit(m1.forward), public_jit(m2.forward)

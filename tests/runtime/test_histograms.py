@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from differential import check, tolerance
-from transpiler import jit
-from transpiler.errors import ConcretizationError, DataDependentShapeError
+from npxla import jit
+from npxla.transpiler.errors import ConcretizationError, DataDependentShapeError
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from differential import check
 
-from transpiler import jit
+from npxla import jit
 
 X = np.arange(24.0).reshape(4, 6)
 
@@ -103,7 +103,7 @@ def test_masked_assignment_lowers_to_select():
 
 
 def test_boolean_mask_read_is_a_located_error():
-    from transpiler.errors import DataDependentShapeError
+    from npxla.transpiler.errors import DataDependentShapeError
 
     def f(x):
         return x[x < 0]

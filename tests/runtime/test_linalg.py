@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from differential import check, tolerance
-from transpiler import jit
-from transpiler.errors import UnsupportedFunctionError
+from npxla import jit
+from npxla.transpiler.errors import UnsupportedFunctionError
 
-import runtime.numpy.linalg as _impl
+import npxla.runtime.numpy.linalg as _impl
 
 RNG = np.random.default_rng(7)
 FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
@@ -143,7 +143,7 @@ def test_singular_raises():
 def test_runtime_flags_are_computed(monkeypatch):
     """The device-side checks behind LinAlgError, whatever exception class the core's
     error flags raise (IndexError until they take an `error=` class)."""
-    from runtime.numpy import errorflags
+    from npxla.runtime.numpy import errorflags
     original, takes_error = errorflags.check, _impl._CHECK_TAKES_ERROR
 
     def flag_check(flag, message, error=IndexError):

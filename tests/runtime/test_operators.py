@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from differential import check
-from transpiler import jit
+from npxla import jit
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.uint64, np.float16, np.float32,
           np.float64, np.complex64]

@@ -5,8 +5,8 @@ import sys
 import numpy as np
 import pytest
 
-import runtime.jitted
-from transpiler import jit
+import npxla.runtime.jitted
+from npxla import jit
 
 
 def _copy(args):
@@ -137,13 +137,13 @@ def twice(x):
 
 def test_prints_at_run_time_on_every_call_and_compiles_once(capsys, monkeypatch):
     compiles = []
-    original = runtime.jitted.compile_module
+    original = npxla.runtime.jitted.compile_module
 
     def counting(*args, **kwargs):
         compiles.append(args)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(runtime.jitted, "compile_module", counting)
+    monkeypatch.setattr(npxla.runtime.jitted, "compile_module", counting)
     g = jit(twice)
     g.lower(np.arange(3.0))            # staging and lowering print nothing
     assert capsys.readouterr().out == ""

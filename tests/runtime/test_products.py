@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from differential import check, random_array, tolerance
-from transpiler import jit
+from npxla import jit
 
 RNG = np.random.default_rng(1)
 DTYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.float16, np.float32,

@@ -85,6 +85,6 @@ def test_inplace_same_kind_casting(dx, dy):
         check(f, x, y, rtol=tol(dx, dy))
     else:
         import pytest
-        from transpiler import jit
+        from npxla import jit
         with pytest.raises(TypeError):
             jit(f)(x, y)

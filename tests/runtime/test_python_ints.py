@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from transpiler import jit
+from npxla import jit
 
 MIN, MAX = -2 ** 63, 2 ** 63 - 1
 

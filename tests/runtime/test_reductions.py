@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from differential import check, random_array, tolerance
-from transpiler import jit
+from npxla import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 RNG = np.random.default_rng(0)

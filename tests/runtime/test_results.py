@@ -4,8 +4,8 @@ import gc
 import numpy as np
 import pytest
 
-from runtime.xla import transfer
-from transpiler import jit
+from npxla.runtime.xla import transfer
+from npxla import jit
 
 
 def three(x):

@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 from numpy.exceptions import AxisError
 
 from differential import check
-from transpiler import jit
-from transpiler.errors import UnsupportedFunctionError
+from npxla import jit
+from npxla.transpiler.errors import UnsupportedFunctionError
 
 pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 
@@ -170,7 +170,7 @@ def test_ufunc_out_into_view():
 
 
 def test_setitem_through_view():   # needs basic indexing (runtime/numpy/indexing.py)
-    pytest.importorskip("runtime.numpy.indexing")
+    pytest.importorskip("npxla.runtime.numpy.indexing")
 
     def f(a):
         v = a.reshape(2, 3)

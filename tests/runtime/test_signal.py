@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from differential import check, random_array, tolerance
-from transpiler import jit
+from npxla import jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

@@ -9,13 +9,13 @@ assigned name".
 
 import gast
 
-from transpiler.analysis import activity
-from transpiler.analysis import anno
-from transpiler.analysis import cfg
-from transpiler.analysis import liveness
-from transpiler.analysis import qual_names
-from transpiler.analysis import reaching_definitions
-from transpiler.analysis.anno import Static
+from npxla.transpiler.analysis import activity
+from npxla.transpiler.analysis import anno
+from npxla.transpiler.analysis import cfg
+from npxla.transpiler.analysis import liveness
+from npxla.transpiler.analysis import qual_names
+from npxla.transpiler.analysis import reaching_definitions
+from npxla.transpiler.analysis.anno import Static
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 _LOOPS = (gast.While, gast.For, gast.AsyncFor)

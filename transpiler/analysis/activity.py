@@ -18,9 +18,9 @@ Rules that matter for NumPy code:
 
 import gast
 
-from transpiler.analysis import anno
-from transpiler.analysis import qual_names
-from transpiler.analysis.anno import Static
+from npxla.transpiler.analysis import anno
+from npxla.transpiler.analysis import qual_names
+from npxla.transpiler.analysis.anno import Static
 
 _READ, _MODIFIED, _DELETED, _PARAMS = 'read', 'modified', 'deleted', 'params'
 

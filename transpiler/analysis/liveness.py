@@ -14,10 +14,10 @@ bound.
 
 import gast
 
-from transpiler.analysis import activity
-from transpiler.analysis import anno
-from transpiler.analysis import dataflow
-from transpiler.analysis.anno import Static
+from npxla.transpiler.analysis import activity
+from npxla.transpiler.analysis import anno
+from npxla.transpiler.analysis import dataflow
+from npxla.transpiler.analysis.anno import Static
 
 _BRANCHING = (gast.If, gast.While, gast.For, gast.AsyncFor)
 

@@ -9,8 +9,8 @@ definitions reason about).
 
 import gast
 
-from transpiler.analysis import anno
-from transpiler.analysis.anno import Static
+from npxla.transpiler.analysis import anno
+from npxla.transpiler.analysis.anno import Static
 
 
 class Literal:

@@ -18,10 +18,10 @@ every statement that can fall through.
 import collections
 import dataclasses
 
-from transpiler.analysis import activity
-from transpiler.analysis import anno
-from transpiler.analysis import dataflow
-from transpiler.analysis.anno import Static
+from npxla.transpiler.analysis import activity
+from npxla.transpiler.analysis import anno
+from npxla.transpiler.analysis import dataflow
+from npxla.transpiler.analysis.anno import Static
 
 
 @dataclasses.dataclass(frozen=True)

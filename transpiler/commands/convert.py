@@ -15,13 +15,13 @@ from .output import (Progress, diagnostic_from_error, diagnostic_from_finding, s
 DESCRIPTION = """\
 Convert the @jit functions of Python files to the plain Python that @jit stages.
 
-Every function decorated with npxla's jit (@jit, @jit(...), @transpiler.jit,
+Every function decorated with npxla's jit (@jit, @jit(...), @npxla.jit,
 @npxla.jit, @partial(jit, ...)) or wrapped at module level (g = jit(f)), or with
 --all every top-level function, is replaced by its converted form: control flow
 becomes calls to npxla's runtime operators (ag__.if_stmt, ag__.while_stmt, ...).
 The rest of the file is kept as it is. The file is parsed, never imported.
 
-The output imports npxla's runtime operators (from runtime import operators as
+The output imports npxla's runtime operators (from npxla.runtime import operators as
 ag__) and no longer the jit decorator: it is ordinary Python that computes the same
 results as the original when called with NumPy values. With --keep-decorators the
 @jit decorators (and their imports) stay, and @jit compiles the converted code.
@@ -116,7 +116,7 @@ def _read(path):
 
 def _linter_available() -> bool:
     try:
-        from transpiler.lint import lint_source  # noqa: F401
+        from npxla.transpiler.lint import lint_source  # noqa: F401
     except Exception:      # noqa: BLE001 - missing or broken
         return False
     return True
@@ -132,7 +132,7 @@ class _Lint:
         """Findings inside `functions`' line ranges ([] without a working linter)."""
         if self._findings is None:
             try:
-                from transpiler.lint import lint_source
+                from npxla.transpiler.lint import lint_source
                 self._findings = lint_source(self.source, self.path)
             except Exception:   # noqa: BLE001 - no linter (yet) or a broken one must
                 self._findings = []   # never hide the conversion's own diagnostic

@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser):
 
 
 def run(args) -> int:
-    from runtime.xla.devices import available_platforms, backend
+    from npxla.runtime.xla.devices import available_platforms, backend
     rows = []
     for platform in available_platforms():
         for d in backend(platform).local_devices():

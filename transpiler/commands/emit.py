@@ -151,8 +151,8 @@ def run(args) -> int:
         func = _only_jitted(path)
     module = import_file(path)
     obj = _lookup(module, func, path)
-    from runtime.jitted import JittedFunction
-    from transpiler.api import jit
+    from npxla.runtime.jitted import JittedFunction
+    from npxla.transpiler.api import jit
     if isinstance(obj, JittedFunction):
         fn = obj.__wrapped__
         static_nums, static_names = obj._static_argnums, obj._static_argnames
@@ -167,7 +167,7 @@ def run(args) -> int:
     except SignatureError as e:
         raise UsageError(str(e)) from None
     if device is not None:
-        from runtime.xla import devices
+        from npxla.runtime.xla import devices
         try:
             devices.resolve(device)
         except (ValueError, RuntimeError) as e:
@@ -188,7 +188,7 @@ def run(args) -> int:
 
 def lower_text(jitted, args, kwargs, fmt):
     """The IR text; user-level failures become CommandFailed, npxla bugs propagate."""
-    from transpiler.errors import InternalCompilerError, TranspileError
+    from npxla.transpiler.errors import InternalCompilerError, TranspileError
     try:
         lowered = jitted.lower(*args, **kwargs)
         text = lowered.as_text(fmt)

@@ -26,7 +26,7 @@ def _command():
     """`transpiler.lint.command`, or None when the linter is missing or broken (the
     other subcommands must keep working; `npxla lint` then reports why)."""
     try:
-        from transpiler.lint import command
+        from npxla.transpiler.lint import command
     except Exception as e:     # noqa: BLE001 - a missing or broken linter module
         _ERROR[:] = [e]
         return None

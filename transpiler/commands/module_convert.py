@@ -1,11 +1,11 @@
 """Static source-to-source conversion of a whole module (what `npxla convert` prints).
 
 The module is parsed, never imported: every function decorated with npxla's `jit`
-(`@jit`, `@jit(...)`, `@transpiler.jit`, `@npxla.jit`, `@partial(jit, ...)`, with import
+(`@jit`, `@jit(...)`, `@npxla.jit`, `@partial(jit, ...)`, with import
 aliases resolved), every function wrapped by a module-level `g = jit(f, ...)`, or with
 `all_functions` every top-level function, goes through the same converter passes as
 `@jit` (`transpiler.converters.PASSES`). The rest of the file is kept byte for byte:
-only the lines of converted functions are replaced, `from runtime import operators as
+only the lines of converted functions are replaced, `from npxla.runtime import operators as
 ag__` is added after the docstring and `__future__` imports, and, when the `jit`
 decorators are dropped (the default), npxla imports that nothing uses any more are
 removed, so the result imports only npxla's runtime operators. Run with NumPy values,
@@ -24,9 +24,9 @@ from ..converters.context import Context
 from ..errors import Location, TranspileError, UnsupportedSyntaxError
 from ..pyct import loader
 
-RUNTIME_IMPORT = f"from runtime import operators as {loader.RUNTIME_NAME}"
+RUNTIME_IMPORT = f"from npxla.runtime import operators as {loader.RUNTIME_NAME}"
 IMPORT_COMMENT = "  # added by npxla convert"
-NPXLA_ROOTS = ("transpiler", "npxla")
+NPXLA_ROOTS = ("npxla",)
 _PARTIALS = ("partial", "functools.partial")
 
 
@@ -260,11 +260,11 @@ def convert_module(source: str, path: str = "<string>", all_functions=False,
 
 
 def add_runtime_import(source: str) -> str:
-    """`source` with `from runtime import operators as ag__` after its docstring and
+    """`source` with `from npxla.runtime import operators as ag__` after its docstring and
     `__future__` imports (unchanged if it already imports it)."""
     tree = ast.parse(source)
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module == "runtime" and any(
+        if isinstance(node, ast.ImportFrom) and node.module == "npxla.runtime" and any(
                 a.name == "operators" and a.asname == loader.RUNTIME_NAME for a in node.names):
             return source
     after = 0           # line after which to insert (0: before everything)
@@ -293,7 +293,7 @@ def add_runtime_import(source: str) -> str:
 
 
 def remove_unused_npxla_imports(source: str, path: str = "<string>") -> str:
-    """Drop npxla imports (`from transpiler import jit`, `import transpiler`) whose names
+    """Drop npxla imports (`from npxla import jit`, `import npxla`) whose names
     the module no longer uses after the `jit` decorators were removed."""
     tree = ast.parse(source, filename=path)
     jit_names = JitNames(tree)

@@ -5,7 +5,7 @@ functions decorated with npxla's `jit` or `jax.jit` (see `discovery`), follows w
 values are traced (`taint`) and reports what `@jit` would refuse, what `jax.jit`
 rejects where npxla would not, and performance pitfalls (`rules`).
 
-    from transpiler.lint import lint_source, lint_paths
+    from npxla.transpiler.lint import lint_source, lint_paths
     for f in lint_source(open("model.py").read(), "model.py"):
         print(f)                          # model.py:12:5: NPX111 boolean-mask ...
 

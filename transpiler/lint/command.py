@@ -3,7 +3,7 @@
     add_arguments(parser)     # fills an argparse (sub)parser
     run(args) -> int          # 0 clean, 1 findings, 2 usage or internal error
 
-Also runnable alone: `python -m transpiler.lint FILE...`.
+Also runnable alone: `python -m npxla.lint FILE...`.
 """
 from __future__ import annotations
 
@@ -215,7 +215,7 @@ def run(args, stdout=None, stderr=None, stdin=None) -> int:
         from .reporters import to_json
         stdout.write(to_json(findings) + "\n")
     elif args.format == "sarif":
-        from transpiler import __version__
+        from npxla import __version__
         from .reporters import to_sarif
         stdout.write(to_sarif(findings, RULES, __version__) + "\n")
     if args.statistics:

@@ -2,12 +2,12 @@
 
 Recognised spellings (after resolving the file's imports):
 
-* decorators: `@jit`, `@jit(static_argnums=...)`, `@transpiler.jit`, `@jax.jit`,
+* decorators: `@jit`, `@jit(static_argnums=...)`, `@npxla.jit`, `@jax.jit`,
   `@partial(jax.jit, static_argnames=...)`, `@functools.partial(jit, ...)`;
 * calls anywhere in the file: `g = jit(f, static_argnums=1)`, `jit(f)(x)`,
   `jax.jit(f)`, `partial(jax.jit, ...)(f)`, where `f` names a function of the file.
 
-`jit` resolving to npxla (`from transpiler import jit`, `transpiler.jit`, `npxla.jit`)
+`jit` resolving to npxla (`from npxla import jit`, `npxla.jit`)
 gives the "npxla" flavour, `jax.jit` the "jax" flavour. A bare `jit` that no import
 binds is taken to be npxla's; a `jit` imported from anywhere else (numba, ...) is not
 linted.
@@ -18,7 +18,7 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
-NPXLA_JITS = frozenset({"transpiler.jit", "transpiler.api.jit", "npxla.jit"})
+NPXLA_JITS = frozenset({"npxla.jit"})
 JAX_JITS = frozenset({"jax.jit", "jax.api.jit", "jax._src.api.jit"})
 PARTIALS = frozenset({"functools.partial"})
 

@@ -48,7 +48,7 @@ class Plugin:
 
 def _version():
     try:
-        from transpiler import __version__
+        from npxla import __version__
         return __version__
     except Exception:      # pragma: no cover
         return "0"

@@ -1260,7 +1260,7 @@ class FunctionContext:
                        origins=frozenset({("new", id(n))}))
         if qual.startswith("math."):
             return Val(level=level, kind=NUMBER, nd=0)
-        if qual in ("transpiler.jit", "transpiler.api.jit", "npxla.jit", "jax.jit") \
+        if qual in ("npxla.jit", "jax.jit") \
                 or qual == "functools.partial":
             return args[0] if args else UNKNOWN_STATIC
         if qual in ("jax.debug.print", "jax.debug.callback"):

@@ -5,11 +5,11 @@ import textwrap
 import gast
 import pytest
 
-from transpiler.analysis import activity
-from transpiler.analysis import anno
-from transpiler.analysis import qual_names
-from transpiler.analysis.anno import Static
-from transpiler.analysis.qual_names import QN, Literal
+from npxla.transpiler.analysis import activity
+from npxla.transpiler.analysis import anno
+from npxla.transpiler.analysis import qual_names
+from npxla.transpiler.analysis.anno import Static
+from npxla.transpiler.analysis.qual_names import QN, Literal
 
 
 def function(src):

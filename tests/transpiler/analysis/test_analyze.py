@@ -6,10 +6,10 @@ import textwrap
 import gast
 from hypothesis import given, settings, strategies as st
 
-import transpiler.analysis as analysis
-from transpiler.analysis import anno
-from transpiler.analysis import cfg
-from transpiler.analysis.anno import Static
+import npxla.transpiler.analysis as analysis
+from npxla.transpiler.analysis import anno
+from npxla.transpiler.analysis import cfg
+from npxla.transpiler.analysis.anno import Static
 
 
 def function(src):

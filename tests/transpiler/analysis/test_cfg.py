@@ -5,8 +5,8 @@ import textwrap
 import gast
 import pytest
 
-from transpiler.analysis import cfg
-from transpiler.analysis import dataflow
+from npxla.transpiler.analysis import cfg
+from npxla.transpiler.analysis import dataflow
 
 
 def build(src):

@@ -4,11 +4,11 @@ import textwrap
 
 import gast
 
-from transpiler.analysis import activity
-from transpiler.analysis import anno
-from transpiler.analysis import cfg
-from transpiler.analysis import reaching_definitions
-from transpiler.analysis.anno import Static
+from npxla.transpiler.analysis import activity
+from npxla.transpiler.analysis import anno
+from npxla.transpiler.analysis import cfg
+from npxla.transpiler.analysis import reaching_definitions
+from npxla.transpiler.analysis.anno import Static
 
 
 def function(src):

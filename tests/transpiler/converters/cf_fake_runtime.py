@@ -6,8 +6,8 @@ from __future__ import annotations
 import operator
 import types
 
-from transpiler.conversion import convert_ast
-from transpiler.pyct import loader
+from npxla.transpiler.conversion import convert_ast
+from npxla.transpiler.pyct import loader
 
 CALLS: list = []  # (operator name, keyword arguments) of every control-flow call
 

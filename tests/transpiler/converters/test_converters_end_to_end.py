@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from differential import check
 
-from transpiler import jit
-from transpiler.errors import TranspileError, UndefinedVariableError, UnsupportedSyntaxError
+from npxla import jit
+from npxla.transpiler.errors import TranspileError, UndefinedVariableError, UnsupportedSyntaxError
 
 X = np.array([1.0, -2.0, 3.0, -0.5, 4.0])
 

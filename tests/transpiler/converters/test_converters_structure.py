@@ -9,9 +9,9 @@ import pytest
 
 import cf_fake_runtime as fake
 import test_converters_semantics as examples
-from transpiler.conversion import convert_ast, converted_source
-from transpiler.converters.common import functions, walk_scope
-from transpiler.errors import UnsupportedSyntaxError
+from npxla.transpiler.conversion import convert_ast, converted_source
+from npxla.transpiler.converters.common import functions, walk_scope
+from npxla.transpiler.errors import UnsupportedSyntaxError
 
 
 def src(fn):

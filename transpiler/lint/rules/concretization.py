@@ -25,7 +25,7 @@ class ItemTolist(Rule):
         `float(s)` under npxla), or return it and convert after the call."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def scale(x):
@@ -33,7 +33,7 @@ class ItemTolist(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def scale(x):
@@ -73,7 +73,7 @@ class TracedShape(Rule):
         too; only slice bounds (`x[:k]`) must be static."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def head(x):
@@ -82,7 +82,7 @@ class TracedShape(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit(static_argnums=1)
         def head(x, k):
@@ -146,7 +146,7 @@ class TracedRangeInPython(Rule):
         operations (`np.arange(N)` with a mask)."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def partial_sums(x):
@@ -155,7 +155,7 @@ class TracedRangeInPython(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def partial_sums(x):
@@ -189,7 +189,7 @@ class TracedSequenceIndex(Rule):
         (The index of a loop over a static range is fine: npxla unrolls that loop.)"""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def pick(x):
@@ -198,7 +198,7 @@ class TracedSequenceIndex(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def pick(x):

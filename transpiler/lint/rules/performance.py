@@ -22,7 +22,7 @@ class JitInLoop(Rule):
         `jax.jit`. Wrap once, outside the loop, and call the result inside it."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         def step(u):
             return 0.5 * (np.roll(u, 1) + np.roll(u, -1))
@@ -34,7 +34,7 @@ class JitInLoop(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         def step(u):
             return 0.5 * (np.roll(u, 1) + np.roll(u, -1))
@@ -105,7 +105,7 @@ class TraceTimeSideEffect(Rule):
         it prints at run time.)"""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         LOSSES = []
 
@@ -117,7 +117,7 @@ class TraceTimeSideEffect(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         LOSSES = []
 

@@ -27,7 +27,7 @@ class BooleanMaskIndex(Rule):
         mask (`x[mask] = 0`, `x[mask] += 1`) is fine: the shape does not change."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def positive_mean(x):
@@ -35,7 +35,7 @@ class BooleanMaskIndex(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def positive_mean(x):
@@ -90,7 +90,7 @@ class NonzeroFamily(Rule):
         `size=` to `jnp.nonzero`."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def first_negative(x):
@@ -98,7 +98,7 @@ class NonzeroFamily(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def first_negative(x):
@@ -127,7 +127,7 @@ class UniqueFamily(Rule):
         Under `jax.jit`, pass a static `size=` to `jnp.unique`."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def n_distinct(x):
@@ -135,7 +135,7 @@ class UniqueFamily(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         def n_distinct(x):
             return np.unique(x).shape[0]      # not jitted: data-dependent size
@@ -159,7 +159,7 @@ class WhereOneArgument(Rule):
         (Under `jax.jit`, `jnp.where(c, size=n)` with a static `n` also works.)"""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def clip_negative(x):
@@ -169,7 +169,7 @@ class WhereOneArgument(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def clip_negative(x):

@@ -32,7 +32,7 @@ class TryAroundStagedFlow(Rule):
         Python values (shapes, static arguments) works."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def safe_scale(x):
@@ -45,7 +45,7 @@ class TryAroundStagedFlow(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def safe_scale(x):
@@ -80,7 +80,7 @@ class ElseOnStagedLoop(Rule):
         `else`."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def halve_until(x, tol):
@@ -92,7 +92,7 @@ class ElseOnStagedLoop(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def halve_until(x, tol):
@@ -124,7 +124,7 @@ class ContainerMutationInStagedFlow(Rule):
         Python `int` argument works (npxla runs that loop in Python)."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def doublings(x):
@@ -136,7 +136,7 @@ class ContainerMutationInStagedFlow(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def doublings(x):
@@ -178,7 +178,7 @@ class InplaceUpdateOfPathDependentAlias(Rule):
         trip count NumPy's aliasing is kept exactly."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def bump(x, k):
@@ -190,7 +190,7 @@ class InplaceUpdateOfPathDependentAlias(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def bump(x, k):

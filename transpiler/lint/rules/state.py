@@ -26,7 +26,7 @@ class NumpyRandomState(Rule):
         call sees the same numbers; use `jax.random` with an explicit key.)"""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def noisy(x):
@@ -34,7 +34,7 @@ class NumpyRandomState(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def noisy(x, noise):

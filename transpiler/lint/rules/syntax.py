@@ -27,7 +27,7 @@ class Generator(Rule):
         trace one either. Build the values into an array and return it."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def doubled(x):
@@ -36,7 +36,7 @@ class Generator(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def doubled(x):
@@ -65,7 +65,7 @@ class GlobalStatement(Rule):
         and leaks a tracer.)"""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         TOTAL = 0.0
 
@@ -77,7 +77,7 @@ class GlobalStatement(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def accumulate(x, total):
@@ -106,7 +106,7 @@ class AttributeAssignment(Rule):
         the assignment runs once, while tracing, and stores a tracer.)"""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         class Stats:
             norm = 1.0
@@ -120,7 +120,7 @@ class AttributeAssignment(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def normalise(x):
@@ -146,7 +146,7 @@ class AsyncCode(Rule):
         plain `def` and plain `for`/`with` statements."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         async def f(x):
@@ -154,7 +154,7 @@ class AsyncCode(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def f(x):
@@ -201,7 +201,7 @@ class MatchStatement(Rule):
         `if`/`elif` chain (which may test array data)."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def f(x):
@@ -213,7 +213,7 @@ class MatchStatement(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def f(x):
@@ -241,7 +241,7 @@ class WalrusInWhile(Rule):
         and again at the end of the body, and test the variable."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def f(x):
@@ -251,7 +251,7 @@ class WalrusInWhile(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def f(x):
@@ -298,7 +298,7 @@ class JumpInFinally(Rule):
         `try` statement."""
     bad = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def f(x):
@@ -309,7 +309,7 @@ class JumpInFinally(Rule):
         """
     good = """
         import numpy as np
-        from transpiler import jit
+        from npxla import jit
 
         @jit
         def f(x):

@@ -1,0 +1,24 @@
+"""npxla: compile existing NumPy code to XLA (CPU, GPU, TPU) with NumPy's answers.
+
+    from npxla import jit, to_source, TranspileError
+
+The repository's `transpiler/` and `runtime/` folders are installed as `npxla.transpiler`
+and `npxla.runtime` (this file is the package root). `jit` lives in the driver and is
+loaded on first use, so `import npxla` and the linter (`npxla.transpiler.lint`) never
+import JAX.
+"""
+from .transpiler.errors import TranspileError
+
+__all__ = ["jit", "to_source", "TranspileError"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # lazy: the driver imports JAX and XLA (seconds); the linter and CLI must not pay it
+    if name == "jit":
+        from .transpiler.api import jit
+        return jit
+    if name == "to_source":
+        from .transpiler.api import to_source
+        return to_source
+    raise AttributeError(f"module 'npxla' has no attribute {name!r}")

@@ -7,7 +7,7 @@ and `npxla.runtime` (this file is the package root). `jit` lives in the driver a
 loaded on first use, so `import npxla` and the linter (`npxla.transpiler.lint`) never
 import JAX.
 """
-from .transpiler.errors import TranspileError
+from .transpiler.base.errors import TranspileError
 
 __all__ = ["jit", "to_source", "TranspileError"]
 __version__ = "0.1.0"
@@ -16,9 +16,9 @@ __version__ = "0.1.0"
 def __getattr__(name):
     # lazy: the driver imports JAX and XLA (seconds); the linter and CLI must not pay it
     if name == "jit":
-        from .transpiler.api import jit
+        from .runtime.driver.api import jit
         return jit
     if name == "to_source":
-        from .transpiler.api import to_source
+        from .transpiler.conversion import to_source
         return to_source
     raise AttributeError(f"module 'npxla' has no attribute {name!r}")

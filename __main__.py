@@ -1,7 +1,7 @@
 """`python -m npxla ...` runs the `npxla` command line."""
 import sys
 
-from .transpiler.cli import main
+from .runtime.driver.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,13 +13,13 @@ import functools
 import types
 import weakref
 
-from . import type_queries
-from .converters import PASSES
-from .converters.context import Context
-from .errors import ConcretizationError, SourceUnavailableError
-from .pyct import loader
-from .pyct.origin import locate, register_code
-from .pyct.parser import SourceUnavailable, parse_function
+from npxla.transpiler import type_queries
+from npxla.transpiler.converters import PASSES
+from npxla.transpiler.converters.context import Context
+from npxla.transpiler.base.errors import ConcretizationError, SourceUnavailableError
+from npxla.transpiler.pyct import loader
+from npxla.transpiler.base.origin import locate, register_code
+from npxla.transpiler.pyct.parser import SourceUnavailable, parse_function
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -43,12 +43,13 @@ def converted_source(fn) -> str:
     return loader.source_of(node)
 
 
-def convert(fn):
-    """The converted twin of `fn` (cached). Lambdas and callables that are not Python
-    functions are returned as they are; a function without readable source raises
-    SourceUnavailableError."""
+def convert(fn, operators):
+    """The converted twin of `fn` (cached), calling `operators` (the runtime's `ag__`
+    namespace, which the caller passes so that this layer imports no runtime). Lambdas
+    and callables that are not Python functions are returned as they are; a function
+    without readable source raises SourceUnavailableError."""
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
-        return types.MethodType(convert(fn.__func__), fn.__self__)
+        return types.MethodType(convert(fn.__func__, operators), fn.__self__)
     if not isinstance(fn, types.FunctionType):
         return fn
     hit = _CACHE.get(fn)
@@ -61,7 +62,6 @@ def convert(fn):
             raise _no_source(fn, e) from None
         new = _CACHE[fn] = _as_is(fn)
         return new
-    from npxla.runtime import operators  # runtime imported lazily: transpiler stays JAX-free
     new = _load(node, fn, filename, operators)
     new.__npxla_source__ = loader.source_of(node)
     new.__npxla_source_file__ = loader.source_file(
@@ -127,3 +127,9 @@ def _no_source(fn, reason):
     return SourceUnavailableError(
         f"{why}; jit needs a function defined in a .py file, because it compiles "
         "control flow from the source")
+
+
+def to_source(fun) -> str:
+    """The converted Python source of `fun` (what `@jit` stages)."""
+    fun = getattr(fun, "__wrapped__", fun)
+    return converted_source(fun)

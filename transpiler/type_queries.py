@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gast
 
-from .pyct import templates
+from npxla.transpiler.pyct import templates
 
 QUERIES = frozenset({"isinstance", "type", "hasattr", "getattr", "callable"})
 

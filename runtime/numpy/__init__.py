@@ -2,9 +2,10 @@
 
 Importing this package loads every family so the registry is complete.
 """
-from . import registry  # noqa: F401
-from . import convert  # noqa: F401
-from . import indexing  # noqa: F401
+from npxla.runtime.numpy import registry  # noqa: F401
+from npxla.runtime.numpy import convert  # noqa: F401
+from npxla.runtime.numpy import indexing  # noqa: F401
+from npxla.runtime.numpy import methods  # noqa: F401  (AbstractArray's NumPy behaviour)
 
 
 def load_all():

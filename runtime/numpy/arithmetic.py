@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..abstract import AbstractArray, as_abstract
-from ..primitives import elementwise as E
-from ..primitives import elementwise_extra as X
-from ..primitives import structural as S
-from . import pyints
-from .convert import broadcast_shapes, broadcast_to_shape, cast_to
-from .registry import implements, lookup
-from .ufunc_core import apply_ufunc, register_ufunc
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import elementwise_extra as X
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy import pyints
+from npxla.runtime.numpy.convert import broadcast_shapes, broadcast_to_shape, cast_to
+from npxla.runtime.numpy.registry import implements, lookup
+from npxla.runtime.numpy.ufunc_core import apply_ufunc, register_ufunc
 
 
 # --- building blocks on same-shape operands ------------------------------------------
@@ -434,7 +434,7 @@ def _register_comparison(ufunc, direction):
                 if (not x.weak and x.dtype.kind in "iu" and y.weak and y.dtype.kind == "i"):
                     return _compare_mixed_int(x, y, direction, swapped=(i == 1))
         if where is not True or kwargs:
-            from npxla.transpiler.errors import UnsupportedFunctionError
+            from npxla.transpiler.base.errors import UnsupportedFunctionError
             raise UnsupportedFunctionError(
                 f"np.{ufunc.__name__}: where=/{sorted(kwargs)} are not supported")
         return apply_ufunc(ufunc, _complex_consts_ok(lower), args, out=out, dtype=dtype,

@@ -19,18 +19,17 @@ import sys
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from npxla.transpiler.errors import (DataDependentShapeError, UnsupportedFunctionError,
-                               UnsupportedOperationError)
+from npxla.transpiler.base.errors import (DataDependentShapeError, UnsupportedFunctionError, UnsupportedOperationError)
 
-from ..abstract import AbstractArray, as_abstract, is_abstract
-from ..dtypes import weak_standin
-from ..primitives import elementwise as E
-from ..primitives import structural as S
-from .casts import as_array, fresh
-from .convert import broadcast_to_shape, cast_to
-from .reductions import numpy_error, static
-from .registry import _leaves, dispatch, implements
-from .shape import (_concat_values, _fold, _read_only, _view, broadcast_view, layout,
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.transpiler.base.dtypes import weak_standin
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.casts import as_array, fresh
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.reductions import numpy_error, static
+from npxla.runtime.numpy.registry import _leaves, dispatch, implements
+from npxla.runtime.numpy.shape import (_concat_values, _fold, _read_only, _view, broadcast_view, layout,
                     reshape_value, reshape_view, transpose_value,
                     transpose_view)
 
@@ -275,7 +274,7 @@ _MAX_RUNS = 16
 
 def take_static(x, axis, index):
     """`np.take(x, index, axis)` for a static, in-bounds int index vector (one gather)."""
-    from ..primitives.gather import gather
+    from npxla.runtime.lowering.gather import gather
     perm = (axis,) + tuple(i for i in range(x.ndim) if i != axis)
     y = transpose_value(x, perm)
     idx = AbstractArray.from_const(np.asarray(index, np.int64).reshape(-1, 1), weak=False)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..abstract import AbstractArray, as_abstract, is_abstract
-from .casts import as_array
-from .convert import broadcast_shapes, cast_to
-from .registry import dispatch, implements
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import broadcast_shapes, cast_to
+from npxla.runtime.numpy.registry import dispatch, implements
 
 _PY_SCALARS = (bool, int, float, complex)
 

@@ -18,14 +18,14 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from .arrange import diagonal_value
-from .casts import as_array
-from .convert import broadcast_to_shape, cast_to
-from .products import contract
-from .reductions import numpy_error, static
-from .registry import dispatch, implements
-from .shape import moveaxis, reshape_value, transpose_value
-from .ufunc_core import store_out
+from npxla.runtime.numpy.arrange import diagonal_value
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.products import contract
+from npxla.runtime.numpy.reductions import numpy_error, static
+from npxla.runtime.numpy.registry import dispatch, implements
+from npxla.runtime.numpy.shape import moveaxis, reshape_value, transpose_value
+from npxla.runtime.numpy.ufunc_core import store_out
 
 
 # --- einsum: subscripts ----------------------------------------------------------------------

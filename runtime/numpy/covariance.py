@@ -13,13 +13,13 @@ import warnings
 
 import numpy as np
 
-from ..abstract import as_abstract
-from ..primitives import elementwise_extra as X
-from ..primitives import structural as S
-from .casts import as_array
-from .convert import cast_to
-from .reductions import static
-from .registry import dispatch, implements
+from npxla.runtime.staging.abstract import as_abstract
+from npxla.runtime.lowering import elementwise_extra as X
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.reductions import static
+from npxla.runtime.numpy.registry import dispatch, implements
 
 
 def _call(fn, *args, **kwargs):

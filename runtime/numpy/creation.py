@@ -17,13 +17,13 @@ import operator
 
 import numpy as np
 
-from ..abstract import AbstractArray, as_abstract
-from ..primitives import elementwise as E
-from ..primitives import structural as S
-from .casts import as_array, fresh
-from .convert import broadcast_to_shape, cast_to
-from .registry import implements, register_method
-from .shape import _shape_arg, reshape_value, shape_standin, _concat_values, moveaxis
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.casts import as_array, fresh
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.registry import implements, register_method
+from npxla.runtime.numpy.shape import _shape_arg, reshape_value, shape_standin, _concat_values, moveaxis
 
 _VOID = np.dtype([])
 
@@ -143,7 +143,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     div = (num - 1) if endpoint else num
     start, stop = as_abstract(start), as_abstract(stop)
-    from ..dtypes import result_type
+    from npxla.transpiler.base.dtypes import result_type
     dt, _ = result_type((start.dtype, start.weak), (stop.dtype, stop.weak),
                         (np.dtype(np.float64), True))
     integer_dtype = dtype is not None and np.issubdtype(dtype, np.integer)
@@ -202,7 +202,7 @@ def _leaves(obj, out):
 
 def _reject_object(dtype):
     if dtype == object:
-        from npxla.transpiler.errors import UnsupportedFunctionError
+        from npxla.transpiler.base.errors import UnsupportedFunctionError
         raise UnsupportedFunctionError("object arrays are not supported in compiled code")
 
 

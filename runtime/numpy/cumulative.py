@@ -14,17 +14,17 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..abstract import is_abstract
-from ..primitives import structural as S
-from ..primitives.scan import cumulative
-from .casts import as_array
-from .convert import broadcast_to_shape, cast_to
-from .reductions import axes_of, full, np_dtype, static
-from .registry import (_leaves, _to_const, implements, register_ufunc_method,
+from npxla.runtime.staging.abstract import is_abstract
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.scan import cumulative
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.reductions import axes_of, full, np_dtype, static
+from npxla.runtime.numpy.registry import (_leaves, _to_const, implements, register_ufunc_method,
                        wrap_result)
-from .ufunc_core import store_out
+from npxla.runtime.numpy.ufunc_core import store_out
 
 _NO_VALUE = np._NoValue
 _ROUNDING = ("floating sums associate as XLA's scan does: equal to NumPy's sequential "

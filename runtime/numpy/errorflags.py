@@ -6,11 +6,11 @@ import sys
 
 import numpy as np
 
-from npxla.transpiler.pyct.origin import locate, locate_stack
+from npxla.transpiler.base.origin import locate, locate_stack
 
-from ..primitives import structural as S
-from ..abstract import AbstractArray
-from ..trace import current_trace
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.trace import current_trace
 
 
 def check(flag, message, error=IndexError, payload=None):
@@ -30,7 +30,7 @@ def check(flag, message, error=IndexError, payload=None):
         return
     if flag.size == 0:          # nothing to check (an empty index array)
         return
-    from .registry import dispatch
+    from npxla.runtime.numpy.registry import dispatch
     where = _where(sys._getframe(1))
     value = None
     if payload is not None:

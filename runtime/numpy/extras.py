@@ -17,16 +17,16 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..abstract import as_abstract, is_abstract
-from ..dtypes import result_type
-from ..primitives import elementwise_extra as X
-from .casts import as_array
-from .convert import cast_to
-from .histograms import take
-from .reductions import static
-from .registry import dispatch, implements
+from npxla.runtime.staging.abstract import as_abstract, is_abstract
+from npxla.transpiler.base.dtypes import result_type
+from npxla.runtime.lowering import elementwise_extra as X
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.histograms import take
+from npxla.runtime.numpy.reductions import static
+from npxla.runtime.numpy.registry import dispatch, implements
 
 _FAMILY = "extras"
 

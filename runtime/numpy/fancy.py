@@ -25,22 +25,22 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from npxla.transpiler.errors import (DataDependentShapeError, ShapeMismatchError,
-                               UnsupportedFunctionError)
+from npxla.transpiler.base.errors import (DataDependentShapeError, ShapeMismatchError, UnsupportedFunctionError,
+                                         UnsupportedOperationError)
 
-from ..abstract import as_abstract, is_abstract
-from ..primitives import elementwise as E
-from ..primitives import gather as G
-from ..primitives import structural as S
-from ..primitives.reduce import identity
-from . import indexing as basic
-from .casts import fresh
-from .convert import broadcast_to_shape, cast_to
-from .errorflags import check
-from .reductions import asarray, static
-from .registry import _to_const, dispatch, implements, register_ufunc_method
-from .shape import reshape_value
-from .ufunc_core import check_cast, resolve
+from npxla.runtime.staging.abstract import as_abstract, is_abstract
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import gather as G
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.reduce import identity
+from npxla.runtime.numpy import indexing as basic
+from npxla.runtime.numpy.casts import fresh
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.errorflags import check
+from npxla.runtime.numpy.reductions import asarray, static
+from npxla.runtime.numpy.registry import _to_const, dispatch, implements, register_ufunc_method
+from npxla.runtime.numpy.shape import reshape_value
+from npxla.runtime.numpy.ufunc_core import check_cast, resolve
 
 _I64 = np.dtype(np.int64)
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
@@ -514,9 +514,12 @@ def aug_assign(target, index, op, value):
 
 # --- ufunc.at ----------------------------------------------------------------------------
 
-def _refuse_outside():
-    from ..operators.items import _refuse_outside_array
-    _refuse_outside_array(None)
+def refuse_outside_array(target=None):
+    raise UnsupportedOperationError(
+        "an array that was not created inside the compiled function (a global, a "
+        "closure variable or a static argument) is modified with a traced value",
+        hint="pass the array in as an argument (it is then written back after the "
+             "call) or copy it first with np.array(...)")
 
 
 def _ufunc_at(ufunc):
@@ -528,7 +531,7 @@ def _ufunc_at(ufunc):
                 f"np.{name}.at without a second operand is not supported"
                 if ufunc.nin == 1 else "second operand needed for ufunc")
         if not is_abstract(a):
-            _refuse_outside()
+            refuse_outside_array()
         items = classify(indices_)
         if a.const is not None and is_const(items) and as_abstract(b).const is not None:
             new = a.const.copy()
@@ -613,7 +616,7 @@ def _int_indices(ind):
 def _target(a, what):
     if not is_abstract(a):
         if isinstance(a, np.ndarray):
-            _refuse_outside()
+            refuse_outside_array()
         raise TypeError(f"{what}: argument 1 must be numpy.ndarray, not {type(a).__name__}")
     return a
 

@@ -17,13 +17,13 @@ import warnings
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from ..abstract import as_abstract
-from ..primitives import structural as S
-from ..primitives.linalg_ops import fft as _fft
-from .convert import cast_to
-from .reductions import asarray, full, numpy_error, static
-from .registry import dispatch, implements
-from .ufunc_core import store_out
+from npxla.runtime.staging.abstract import as_abstract
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.linalg_ops import fft as _fft
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.reductions import asarray, full, numpy_error, static
+from npxla.runtime.numpy.registry import dispatch, implements
+from npxla.runtime.numpy.ufunc_core import store_out
 
 _FAMILY = "fft"
 _SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}

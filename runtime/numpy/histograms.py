@@ -15,18 +15,18 @@ import warnings
 
 import numpy as np
 
-from npxla.transpiler.errors import DataDependentShapeError, UnsupportedFunctionError
+from npxla.transpiler.base.errors import DataDependentShapeError, UnsupportedFunctionError
 
-from ..abstract import AbstractArray, as_abstract, is_abstract
-from ..primitives import elementwise as E
-from ..primitives import structural as S
-from ..primitives.gather import gather, scatter
-from .arithmetic import exact
-from .casts import as_array
-from .convert import cast_to
-from .errorflags import check
-from .reductions import full, result_type, static
-from .registry import dispatch, implements
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.gather import gather, scatter
+from npxla.runtime.numpy.arithmetic import exact
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.errorflags import check
+from npxla.runtime.numpy.reductions import full, result_type, static
+from npxla.runtime.numpy.registry import dispatch, implements
 
 _INTP = np.dtype(np.intp)
 

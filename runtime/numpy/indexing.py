@@ -14,14 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..abstract import AbstractArray, as_abstract, is_abstract
-from ..primitives import elementwise as E
-from ..primitives import structural as S
-from ..pytypes import as_scalar, is_marked, mark_ndarray
-from .convert import broadcast_to_shape, cast_to
-from .errorflags import check
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.staging.pytypes import as_scalar, is_marked, mark_ndarray
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.errorflags import check
 
 _I64 = np.dtype(np.int64)
 
@@ -213,7 +213,7 @@ def _write(base, r, index, value):
 
 
 def getitem(x: AbstractArray, index):
-    from . import fancy
+    from npxla.runtime.numpy import fancy
     items = fancy.classify(index)
     if not fancy.is_basic(items):
         if x.const is not None and fancy.is_const(items):
@@ -230,7 +230,7 @@ def getitem(x: AbstractArray, index):
 
 
 def setitem(x: AbstractArray, index, value):
-    from . import fancy
+    from npxla.runtime.numpy import fancy
     items = fancy.classify(index)
     value = fancy.asarray(value)      # a list of traced scalars is an array too
     _check_scalar_fits(x.dtype, value)
@@ -260,7 +260,7 @@ def _check_scalar_fits(dtype, value):
         probe = np.zeros((), dtype)
         probe[()] = value.const.item() if value.weak else value.const[()]
         return
-    from .registry import dispatch
+    from npxla.runtime.numpy.registry import dispatch
     info = np.iinfo(dtype)
     v = value
     if value.dtype.kind == "f":

@@ -7,7 +7,7 @@ work wherever NumPy accepts them.
 
 Lowering: products are `dot_general`; `cholesky` and `triangular_solve` are StableHLO
 ops; LU, QR, the Hermitian eigensolver, SVD and the general eigensolver are borrowed
-from JAX (runtime/xla/borrowed.py: LAPACK on CPU, cuSOLVER on GPU). `solve`, `inv`,
+from JAX (runtime/lowering/borrowed.py: LAPACK on CPU, cuSOLVER on GPU). `solve`, `inv`,
 `det` and `slogdet` are built on the borrowed LU (rows permuted with take_along_axis,
 two triangular solves; det/slogdet from the LU diagonal as NumPy does); `lstsq`, `pinv`,
 `matrix_rank`, `cond` and the 2/-2/nuc norms on the SVD. Inputs with a zero-size axis
@@ -28,17 +28,17 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from numpy.linalg import LinAlgError
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..abstract import AbstractArray, as_abstract
-from ..primitives import structural as S
-from ..primitives.linalg_ops import cholesky as _cholesky, triangular_solve
-from ..xla.borrowed import borrow
-from . import errorflags
-from .convert import cast_to
-from .products import contract
-from .reductions import asarray, full, numpy_error, static
-from .registry import dispatch, implements
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.linalg_ops import cholesky as _cholesky, triangular_solve
+from npxla.runtime.lowering.borrowed import borrow
+from npxla.runtime.numpy import errorflags
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.products import contract
+from npxla.runtime.numpy.reductions import asarray, full, numpy_error, static
+from npxla.runtime.numpy.registry import dispatch, implements
 
 _L = np.linalg._linalg       # NumPy's result namedtuples (SVDResult, EighResult, ...)
 _FAMILY = "linalg"
@@ -801,7 +801,7 @@ def multi_dot(arrays, *, out=None):
     elif first == 1 or last == 1:
         result = S.reshape(result, shape=(result.size,))
     if out is not None:
-        from .ufunc_core import store_out
+        from npxla.runtime.numpy.ufunc_core import store_out
         return store_out("multi_dot", out, result, casting="no")
     return result
 

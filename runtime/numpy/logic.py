@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.transpiler.errors import DataDependentShapeError
+from npxla.transpiler.base.errors import DataDependentShapeError
 
-from ..abstract import as_abstract
-from ..dtypes import result_type
-from ..primitives import elementwise as E
-from ..primitives import elementwise_extra as X
-from .arithmetic import (cmp, full, is_complex, is_int, isnan, or_, register_table,
+from npxla.runtime.staging.abstract import as_abstract
+from npxla.transpiler.base.dtypes import result_type
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import elementwise_extra as X
+from npxla.runtime.numpy.arithmetic import (cmp, full, is_complex, is_int, isnan, or_, register_table,
                          select, signbit, splat_safe)
-from .convert import broadcast_shapes, broadcast_to_shape, cast_to
-from .registry import implements
+from npxla.runtime.numpy.convert import broadcast_shapes, broadcast_to_shape, cast_to
+from npxla.runtime.numpy.registry import implements
 
 
 def _logical(op):

@@ -12,19 +12,19 @@ import math
 
 import numpy as np
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from jaxlib.mlir.dialects import chlo
 
-from ..primitives import elementwise as E
-from ..primitives import elementwise_extra as X
-from .arithmetic import (cmp, copy, copysign, exact, full, is_complex, is_int, isnan, or_,
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import elementwise_extra as X
+from npxla.runtime.numpy.arithmetic import (cmp, copy, copysign, exact, full, is_complex, is_int, isnan, or_,
                          register_table, select, via_f32)
-from .casts import as_array
-from .convert import cast_to
-from .registry import dispatch, implements, register_method, register_property
-from .ufunc_core import apply_ufunc
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.registry import dispatch, implements, register_method, register_property
+from npxla.runtime.numpy.ufunc_core import apply_ufunc
 
 
 def _scaled(factor):
@@ -266,13 +266,13 @@ def round_(x, decimals=0, out=None):
     result = AbstractArray(result.shape, result.dtype, ir=result._ir, const=result._const,
                            deps=result.deps) if weak else result
     if out is not None:
-        from .ufunc_core import store_out
+        from npxla.runtime.numpy.ufunc_core import store_out
         return store_out("round", out, result, "unsafe")
     return result
 
 
 def _clip_lower(a, lo, hi):
-    from .arithmetic import LOWERINGS as A
+    from npxla.runtime.numpy.arithmetic import LOWERINGS as A
     return A[np.minimum](A[np.maximum](a, lo), hi)
 
 

@@ -12,14 +12,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..dtypes import weak_standin
-from ..primitives import elementwise as E
-from ..primitives import structural as S
-from ..primitives.dot import dot_general
-from .convert import broadcast_shapes, cast_to
-from .reductions import _real, _imag, _complex, asarray, numpy_error
-from .registry import implements
-from .ufunc_core import store_out
+from npxla.transpiler.base.dtypes import weak_standin
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.dot import dot_general
+from npxla.runtime.numpy.convert import broadcast_shapes, cast_to
+from npxla.runtime.numpy.reductions import _real, _imag, _complex, asarray, numpy_error
+from npxla.runtime.numpy.registry import implements
+from npxla.runtime.numpy.ufunc_core import store_out
 
 
 @lru_cache(maxsize=None)
@@ -130,7 +130,7 @@ def outer(a, b, out=None):
 def matmul(a, b, out=None, *, dtype=None, casting="same_kind", **kwargs):
     a, b = asarray(a), asarray(b)
     if kwargs:
-        from npxla.transpiler.errors import UnsupportedFunctionError
+        from npxla.transpiler.base.errors import UnsupportedFunctionError
         raise UnsupportedFunctionError(f"np.matmul keyword(s) {sorted(kwargs)} not supported")
     if a.ndim == 0 or b.ndim == 0:
         numpy_error(np.matmul, a, b)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..abstract import AbstractArray, as_abstract
-from .errorflags import check
-from ..primitives import elementwise as E
-from ..primitives import structural as S
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.numpy.errorflags import check
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
 
 _MIN = int(np.iinfo(np.int64).min)
 _MAX = int(np.iinfo(np.int64).max)

@@ -14,17 +14,17 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from npxla.transpiler.errors import ConcretizationError, UnsupportedFunctionError
+from npxla.transpiler.base.errors import ConcretizationError, UnsupportedFunctionError
 
-from ..abstract import AbstractArray, as_abstract, is_abstract
-from ..dtypes import weak_standin
-from ..primitives import elementwise as E
-from ..primitives import structural as S
-from ..primitives.core import Primitive
-from ..primitives.reduce import arg_reduce, identity, reduce
-from .convert import broadcast_to_shape, cast_to
-from .registry import _leaves, dispatch, implements, register_ufunc_method
-from .ufunc_core import store_out
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.transpiler.base.dtypes import weak_standin
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.core import Primitive
+from npxla.runtime.lowering.reduce import arg_reduce, identity, reduce
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.registry import _leaves, dispatch, implements, register_ufunc_method
+from npxla.runtime.numpy.ufunc_core import store_out
 
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -374,7 +374,7 @@ def _ufunc_reduce(ufunc, impl):
                       initial=_NO_VALUE, where=True):
         leaves = _leaves((array, axis, dtype, initial, where), [])
         if all(leaf.const is not None for leaf in leaves):
-            from .registry import _to_const, wrap_result
+            from npxla.runtime.numpy.registry import _to_const, wrap_result
             kw = {} if initial is _NO_VALUE else {"initial": _to_const(initial)}
             return wrap_result(ufunc.reduce(_to_const(array), axis=_to_const(axis),
                                             dtype=dtype, keepdims=keepdims,

@@ -12,9 +12,9 @@ from typing import Callable
 
 import numpy as np
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..abstract import AbstractArray, as_abstract
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 
 
 @dataclass

@@ -20,13 +20,13 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from numpy.lib.stride_tricks import as_strided
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..abstract import AbstractArray
-from ..primitives import structural as S
-from .casts import as_array, fresh
-from .convert import broadcast_to_shape, cast_to
-from .registry import implements, register_method, register_property
+from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.casts import as_array, fresh
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.registry import implements, register_method, register_property
 
 _VOID = np.dtype([])
 _BYTE = np.zeros(1, np.int8)

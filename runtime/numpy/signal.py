@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..primitives import elementwise_extra as X
-from ..primitives import structural as S
-from ..primitives.conv import correlate_1d
-from .arithmetic import exact
-from .casts import as_array
-from .convert import cast_to
-from .histograms import take
-from .reductions import numpy_error, static
-from .registry import dispatch, implements
+from npxla.runtime.lowering import elementwise_extra as X
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.conv import correlate_1d
+from npxla.runtime.numpy.arithmetic import exact
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.histograms import take
+from npxla.runtime.numpy.reductions import numpy_error, static
+from npxla.runtime.numpy.registry import dispatch, implements
 
 _F64 = np.dtype(np.float64)
 _C128 = np.dtype(np.complex128)

@@ -15,16 +15,16 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..abstract import AbstractArray, is_abstract
-from ..primitives import structural as S
-from ..primitives.gather import gather
-from ..primitives.sort import order_less, sort as sort_prim
-from .casts import as_array
-from .convert import cast_to
-from .registry import implements, register_method
-from .reductions import full, static
+from npxla.runtime.staging.abstract import AbstractArray, is_abstract
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.gather import gather
+from npxla.runtime.lowering.sort import order_less, sort as sort_prim
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.registry import implements, register_method
+from npxla.runtime.numpy.reductions import full, static
 
 _STABLE = "ignored: XLA's sort is stable, results equal NumPy's kind='stable'"
 

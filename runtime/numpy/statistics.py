@@ -14,19 +14,19 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-from ..abstract import as_abstract, is_abstract
-from ..primitives import structural as S
-from ..primitives.elementwise_extra import real
-from ..primitives.gather import gather
-from .casts import as_array
-from .convert import broadcast_to_shape, cast_to
-from .errorflags import check
-from .reductions import _move_to_last, axes_of, static
-from .registry import implements
-from .sorting import sort_values
-from .ufunc_core import store_out
+from npxla.runtime.staging.abstract import as_abstract, is_abstract
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.elementwise_extra import real
+from npxla.runtime.lowering.gather import gather
+from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.errorflags import check
+from npxla.runtime.numpy.reductions import _move_to_last, axes_of, static
+from npxla.runtime.numpy.registry import implements
+from npxla.runtime.numpy.sorting import sort_values
+from npxla.runtime.numpy.ufunc_core import store_out
 
 _NO_VALUE = np._NoValue
 

@@ -25,7 +25,7 @@ import textwrap
 
 import numpy as np
 
-from . import load_all, registry
+from npxla.runtime.numpy import load_all, registry
 
 COMMAND = "python -m runtime.numpy.support_table > docs/numpy-support.md"
 SUPPORTED = "supported"

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.transpiler.errors import DTypeError, UnsupportedFunctionError
+from npxla.transpiler.base.errors import DTypeError, UnsupportedFunctionError
 
-from ..abstract import AbstractArray, as_abstract
-from ..dtypes import ufunc_key, ufunc_loop
-from .convert import broadcast_to_shape, cast_to, promote_operands
-from .registry import implements
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.transpiler.base.dtypes import ufunc_key, ufunc_loop
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to, promote_operands
+from npxla.runtime.numpy.registry import implements
 
 
 def resolve(ufunc, operands, dtype=None):

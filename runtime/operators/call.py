@@ -20,22 +20,25 @@ import weakref
 
 import numpy as np
 
-from npxla.transpiler.errors import (ConcretizationError, LibraryCallError, RecursionDepthError,
-                               TranspileError, UnsupportedFunctionError,
-                               UnsupportedOperationError)
-from npxla.transpiler.pyct.origin import locate
+from npxla.transpiler.base.errors import (ConcretizationError, LibraryCallError, RecursionDepthError, TranspileError, UnsupportedFunctionError, UnsupportedOperationError)
+from npxla.transpiler.base.origin import locate
 
-from ..abstract import AbstractArray
-from ..trace import current_trace
-from ..numpy.registry import call_entry, has_abstract, lookup
-from . import higher_order, hostcalls, introspection
-from .provenance import LIBRARY, is_library_callable, is_user_function, origin_of_module
+from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.numpy.registry import call_entry, has_abstract, lookup
+from npxla.runtime.operators import higher_order, hostcalls, introspection
+from npxla.transpiler.conversion import convert
+from npxla.runtime.operators.provenance import LIBRARY, is_library_callable, is_user_function, origin_of_module
 
 # Kept for `guards`, which still classifies module objects by name; functions are
 # classified by file (`provenance`).
 _LIBRARY_PREFIXES = ("numpy", "jax", "jaxlib", "scipy", "builtins", "math", "npxla", "gast",
                      "functools", "itertools", "operator", "collections")
 _is_user_function = is_user_function
+
+# the `ag__` namespace converted code calls: this package, which registers itself on
+# import (runtime/operators/__init__.py)
+OPERATORS: list = []
 
 _ITERATION = {range: "traced_range", enumerate: "traced_enumerate", zip: "traced_zip"}
 _MUTATORS = {
@@ -86,15 +89,15 @@ def _record(fn):
 def converted_call(f, args, kwargs):
     kwargs = kwargs or {}
     if f is print:
-        from .printing import runtime_print
+        from npxla.runtime.operators.printing import runtime_print
         return runtime_print(*args, **kwargs)
     special = _ITERATION.get(f) if type(f) is type else None
     if special is not None:
-        from . import iteration
+        from npxla.runtime.operators import iteration
         return getattr(iteration, special)(*args, **kwargs)
     owner = getattr(f, "__self__", None)
     if type(owner) in _MUTATORS and getattr(f, "__name__", "") in _MUTATORS[type(owner)]:
-        from .loops import refuse_container_mutation
+        from npxla.runtime.operators.loops import refuse_container_mutation
         refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()")
         return f(*args, **higher_order.with_routed_key(kwargs, converted_call))
     entry = lookup(f)
@@ -115,8 +118,7 @@ def converted_call(f, args, kwargs):
     if result is not higher_order.NOT_HANDLED:
         return result
     _refuse_random(f)
-    from ..jitted import JittedFunction
-    if isinstance(f, JittedFunction):
+    if getattr(type(f), "__npxla_jitted__", False):     # a JittedFunction (the driver's)
         _record(f._fn)
         return f.converted(*args, **kwargs)
     if is_user_function(f):
@@ -145,8 +147,7 @@ def _call_user(fn, bound, args, kwargs):
     (a static depth) adds none: that tells them apart. Python-int arguments of the
     recursive call are reported as the cause, so staging retries with them specialised.
     """
-    from npxla.transpiler.conversion import convert
-    converted = convert(fn)
+    converted = convert(fn, OPERATORS[0])
     _record(fn)
     if bound is not None:
         args = (bound,) + tuple(args)

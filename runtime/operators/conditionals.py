@@ -11,18 +11,17 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.transpiler.errors import TranspileError, UnsupportedOperationError, UnsupportedSyntaxError
-from npxla.transpiler.pyct.origin import innermost_module
+from npxla.transpiler.base.errors import (TranspileError, UnsupportedOperationError, UnsupportedSyntaxError)
+from npxla.transpiler.base.origin import innermost_module
 
-from .. import journal
-from ..abstract import AbstractArray, is_abstract, mark_ambiguous, root_of
-from ..hlo.types import element_count, tensor_type
-from ..pytree import unflatten
-from ..regions import trace_body
-from ..trace import current_trace
-from ..unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, unify,
-                     zeros)
-from .variables import UndefinedReturnValue
+from npxla.runtime.staging import journal
+from npxla.runtime.staging.abstract import (AbstractArray, is_abstract, mark_ambiguous, root_of)
+from npxla.runtime.staging.types import element_count, tensor_type
+from npxla.runtime.staging.pytree import unflatten
+from npxla.runtime.staging.regions import trace_body
+from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, unify, zeros)
+from npxla.runtime.staging.variables import UndefinedReturnValue
 
 
 def is_traced(x) -> bool:
@@ -34,8 +33,8 @@ def to_pred(test):
     if test.size != 1:
         raise ValueError("The truth value of an array with more than one element is "
                          "ambiguous. Use a.any() or a.all()")
-    from ..numpy.registry import dispatch
-    from ..primitives import structural as S
+    from npxla.runtime.numpy.registry import dispatch
+    from npxla.runtime.lowering import structural as S
     pred = test if test.dtype == np.bool_ else dispatch(np.not_equal, (test, 0), {})
     return S.reshape(pred, shape=()) if pred.shape else pred
 
@@ -44,7 +43,7 @@ def raise_uncatchable(err):
     """Raise a refusal that an enclosing user `try/except` must not swallow: it is
     located now and staging re-raises it when the function returns."""
     import sys
-    from npxla.transpiler.pyct.origin import locate_stack
+    from npxla.transpiler.base.origin import locate_stack
     err = err.with_location(locate_stack(sys._getframe(1)))
     trace = current_trace()
     if trace is not None:
@@ -149,8 +148,8 @@ def _trace_branches(branches):
 def _raise_when_taken(pred, branches, bodies, raised):
     """One path raises: the program raises when it is taken (a runtime check), and
     otherwise runs the other path, which is then the only one left to compute."""
-    from ..numpy.errorflags import check_raises
-    from ..numpy.registry import dispatch
+    from npxla.runtime.numpy.errorflags import check_raises
+    from npxla.runtime.numpy.registry import dispatch
     k, exc = raised
     other = 1 - k
     bodies[other].discard()
@@ -160,7 +159,7 @@ def _raise_when_taken(pred, branches, bodies, raised):
 
 def stage_if(pred, branches, names, single=False):
     """Trace `branches` (true first) into one `stablehlo.if`; returns their result."""
-    from .loops import staged_on
+    from npxla.runtime.operators.loops import staged_on
     with staged_on(pred):
         bodies, raised = _trace_branches(branches)
         if raised is not None:
@@ -291,7 +290,7 @@ def _switch(pred, bodies, k, merged, lifted):
     returned something that cannot be named outside it (a view made inside the branch)
     or an array of another dtype or shape; the result is then only ambiguous (writes
     refused)."""
-    from ..numpy.registry import dispatch
+    from npxla.runtime.numpy.registry import dispatch
     options = list(lifted)
     for i, b in enumerate(bodies):
         o = b.originals[k]
@@ -343,7 +342,7 @@ def _inner_switches(bodies, types):
     """(branch, leaf, condition, option) for every option of a switch that a branch
     made and returns, when the switch can be lifted out of the `if` (conditions of
     nested switches are joined inside the branch)."""
-    from ..numpy.registry import dispatch
+    from npxla.runtime.numpy.registry import dispatch
 
     def conj(a, b):
         return dispatch(np.logical_and, (a, b), {})

@@ -11,7 +11,7 @@ message, a string concatenation) its text shows each traced value as
 """
 from __future__ import annotations
 
-from ..abstract import AbstractArray
+from npxla.runtime.staging.abstract import AbstractArray
 
 _CONVERSIONS = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
 

@@ -23,11 +23,11 @@ import sys
 import warnings
 from collections import namedtuple
 
-from npxla.transpiler.pyct.origin import is_converted
+from npxla.transpiler.base.origin import is_converted
 
-from ..trace import current_trace
-from .printing import _fill, _lift, emit_host_callback
-from .provenance import NPXLA, origin_of_file
+from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.operators.printing import _fill, _lift, emit_host_callback
+from npxla.runtime.operators.provenance import NPXLA, origin_of_file
 
 NOT_HANDLED = object()
 

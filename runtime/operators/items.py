@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.transpiler.errors import UnsupportedOperationError
-
-from ..abstract import AbstractArray, as_abstract, is_abstract
-from ..numpy.registry import dispatch
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.numpy.fancy import refuse_outside_array
+from npxla.runtime.numpy.registry import dispatch
 
 
 class _Index:
@@ -19,20 +18,12 @@ class _Index:
 index = _Index()
 
 
-def _refuse_outside_array(target):
-    raise UnsupportedOperationError(
-        "an array that was not created inside the compiled function (a global, a "
-        "closure variable or a static argument) is modified with a traced value",
-        hint="pass the array in as an argument (it is then written back after the "
-             "call) or copy it first with np.array(...)")
-
-
 def get_item(target, idx):
     """`target[idx]` read. A NumPy array (a global lookup table, say) indexed with traced
     values is lifted to a constant first: NumPy itself would ask for concrete indices.
     The result is a copy (NumPy would give a view of the global for basic indices)."""
     if isinstance(target, np.ndarray) and _contains_abstract(idx):
-        from ..numpy.fancy import value_at
+        from npxla.runtime.numpy.fancy import value_at
         return value_at(as_abstract(target), idx)
     return target[idx]
 
@@ -41,11 +32,11 @@ def set_item(target, idx, value):
     if is_abstract(target):
         target[idx] = value
     elif isinstance(target, (list, dict)):
-        from .loops import refuse_container_mutation
+        from npxla.runtime.operators.loops import refuse_container_mutation
         refuse_container_mutation(f"assignment into a Python {type(target).__name__}")
         target[idx] = value
     elif isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
-        _refuse_outside_array(target)
+        refuse_outside_array(target)
     else:
         target[idx] = value
 
@@ -55,14 +46,14 @@ def aug_set_item(target, idx, op, value):
     (casting='same_kind') and writes it back."""
     if not is_abstract(target):
         if isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
-            _refuse_outside_array(target)
+            refuse_outside_array(target)
         if isinstance(target, (list, dict)):
-            from .loops import refuse_container_mutation
+            from npxla.runtime.operators.loops import refuse_container_mutation
             refuse_container_mutation(f"an update of a Python {type(target).__name__} item")
         item = target[idx]
         target[idx] = _python_inplace(item, op, value)
         return
-    from ..numpy.fancy import aug_assign
+    from npxla.runtime.numpy.fancy import aug_assign
     if aug_assign(target, idx, op, value):   # traced mask: computed everywhere, selected
         return
     item = target[idx]     # an integer-array index gives a copy: written back below

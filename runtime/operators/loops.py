@@ -21,22 +21,19 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.transpiler.errors import (IntegerOverflowError, InternalCompilerError, ShapeMismatchError,
-                               UndefinedVariableError, UnsupportedOperationError,
-                               UnsupportedSyntaxError)
+from npxla.transpiler.base.errors import (IntegerOverflowError, InternalCompilerError, ShapeMismatchError, UndefinedVariableError, UnsupportedOperationError, UnsupportedSyntaxError)
 
-from .. import journal
-from ..abstract import AbstractArray, is_abstract, mark_ambiguous, root_of
-from ..hlo.types import tensor_type
-from ..pytree import flatten, unflatten
-from ..regions import trace_body
-from ..trace import current_trace
-from ..unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, type_of,
-                     unify, zeros)
-from .conditionals import (is_traced, leaf_names, raise_uncatchable, raises_at_run_time,
+from npxla.runtime.staging import journal
+from npxla.runtime.staging.abstract import (AbstractArray, is_abstract, mark_ambiguous, root_of)
+from npxla.runtime.staging.types import tensor_type
+from npxla.runtime.staging.pytree import flatten, unflatten
+from npxla.runtime.staging.regions import trace_body
+from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, type_of, unify, zeros)
+from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raise_uncatchable, raises_at_run_time,
                            rebind, refuse_in_try, stage_if, to_pred)
-from .iteration import Iteration, iteration_of
-from .variables import Undefined, UndefinedReturnValue
+from npxla.runtime.operators.iteration import Iteration, iteration_of
+from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
 
 _MAX_ATTEMPTS = 10
 # A static trip count up to this runs as Python (one iteration needs no loop).
@@ -202,7 +199,7 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
     start.deps = frozenset([token])
 
     def test(i, *vars_):
-        from .logical import and_
+        from npxla.runtime.operators.logical import and_
         if extra_test is None:
             return i < it.count
         return and_(lambda: i < it.count, lambda: extra_test(*vars_))
@@ -283,7 +280,7 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
                 raise
             # the body raises on every path: the program raises exactly when the loop
             # runs at all; otherwise nothing changed
-            from ..numpy.errorflags import check_raises
+            from npxla.runtime.numpy.errorflags import check_raises
             check_raises(pred0, e)
             return tuple(init)
         if probe is not None and attempt == 0 and not peeled and \
@@ -410,7 +407,7 @@ def _peel(pred0, test, body, init, names, probe, fuse, born):
     rest as a loop. The loop's values that the first iteration made as new arrays are
     `trusted` to be independent: under a traced `pred0` they are `if` results that are
     the pre-loop arrays only when the loop does not run at all."""
-    from .logical import and_
+    from npxla.runtime.operators.logical import and_
     independent: list = []
 
     def first_iteration():
@@ -490,7 +487,7 @@ def _structure_error(names):
 
 
 def _exports(b, kinds, handles, carried_flags):
-    from ..numpy.registry import dispatch
+    from npxla.runtime.numpy.registry import dispatch
     cond = b.leaves[0]
     pred = to_pred(cond) if is_traced(cond) else AbstractArray.from_const(
         np.bool_(bool(cond)), weak=False)
@@ -566,7 +563,7 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
             alias, exact = alias or ((), False)
             if exact and x.shape == out.shape and x.dtype == out.dtype:
                 # still `x` exactly when no iteration ran, else the last new value
-                from ..numpy.registry import dispatch
+                from npxla.runtime.numpy.registry import dispatch
                 out = AbstractArray.switch(out, [(dispatch(np.logical_not, (pred0,), {}),
                                                   x)])
             elif alias:

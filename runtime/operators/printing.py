@@ -28,13 +28,13 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.transpiler.errors import UnsupportedOperationError
+from npxla.transpiler.base.errors import UnsupportedOperationError
 
-from ..abstract import AbstractArray
-from ..hlo.types import tensor_type
-from ..trace import current_trace
-from ..xla.compile import CPU_CALLBACK_TARGET
-from .fstrings import DeferredStr
+from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.types import tensor_type
+from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET
+from npxla.runtime.operators.fstrings import DeferredStr
 
 _ORDER_DTYPE = np.dtype(np.uint8)
 _order_handles: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

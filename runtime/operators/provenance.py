@@ -18,7 +18,7 @@ import sys
 import sysconfig
 import types
 
-from npxla.transpiler import errors as _errors
+from npxla.transpiler.base import errors as _errors
 from npxla.transpiler.pyct.loader import RUNTIME_NAME
 
 USER, LIBRARY, NPXLA = "user", "library", "npxla"

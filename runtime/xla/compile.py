@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import threading
 
-from npxla.transpiler.errors import InternalCompilerError, UnsupportedOperationError
+from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedOperationError
 
-# XLA's custom-call targets that call a Python function registered at compile time.
-CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
-GPU_CALLBACK_TARGET = "xla_ffi_python_gpu_callback"
+from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET, GPU_CALLBACK_TARGET
+
 _parse_contexts = threading.local()
 
 
@@ -15,7 +14,7 @@ def compile_module(module_text: str, device, host_callbacks=()):
     """Compile for `device`. `host_callbacks`: the Python callables the module's host
     callback custom calls name by index (staged with the CPU target name)."""
     from jax._src.lib import xla_client  # noqa: the PJRT client types
-    from .devices import backend
+    from npxla.runtime.xla.devices import backend
     client = backend(device.platform)
     devices = xla_client.DeviceList((device,))
     try:

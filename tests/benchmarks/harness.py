@@ -111,7 +111,7 @@ def npxla_callable(fn, fresh=False):
     if not fresh:
         from npxla import jit
         return jit(fn)
-    from npxla.runtime.jitted import JittedFunction
+    from npxla.runtime.driver.jitted import JittedFunction
     from npxla.transpiler import conversion
     conversion._CACHE.clear()        # converted twins of fn and of the helpers it calls
     return JittedFunction(fn)

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from npxla.transpiler.cli import main
-from npxla.transpiler.commands.module_convert import convert_module
+from npxla.runtime.driver.cli import main
+from npxla.transpiler.module_convert import convert_module
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(HERE, "cli_sample_module.py")
@@ -36,7 +36,7 @@ def plain(f):
 @pytest.fixture(scope="module")
 def converted_pair(tmp_path_factory):
     """(original module, converted module) for cli_sample_module.py."""
-    import npxla.runtime.jitted  # noqa: F401  (the NumPy registry loaded, as in a real program)
+    import npxla.runtime.driver.jitted  # noqa: F401  (the NumPy registry loaded, as in a real program)
     out = tmp_path_factory.mktemp("conv") / "cli_sample_converted.py"
     assert main(["convert", SAMPLE, "-o", str(out.parent)]) == 0
     os.rename(out.parent / "cli_sample_module.py", out)
@@ -107,7 +107,7 @@ def test_converted_functions_still_compile_with_jit(converted_pair):
 
 
 def test_creation_functions_run_as_numpy(tmp_path):
-    import npxla.runtime.jitted  # noqa: F401
+    import npxla.runtime.driver.jitted  # noqa: F401
     src = "import numpy as np\nfrom npxla import jit\n\n@jit\ndef f(x):\n" \
           "    out = np.zeros_like(x)\n    out[0] = 1.0\n    return out + x\n"
     path = tmp_path / "creation_mod.py"

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from npxla.transpiler.cli import main
+from npxla.runtime.driver.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = sorted(p for p in glob.glob(os.path.join(ROOT, "examples", "*.py"))
@@ -35,7 +35,7 @@ def converted_dir(tmp_path_factory):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)
 def test_converted_example_matches_original(path, converted_dir, monkeypatch):
-    import npxla.runtime.jitted  # noqa: F401  (registry loaded, as in a program that uses @jit)
+    import npxla.runtime.driver.jitted  # noqa: F401  (registry loaded, as in a program that uses @jit)
     monkeypatch.syspath_prepend(os.path.join(ROOT, "examples"))   # for `_harness`
     base = os.path.basename(path)[:-3]
     original = _load(path, f"cli_ex_orig_{base}")

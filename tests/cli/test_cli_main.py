@@ -8,8 +8,8 @@ import sys
 import pytest
 
 import npxla
-from npxla.transpiler.cli import main
-from npxla.transpiler.commands.output import Progress, color_enabled
+from npxla.runtime.driver.cli import main
+from npxla.runtime.driver.commands.output import Progress, color_enabled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COMMANDS = ["convert", "emit", "lint", "devices"]
@@ -47,7 +47,7 @@ def test_usage_errors_exit_2(capsys):
 
 
 def test_internal_error_exit_2(monkeypatch, capsys):
-    from npxla.transpiler.commands import devices
+    from npxla.runtime.driver.commands import devices
 
     def boom(args):
         raise KeyError("oops")
@@ -147,7 +147,7 @@ def test_lint_is_wired(tmp_path, capsys):
 
 # --- subprocess: the console script and python -m -------------------------------------------
 def _run(argv, **kw):
-    env = dict(os.environ, NO_COLOR="1", PYTHONPATH=ROOT)
+    env = dict(os.environ, NO_COLOR="1")
     return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env,
                           timeout=120, **kw)
 

@@ -661,7 +661,7 @@ def view_made_on_one_path(x, k):
 
 @pytest.mark.parametrize("k", [1, -1])
 def test_view_made_in_staged_branch_then_updated_is_a_located_refusal(k):
-    from npxla.transpiler.errors import UnsupportedOperationError
+    from npxla.transpiler.base.errors import UnsupportedOperationError
     x = X.copy()
     with pytest.raises(UnsupportedOperationError) as info:
         jit(view_made_on_one_path)(x, np.int64(k))

@@ -17,8 +17,7 @@ from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from differential import check
 
 from npxla import jit, to_source
-from npxla.transpiler.errors import (ShapeMismatchError, TranspileError, UndefinedVariableError,
-                               UnsupportedOperationError, UnsupportedSyntaxError)
+from npxla.transpiler.base.errors import (ShapeMismatchError, TranspileError, UndefinedVariableError, UnsupportedOperationError, UnsupportedSyntaxError)
 
 X = np.array([1.5, -2.0, 3.25, 0.5, 4.0])
 
@@ -463,7 +462,7 @@ def falls_off_on_one_path(x):
 
 def test_return_on_some_staged_paths_only():
     # about the function as a whole: located at its `def` line
-    from npxla.transpiler.errors import ConcretizationError
+    from npxla.transpiler.base.errors import ConcretizationError
     raises_located(ConcretizationError, falls_off_on_one_path, X,
                    line="def falls_off_on_one_path(x):", words=("falls off",))
 

@@ -13,7 +13,7 @@ from differential import check
 
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from npxla import jit
-from npxla.transpiler.errors import ConcretizationError
+from npxla.transpiler.base.errors import ConcretizationError
 
 
 def stablehlo(fn, *args, **kwargs):
@@ -730,7 +730,7 @@ def view_made_in_loop(x, n):
 
 @pytest.mark.parametrize("n", [2, 0])
 def test_view_made_in_staged_loop_then_written_is_a_located_refusal(n):
-    from npxla.transpiler.errors import UnsupportedOperationError
+    from npxla.transpiler.base.errors import UnsupportedOperationError
     x = X.copy()
     with pytest.raises(UnsupportedOperationError) as info:
         jit(view_made_in_loop)(x, np.int64(n))

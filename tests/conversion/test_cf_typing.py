@@ -170,7 +170,7 @@ def test_weak_int_out_of_range_of_unified_dtype_is_a_located_error(c):
     # NumPy 2: `np.int8(3) + 300` raises OverflowError("Python integer 300 out of bounds
     # for int8"); unifying int8 with 300 across a staged if raises the same, located at
     # the if (while staging, so whichever path c selects)
-    from npxla.transpiler.errors import IntegerOverflowError, TranspileError
+    from npxla.transpiler.base.errors import IntegerOverflowError, TranspileError
     with pytest.raises(OverflowError) as info:
         jit(small_int_with_big_python_int)(np.float64(c))
     err = info.value
@@ -192,7 +192,7 @@ def weak_int_before_staged_loop(x, n):
 
 
 def test_weak_int_before_staged_loop_out_of_range_of_loop_dtype_is_not_silent():
-    from npxla.transpiler.errors import IntegerOverflowError
+    from npxla.transpiler.base.errors import IntegerOverflowError
     with pytest.raises(OverflowError) as info:
         jit(weak_int_before_staged_loop)(X, np.int64(0))
     assert isinstance(info.value, IntegerOverflowError)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from npxla import jit
-from npxla.transpiler.errors import InternalCompilerError, TranspileError
+from npxla.transpiler.base.errors import InternalCompilerError, TranspileError
 
 try:
     from differential import _compare, _copy
@@ -94,7 +94,7 @@ def _forget_jits():
     """Drop the jitted objects of past programs (a 100,000-program run would otherwise
     hold thousands of executables); each program gets a fresh `jit(f)` anyway."""
     try:
-        from npxla.transpiler import api
+        from npxla.runtime.driver import api
         api._JITTED.clear()
     except (ImportError, AttributeError):
         pass

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from npxla.transpiler.errors import TranspileError
+from npxla.transpiler.base.errors import TranspileError
 from npxla.transpiler.lint import lint_source
 from npxla.transpiler.lint.discovery import discover, module_info
 from npxla.transpiler.lint.rules import RULES
@@ -88,7 +88,7 @@ def test_linter_and_converter_agree_on_refused_syntax(code):
     import gast
     from npxla.transpiler.converters import unsupported
     from npxla.transpiler.converters.context import Context
-    from npxla.transpiler.errors import UnsupportedSyntaxError
+    from npxla.transpiler.base.errors import UnsupportedSyntaxError
     source = REFUSED_SYNTAX[code]
     node = gast.ast_to_gast(ast.parse(source).body[0])
     with pytest.raises(UnsupportedSyntaxError) as info:

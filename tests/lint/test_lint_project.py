@@ -78,4 +78,4 @@ def test_docs_are_generated_from_the_registry():
     with open(os.path.join(ROOT, "docs", "lint-rules.md"), encoding="utf-8") as fh:
         committed = fh.read()
     assert committed == render(), \
-        "docs/lint-rules.md is stale: run python -m npxla.lint.docs > docs/lint-rules.md"
+        "docs/lint-rules.md is stale: run python -m npxla.transpiler.lint.docs > docs/lint-rules.md"

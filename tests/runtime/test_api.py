@@ -5,7 +5,7 @@ from differential import check
 
 import npxla
 from npxla import TranspileError, jit, to_source
-from npxla.transpiler.errors import StaticArgumentError
+from npxla.transpiler.base.errors import StaticArgumentError
 
 
 def add_scaled(x, y, scale=2.0):
@@ -96,7 +96,7 @@ def test_to_source_shows_converted_calls_and_item_assignment():
 
 
 def test_cache_hit_does_not_restage(monkeypatch):
-    import npxla.runtime.jitted as rj
+    import npxla.runtime.driver.jitted as rj
     calls = []
     real = rj.stage
     monkeypatch.setattr(rj, "stage", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -112,7 +112,7 @@ def test_cache_hit_does_not_restage(monkeypatch):
 
 
 def test_jit_applied_again_inside_a_loop_reuses_the_executable(monkeypatch):
-    import npxla.runtime.jitted as rj
+    import npxla.runtime.driver.jitted as rj
     calls = []
     real = rj.stage
     monkeypatch.setattr(rj, "stage", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -138,7 +138,7 @@ def test_automatic_specialisation_of_python_ints():
 
 
 def test_shape_from_array_data_is_a_located_error():
-    from npxla.transpiler.errors import ConcretizationError
+    from npxla.transpiler.base.errors import ConcretizationError
 
     def f(x):
         return np.zeros(x[0])
@@ -198,8 +198,9 @@ def test_converted_code_has_a_real_file_and_tracebacks_show_user_lines():
     def f(x):
         y = x + 1
         raise RuntimeError("boom")
+    from npxla.runtime import operators
     from npxla.transpiler.conversion import convert
-    conv = convert(f)
+    conv = convert(f, operators)
     with open(conv.__npxla_source_file__) as fh:
         assert "def f(x):" in fh.read()
     with pytest.raises(RuntimeError) as info:

@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-import npxla.runtime.jitted as J
+import npxla.runtime.driver.jitted as J
 from test_disk_cache import cache_dir, entries  # noqa: F401  (a fixture, a helper)
-from npxla.runtime.xla import disk_cache, entry_codec
-from npxla.runtime.xla.disk_cache import CacheWarning, DiskCache
+from npxla.runtime.cache import disk_cache, entry_codec
+from npxla.runtime.cache.disk_cache import CacheWarning, DiskCache
 from npxla import jit
-from npxla.transpiler.errors import UnsupportedOperationError
+from npxla.transpiler.base.errors import UnsupportedOperationError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 X = np.arange(5.0)
@@ -306,7 +306,7 @@ WRITER = textwrap.dedent("""
     import numpy as np
     sys.path.insert(0, {root!r})
     from npxla import jit
-    import npxla.runtime.jitted as J
+    import npxla.runtime.driver.jitted as J
 
     def f(x):
         return (x * 3.0).sum() + x[0]

@@ -15,9 +15,7 @@ import pytest
 
 from differential import check
 from npxla import jit
-from npxla.transpiler.errors import (DTypeError, LibraryCallError, RecursionDepthError,
-                               SourceUnavailableError, TranspileError,
-                               UnsupportedFunctionError)
+from npxla.transpiler.base.errors import (DTypeError, LibraryCallError, RecursionDepthError, SourceUnavailableError, TranspileError, UnsupportedFunctionError)
 
 
 def _line_of_call(err):
@@ -262,7 +260,7 @@ def test_big_endian_arguments_are_converted_and_written_back():
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
 def test_masked_arrays_and_matrices_are_refused_by_name(make, what):
     from npxla import jit
-    from npxla.transpiler.errors import DTypeError
+    from npxla.transpiler.base.errors import DTypeError
     value = make()
     with pytest.raises(DTypeError) as info:
         jit(_double)(value)
@@ -310,7 +308,7 @@ def test_one_array_passed_twice_is_one_array_inside():
 
 def test_overlapping_views_updated_in_place_are_refused():
     from npxla import jit
-    from npxla.transpiler.errors import UnsupportedOperationError
+    from npxla.transpiler.base.errors import UnsupportedOperationError
     b = np.arange(4.0)
     with pytest.raises(UnsupportedOperationError, match="share memory"):
         jit(_shift_add)(b[1:], b[:-1])

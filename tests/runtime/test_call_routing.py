@@ -21,7 +21,7 @@ import pytest
 
 from differential import check
 from npxla import jit
-from npxla.transpiler.errors import TranspileError, UnsupportedOperationError
+from npxla.transpiler.base.errors import TranspileError, UnsupportedOperationError
 
 ARGS = [np.arange(3.0), np.arange(6).reshape(2, 3), np.array(2.0), np.array(7), 3.0, 4,
         True, 1 + 2j, np.float64(2.5), np.int32(4), np.float32(1.5)]

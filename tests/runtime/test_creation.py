@@ -4,7 +4,7 @@ import pytest
 
 from differential import check
 from npxla import jit
-from npxla.transpiler.errors import ConcretizationError
+from npxla.transpiler.base.errors import ConcretizationError
 
 pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 

@@ -8,8 +8,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from npxla.runtime import persist
-from npxla.runtime.xla.disk_cache import DiskCache, default_root
+from npxla.runtime.cache import persist
+from npxla.runtime.cache.disk_cache import DiskCache, default_root
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -96,7 +96,7 @@ SCRIPT = textwrap.dedent("""
     import numpy as np
     sys.path.insert(0, {root!r})
     from npxla import jit
-    import npxla.runtime.jitted as J
+    import npxla.runtime.driver.jitted as J
 
     SCALE = {scale}
 
@@ -164,10 +164,10 @@ def test_key_covers_signature_closure_and_source(cache_dir):
     d = j2.device
     keys = set()
     for j, arg in ((j2, x), (j3, x), (j2, np.ones(4)), (j2, np.ones(3, np.float32))):
-        from npxla.runtime.pytree import flatten, leaf_key
+        from npxla.runtime.staging.pytree import flatten, leaf_key
         leaves = []
         td = flatten(((arg,), {}), leaves)
-        from npxla.runtime.guards import Environment
+        from npxla.runtime.driver.guards import Environment
         keys.add(persist.signature_key(j._fn, j._options(), d,
                                        (td, tuple(map(leaf_key, leaves))),
                                        Environment(j._fn, (arg,), {})))

@@ -6,7 +6,7 @@ import pytest
 
 from differential import check, random_array
 from npxla import jit
-from npxla.transpiler.errors import ConcretizationError
+from npxla.transpiler.base.errors import ConcretizationError
 
 RNG = np.random.default_rng(0)
 DTYPES = [np.bool_, np.int8, np.int64, np.uint32, np.float16, np.float32, np.float64,

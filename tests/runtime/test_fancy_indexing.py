@@ -6,7 +6,7 @@ from differential import check, random_array
 from hypothesis import given, settings, strategies as st
 
 from npxla import jit
-from npxla.transpiler.errors import DataDependentShapeError
+from npxla.transpiler.base.errors import DataDependentShapeError
 
 RNG = np.random.default_rng(7)
 VALUE_DTYPES = [np.int32, np.float64, np.complex64, np.bool_]

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from differential import _compare
-from npxla.runtime.jitted import JittedFunction
-from npxla.transpiler.errors import UnsupportedOperationError
+from npxla.runtime.driver.jitted import JittedFunction
+from npxla.transpiler.base.errors import UnsupportedOperationError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

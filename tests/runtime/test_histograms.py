@@ -6,7 +6,7 @@ import pytest
 
 from differential import check, tolerance
 from npxla import jit
-from npxla.transpiler.errors import ConcretizationError, DataDependentShapeError
+from npxla.transpiler.base.errors import ConcretizationError, DataDependentShapeError
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

@@ -103,7 +103,7 @@ def test_masked_assignment_lowers_to_select():
 
 
 def test_boolean_mask_read_is_a_located_error():
-    from npxla.transpiler.errors import DataDependentShapeError
+    from npxla.transpiler.base.errors import DataDependentShapeError
 
     def f(x):
         return x[x < 0]

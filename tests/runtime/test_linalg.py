@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from differential import check, tolerance
 from npxla import jit
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 import npxla.runtime.numpy.linalg as _impl
 

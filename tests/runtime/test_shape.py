@@ -10,7 +10,7 @@ from numpy.exceptions import AxisError
 
 from differential import check
 from npxla import jit
-from npxla.transpiler.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 pytestmark = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 

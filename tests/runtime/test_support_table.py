@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from npxla.runtime.numpy import registry, support_table
-from npxla.transpiler.errors import DataDependentShapeError
+from npxla.transpiler.base.errors import DataDependentShapeError
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "numpy-support.md"
 
@@ -63,7 +63,7 @@ def refuses_sometimes(a, x=None):
 
 
 def needs_static(a):
-    from npxla.transpiler.errors import ConcretizationError
+    from npxla.transpiler.base.errors import ConcretizationError
     raise ConcretizationError("bins must be static")
 
 

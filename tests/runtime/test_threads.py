@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-import npxla.runtime.jitted as jitted_module
+import npxla.runtime.driver.jitted as jitted_module
 
 
 def jit(fn):
@@ -165,9 +165,9 @@ def _scaled_by_global(x):
 def test_journal_and_unrolling_policy_belong_to_each_trace():
     # two traces open at once in two threads: neither sees the other's open region
     # scopes, handle stamps or unrolled loops (no staging lock involved)
-    from npxla.runtime import journal
+    from npxla.runtime.staging import journal
     from npxla.runtime.operators import loops
-    from npxla.runtime.trace import Trace
+    from npxla.runtime.staging.trace import Trace
     code_a, code_b = _windows.__code__, _running.__code__
     barrier = threading.Barrier(2)
     seen = {}

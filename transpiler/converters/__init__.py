@@ -7,7 +7,7 @@ before calls (so the generated `ag__.*` calls are recognised and left alone by t
 call converter); control flow is converted before the expression converters, which
 then also reach the tests and lambdas it generated.
 """
-from . import (asserts, break_statements, call_trees, conditional_expressions, continue_statements,
+from npxla.transpiler.converters import (asserts, break_statements, call_trees, conditional_expressions, continue_statements,
                control_flow, fstrings, logical_expressions, return_statements, slices,
                unsupported)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import templates
+from npxla.transpiler.pyct import templates
 
 
 class _Transformer(gast.NodeTransformer):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import templates
-from .common import is_runtime_call
+from npxla.transpiler.pyct import templates
+from npxla.transpiler.converters.common import is_runtime_call
 
 # Calls that must see the caller's frame or are not worth routing. (`print` is routed:
 # the runtime prints traced values when the program runs.)

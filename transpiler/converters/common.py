@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import templates
-from ..pyct.loader import RUNTIME_NAME
+from npxla.transpiler.pyct import templates
+from npxla.transpiler.pyct.loader import RUNTIME_NAME
 
 LOOPS = (gast.For, gast.While)
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)

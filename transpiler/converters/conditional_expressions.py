@@ -6,7 +6,7 @@ call one (Python condition) or stage both (array condition).
 """
 from __future__ import annotations
 
-from .common import ExpressionConverter, lambda_safe, thunk_call
+from npxla.transpiler.converters.common import ExpressionConverter, lambda_safe, thunk_call
 
 
 class _Transformer(ExpressionConverter):

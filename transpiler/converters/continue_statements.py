@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gast
 
-from .common import LoopJumpConverter, assign_flag
+from npxla.transpiler.converters.common import LoopJumpConverter, assign_flag
 
 
 class _Transformer(LoopJumpConverter):

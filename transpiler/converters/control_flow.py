@@ -14,12 +14,12 @@ import contextlib
 
 import gast
 
-from ..analysis import anno, branch_outputs, definitely_defined, loop_carried, maybe_defined
-from ..analysis import analyze
-from ..analysis.anno import Static
-from ..errors import InternalCompilerError
-from ..pyct import templates
-from .common import EXTRA_TEST, SCOPES, header_origin, walk_scope
+from npxla.transpiler.analysis import anno, branch_outputs, definitely_defined, loop_carried, maybe_defined
+from npxla.transpiler.analysis import analyze
+from npxla.transpiler.analysis.anno import Static
+from npxla.transpiler.base.errors import InternalCompilerError
+from npxla.transpiler.pyct import templates
+from npxla.transpiler.converters.common import EXTRA_TEST, SCOPES, header_origin, walk_scope
 
 
 def _tuple(items):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import templates
-from .common import ExpressionConverter
+from npxla.transpiler.pyct import templates
+from npxla.transpiler.converters.common import ExpressionConverter
 
 
 class _Transformer(ExpressionConverter):

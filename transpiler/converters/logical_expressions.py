@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import templates
-from .common import ExpressionConverter, lambda_safe, thunk_call
+from npxla.transpiler.pyct import templates
+from npxla.transpiler.converters.common import ExpressionConverter, lambda_safe, thunk_call
 
 _COMPARE = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==",
             gast.NotEq: "!=", gast.Is: "is", gast.IsNot: "is not", gast.In: "in",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gast
 
-from ..pyct import templates
+from npxla.transpiler.pyct import templates
 
 _AUG_OPS = {
     gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide",

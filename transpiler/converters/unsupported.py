@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from ..errors import Location, UnsupportedSyntaxError
+from npxla.transpiler.base.errors import Location, UnsupportedSyntaxError
 
 _GENERATOR = ("generators cannot be compiled: XLA programs return once",
               "build the values into an array and return it")

@@ -46,7 +46,7 @@ class LintInternalError(Exception):
 
 def __getattr__(name):
     if name == "RULES":
-        from .rules import RULES
+        from npxla.transpiler.lint.rules import RULES
         return RULES
     raise AttributeError(name)
 
@@ -65,7 +65,7 @@ def lint_source(source: str, path: str = "<string>", select=None, ignore=None, *
                          jit_wrappers=jit_wrappers, jitted=jitted,
                          lines=source.splitlines())
     if noqa:
-        from .noqa import noqa_lines, suppressed
+        from npxla.transpiler.lint.noqa import noqa_lines, suppressed
         table = noqa_lines(source)
         if table:
             findings = [f for f in findings if not suppressed(f, table)]
@@ -75,7 +75,7 @@ def lint_source(source: str, path: str = "<string>", select=None, ignore=None, *
 def lint_tree(tree, path, select=None, ignore=None, *, assume_jit=None, jit_wrappers=(),
               jitted=(), lines=None) -> list[Finding]:
     """Lint a parsed module (no `# noqa` handling: flake8 does its own)."""
-    from .engine import run
+    from npxla.transpiler.lint.engine import run
     try:
         return run(tree, path, select, ignore, assume_jit=assume_jit,
                    jit_wrappers=jit_wrappers, jitted=jitted, lines=lines)

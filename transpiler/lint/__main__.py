@@ -1,5 +1,5 @@
 import sys
 
-from .command import main
+from npxla.transpiler.lint.command import main
 
 sys.exit(main())

@@ -2,11 +2,11 @@
 jitted function (and what it calls), module-wide rules, findings."""
 from __future__ import annotations
 
-from . import Finding
-from .discovery import all_functions, discover, jit_flavor, module_info
-from .rules import RULES, selected
-from .rules.base import Rule
-from .taint import Analysis
+from npxla.transpiler.lint import Finding
+from npxla.transpiler.lint.discovery import all_functions, discover, jit_flavor, module_info
+from npxla.transpiler.lint.rules import RULES, selected
+from npxla.transpiler.lint.rules.base import Rule
+from npxla.transpiler.lint.taint import Analysis
 
 _EVENTS = ("function", "call", "subscript", "control", "iterate", "inplace",
            "container_mutation")

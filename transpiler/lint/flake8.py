@@ -34,7 +34,7 @@ class Plugin:
         cls.assume_jit = getattr(options, "npx_assume_jit", None)
 
     def run(self):
-        from . import LintInternalError, lint_tree
+        from npxla.transpiler.lint import LintInternalError, lint_tree
         try:
             findings = lint_tree(self.tree, self.filename, assume_jit=self.assume_jit,
                                  lines=self.lines)

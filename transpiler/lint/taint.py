@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import ast
 
-from . import knowledge as K
-from .values import (ARRAY, BOOL, CONTAINERS, DATA, DICT, FUNC, ITER, LIST, MAYBE, METHOD,
+from npxla.transpiler.lint import knowledge as K
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, DICT, FUNC, ITER, LIST, MAYBE, METHOD,
                      NONE, NUMBER, PYTHON_ONLY, RANGE, REF, RNG, SET, STATIC, STR, TUPLE,
                      UNKNOWN, UNKNOWN_STATIC, Val, const, element_of, join, join_all,
                      max_level)
@@ -635,7 +635,7 @@ class FunctionContext:
 
     def s_Import(self, s, env):
         table = {}
-        from .discovery import collect_imports
+        from npxla.transpiler.lint.discovery import collect_imports
         collect_imports([s], table)
         self.imports.update(table)
         for name, qual in table.items():

@@ -13,7 +13,7 @@ import types
 
 import gast
 
-from .origin import register_code
+from npxla.transpiler.base.origin import register_code
 
 RUNTIME_NAME = "ag__"
 _FACTORY = "__npxla_factory"

@@ -7,7 +7,7 @@ import textwrap
 
 import gast
 
-from ..errors import UnsupportedSyntaxError
+from npxla.transpiler.base.errors import UnsupportedSyntaxError
 
 
 class SourceUnavailable(Exception):

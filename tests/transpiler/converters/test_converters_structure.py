@@ -11,7 +11,7 @@ import cf_fake_runtime as fake
 import test_converters_semantics as examples
 from npxla.transpiler.conversion import convert_ast, converted_source
 from npxla.transpiler.converters.common import functions, walk_scope
-from npxla.transpiler.errors import UnsupportedSyntaxError
+from npxla.transpiler.base.errors import UnsupportedSyntaxError
 
 
 def src(fn):

@@ -10,8 +10,8 @@ Codes (stable):
 """
 from __future__ import annotations
 
-from .base import BOTH, JAX, NPXLA, RULES, Rule, register
-from . import syntax, shapes, concretization, staged, state, jaxrules, performance  # noqa: F401
+from npxla.transpiler.lint.rules.base import BOTH, JAX, NPXLA, RULES, Rule, register
+from npxla.transpiler.lint.rules import syntax, shapes, concretization, staged, state, jaxrules, performance  # noqa: F401
 
 # keep RULES in code order whatever the import order
 _ordered = dict(sorted(RULES.items()))

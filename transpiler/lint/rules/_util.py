@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 
-from ..values import CONTAINERS, MAYBE, PYTHON_ONLY, REF, element_of
+from npxla.transpiler.lint.values import CONTAINERS, MAYBE, PYTHON_ONLY, REF, element_of
 
 
 def numpy_name(callee, jax=False):

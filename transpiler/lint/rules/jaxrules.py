@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import ast
 
-from .. import knowledge as K
-from ..values import ARRAY, BOOL, CONTAINERS, LIST, MAYBE, METHOD, PYTHON_ONLY, REF, TUPLE
-from ._util import (is_at_property, numpy_name, shape_arguments, slice_parts, traced,
+from npxla.transpiler.lint import knowledge as K
+from npxla.transpiler.lint.values import ARRAY, BOOL, CONTAINERS, LIST, MAYBE, METHOD, PYTHON_ONLY, REF, TUPLE
+from npxla.transpiler.lint.rules._util import (is_at_property, numpy_name, shape_arguments, slice_parts, traced,
                     traced_level)
-from .base import JAX, Rule, register
+from npxla.transpiler.lint.rules.base import JAX, Rule, register
 
 _JAX = frozenset({JAX})
 _NPXLA_NOTE = "npxla's @jit compiles this code unchanged."

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import ast
 
-from .. import knowledge as K
-from ..values import CONTAINERS, REF
-from .base import JAX, Rule, register
+from npxla.transpiler.lint import knowledge as K
+from npxla.transpiler.lint.values import CONTAINERS, REF
+from npxla.transpiler.lint.rules.base import JAX, Rule, register
 
 
 @register

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from .. import knowledge as K
-from ..values import BOOL, CONTAINERS, MAYBE, METHOD, PYTHON_ONLY
-from ._util import is_at_property, is_jnp, numpy_name, traced
-from .base import Rule, register
+from npxla.transpiler.lint import knowledge as K
+from npxla.transpiler.lint.values import BOOL, CONTAINERS, MAYBE, METHOD, PYTHON_ONLY
+from npxla.transpiler.lint.rules._util import is_at_property, is_jnp, numpy_name, traced
+from npxla.transpiler.lint.rules.base import Rule, register
 
 _ERR = "DataDependentShapeError (NPX004)"
 

@@ -3,8 +3,8 @@
 `if`/`while`; a few Python constructs cannot be expressed around or inside those."""
 from __future__ import annotations
 
-from ..values import CONTAINERS, DATA, MAYBE
-from .base import NPXLA, Rule, register
+from npxla.transpiler.lint.values import CONTAINERS, DATA, MAYBE
+from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
 _NPXLA = frozenset({NPXLA})
 

@@ -5,9 +5,9 @@ arrays to the program at each call and writes them back; under jax.jit NPX202 re
 the update.)"""
 from __future__ import annotations
 
-from .. import knowledge as K
-from ..values import METHOD, REF, RNG
-from .base import Rule, register
+from npxla.transpiler.lint import knowledge as K
+from npxla.transpiler.lint.values import METHOD, REF, RNG
+from npxla.transpiler.lint.rules.base import Rule, register
 
 
 @register

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .base import NPXLA, Rule, register
+from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
 _ERR = "UnsupportedSyntaxError (NPX001)"
 _TRY = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if t is not None)

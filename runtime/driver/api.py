@@ -1,0 +1,76 @@
+"""`jit`: one JittedFunction per function and options, shared by every `jit(f)` call."""
+from __future__ import annotations
+
+import functools
+import types
+
+from npxla.runtime.driver.jitted import JittedFunction
+
+
+_JITTED: dict = {}
+_MAX_JITTED = 4096
+
+
+def _identity_key(fn, options):
+    """Functions that would behave the same share one jitted object (and its cache),
+    so `jit(f)` applied again, even inside a loop, never recompiles."""
+    if isinstance(fn, types.MethodType):        # one per (function, object)
+        return ("method", id(fn.__func__), id(fn.__self__), options)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return (id(fn), options)
+    cells = []
+    for cell in fn.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            value = None
+        try:
+            hash(value)
+            cells.append((type(value), value) if isinstance(
+                value, (int, float, str, bool, complex, type(None))) else id(value))
+        except TypeError:
+            cells.append(id(value))
+    return (code, id(fn.__globals__), tuple(cells), fn.__defaults__ if all(
+        isinstance(d, (int, float, str, bool, type(None))) for d in fn.__defaults__ or ())
+        else id(fn.__defaults__), options)
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, output="numpy"):
+    """Compile a NumPy function with XLA; same calling conventions as `jax.jit`.
+
+    `@jit`, `@jit(static_argnums=...)`, `jit(f, static_argnums=0)` all work. Results are
+    NumPy arrays (or device arrays with `output="device"`).
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames, device=device,
+                                 output=output)
+    if isinstance(fun, JittedFunction):
+        fun = fun.__wrapped__
+    options = (_freeze(static_argnums), _freeze(static_argnames), str(device), output)
+    key = _identity_key(fun, options)
+    hit = _JITTED.get(key)
+    if hit is not None and _same_callable(hit.__wrapped__, fun):
+        return hit
+    jitted = JittedFunction(fun, static_argnums=static_argnums,
+                            static_argnames=static_argnames, device=device, output=output)
+    if len(_JITTED) >= _MAX_JITTED:
+        _JITTED.clear()
+    _JITTED[key] = jitted
+    return jitted
+
+
+def _same_callable(old, new):
+    """Whether a cached jitted object wraps `new` (ids in the key may have been reused)."""
+    if isinstance(new, types.MethodType):
+        return isinstance(old, types.MethodType) and old.__func__ is new.__func__ and \
+            old.__self__ is new.__self__
+    code = getattr(new, "__code__", None)
+    if code is None:
+        return old is new
+    return getattr(old, "__code__", None) is code
+
+
+def _freeze(x):
+    return tuple(x) if isinstance(x, (list, tuple)) else x

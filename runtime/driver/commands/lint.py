@@ -1,0 +1,64 @@
+"""`npxla lint`: a thin wrapper over `transpiler.lint.command` (imported lazily)."""
+from __future__ import annotations
+
+import argparse
+
+DESCRIPTION = """\
+Report code that @jit (or jax.jit) would refuse, before anything runs: the files are
+parsed, never imported. Findings are printed as path:line:col: CODE message."""
+
+EPILOG_FALLBACK = """\
+examples:
+  npxla lint model.py
+  npxla lint src/ --format json
+  npxla lint --explain NPX101
+
+exit status:
+  0  no findings
+  1  findings
+  2  usage or internal error"""
+
+
+_ERROR: list = []
+
+
+def _command():
+    """`transpiler.lint.command`, or None when the linter is missing or broken (the
+    other subcommands must keep working; `npxla lint` then reports why)."""
+    try:
+        from npxla.transpiler.lint import command
+    except Exception as e:     # noqa: BLE001 - a missing or broken linter module
+        _ERROR[:] = [e]
+        return None
+    return command
+
+
+def available() -> bool:
+    return _command() is not None
+
+
+def description():
+    command = _command()
+    return getattr(command, "DESCRIPTION", None) or DESCRIPTION
+
+
+def epilog():
+    command = _command()
+    return getattr(command, "EPILOG", None) or EPILOG_FALLBACK
+
+
+def add_arguments(parser: argparse.ArgumentParser):
+    command = _command()
+    if command is None:
+        parser.add_argument("paths", nargs="*", metavar="FILE")
+        return
+    command.add_arguments(parser)
+
+
+def run(args) -> int:
+    command = _command()
+    if command is None:
+        from npxla.runtime.driver.commands import UsageError
+        why = f": {type(_ERROR[0]).__name__}: {_ERROR[0]}" if _ERROR else ""
+        raise UsageError(f"the linter (transpiler.lint.command) cannot be loaded{why}")
+    return command.run(args)

@@ -1,0 +1,572 @@
+"""The compiled callable: signature -> cached executable -> NumPy results.
+
+The per-call path does only: flatten, build the key, one dict lookup, run the
+variant's guard (see `guards`: what the program read from its environment still holds;
+it returns the implicit array inputs), upload, execute, download. Everything else
+happens once per signature and environment in `_build`, under a per-signature lock so
+that threads calling a fresh function at once compile it once.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import threading
+import types
+
+import numpy as np
+
+from npxla.transpiler.base.errors import (ConcretizationError, InternalCompilerError, Location, RecursionDepthError, TranspileError, UnsupportedOperationError)
+from npxla.transpiler.base.origin import innermost_module, locate
+
+from npxla.runtime import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
+from npxla.runtime.operators.printing import execute as execute_with_callbacks
+from npxla.runtime.staging.pytree import check_static, flatten, leaf_key, unflatten
+from npxla.runtime.driver.forwarding import caller_location, forwarder, is_forwarder_file
+from npxla.runtime.driver import guards
+from npxla.runtime.cache import persist
+from npxla.runtime.numpy.errorflags import raise_for
+from npxla.runtime import operators
+from npxla.runtime.operators import loops
+from npxla.runtime.operators.conditionals import raises_at_run_time
+from npxla.runtime.driver import staging
+from npxla.runtime.driver.staging import ARRAY, memory_sharing, stage
+from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.xla import devices, fastcall
+from npxla.runtime.xla.compile import compile_module, hlo_text
+from npxla.runtime.xla.transfer import Uploader, to_numpy, writable
+from npxla.transpiler.conversion import convert
+
+_np_registry.load_all()
+_SPECIALISABLE = (int, bool)
+_PY_SCALARS = frozenset({int, float, bool, complex})
+_MAX_SPECIALISE_RETRIES = 8
+_MAX_VARIANTS = 8              # environments kept per signature
+# signatures kept per function (each holds an executable, ~0.4 MB on the CPU): a caller
+# that keeps changing shapes recompiles the old ones instead of growing without bound
+MAX_SIGNATURES = 512
+_LOCKS = threading.Lock()      # creates the per-function lock tables
+
+
+class Compiled:
+    """One executable for one signature, plus the recipe to rebuild NumPy results."""
+
+    def __init__(self, staged, device, executable=None):
+        # the MLIR module (and with it its context, ~0.5 MB) is not kept: the text is
+        # what compiling needs, and a cache of many signatures must not hold contexts
+        if staged.module is not None:
+            staged = dataclasses.replace(staged, module=None)
+        self.staged = staged
+        self.device = device
+        self._exe = executable
+        self.upload = Uploader(staged.arg_avals, device)
+        # checks that name an offending value have them as the output before the flags
+        self._payloads = any(type(m) is tuple and len(m) == 4 for m in staged.error_messages)
+        self.param_leaves = staged.param_leaves
+        # results that are all plain outputs (no write-back, checks, callbacks or
+        # constants) take a shorter path: [(output index, weak)]
+        plain = not (staged.writeback or staged.error_messages or staged.host_callbacks)
+        self._plain = [(slot[1], slot[2]) for slot in staged.out_slots] if plain and all(
+            slot[0] == "out" for slot in staged.out_slots) else None
+
+    @property
+    def executable(self):
+        if self._exe is None:
+            self._exe = compile_module(self.staged.module_text, self.device,
+                                       self.staged.host_callbacks)
+        return self._exe
+
+    def fast_runner(self, n_args):
+        """A callable taking the positional NumPy arguments (all parameters, plain
+        results) and returning the result: dispatched by JAX's C++ path when available,
+        else `run`."""
+        return fastcall.make(self.executable, self.device, self.upload, n_args,
+                             self._finish) or self.run
+
+    @functools.cached_property
+    def _finish(self):
+        """Device outputs -> the user's result, specialised to the result's structure
+        (this runs on every call)."""
+        plain, treedef = self._plain, self.staged.out_treedef
+        if treedef is None and len(plain) == 1:
+            (k, weak), = plain
+            return lambda outs: _to_result(outs[k], weak)
+        if treedef is not None and treedef[0] is tuple and all(d is None for d in treedef[1]):
+            return lambda outs: tuple([_to_result(outs[k], weak) for k, weak in plain])
+        return lambda outs: unflatten(treedef, iter([_to_result(outs[k], weak)
+                                                     for k, weak in plain]))
+
+    def run(self, leaves, output="numpy"):
+        if self._plain and output == "numpy":
+            outs = self.executable.execute(self.upload([leaves[i] for i in self.param_leaves]))
+            results = [_to_result(outs[k], weak) for k, weak in self._plain]
+            return unflatten(self.staged.out_treedef, iter(results))
+        st = self.staged
+        bufs = self.upload([leaves[i] for i in self.param_leaves])
+        if st.host_callbacks:
+            outs = execute_with_callbacks(self.executable, bufs)
+        else:
+            outs = self.executable.execute(bufs)
+        if st.error_messages:
+            flags = np.asarray(outs[-1])
+            if flags.any():
+                payloads = np.asarray(outs[-2]) if self._payloads else None
+                raise raise_for(st.error_messages[int(np.argmax(flags))], payloads)
+        for i, k in st.writeback:
+            np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
+        results = []
+        for slot in st.out_slots:
+            if slot[0] == "out":
+                buf = outs[slot[1]]
+                if output == "device":
+                    results.append(buf)
+                    continue
+                arr = to_numpy(buf)
+                if arr.ndim == 0:
+                    arr = _to_result(arr, slot[2])
+                results.append(arr)
+            else:
+                value = slot[1]
+                results.append(value.copy() if isinstance(value, np.ndarray) else value)
+        return unflatten(st.out_treedef, iter(results))
+
+
+def _to_result(buf, kind):
+    """A result buffer as NumPy returns it; `kind` for 0-d results (see
+    `staging._kind`): a Python scalar, a 0-d array, or a NumPy scalar."""
+    view = np.asarray(buf)
+    if view.ndim == 0:
+        if kind == ARRAY:
+            return np.array(view)
+        return view.item() if kind is True else view[()]
+    return writable(view, buf)
+
+
+class Specialised:
+    """Signature whose Python scalar leaves at `positions` are keyed by value."""
+    __slots__ = ("positions", "table")
+
+    def __init__(self, positions):
+        self.positions = tuple(sorted(positions))
+        self.table = {}
+
+
+class Variant:
+    """One environment a signature was compiled for: its guard (None when the program
+    reads nothing from its environment) and the Compiled (or Specialised table)."""
+    __slots__ = ("guard", "entry", "by_value")
+
+    def __init__(self, guard, entry, by_value):
+        self.guard, self.entry, self.by_value = guard, entry, by_value
+
+
+class JittedFunction:
+    """A NumPy function compiled per signature, with `jax.jit`'s calling conventions.
+
+    It holds the converted function, the in-memory executables by signature (bounded)
+    and the disk cache's keys; each call checks the guards of what the program baked
+    in, uploads the arguments, runs and rebuilds NumPy results and write-backs. Calls
+    from other compiled code (`__npxla_jitted__`) inline its converted function."""
+    __npxla_jitted__ = True
+
+    def __init__(self, fn, *, static_argnums=(), static_argnames=(), device=None,
+                 output="numpy"):
+        if output not in ("numpy", "device"):
+            raise ValueError("output must be 'numpy' or 'device'")
+        self.__wrapped__ = fn
+        self.__name__ = getattr(fn, "__name__", "jitted")
+        self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
+        self.__doc__ = getattr(fn, "__doc__", None)
+        if not callable(fn):
+            raise TypeError(f"jit expects a function, got {type(fn).__name__}")
+        # bound methods, NumPy functions, ufuncs, builtins, partials: staged through a
+        # Python function calling them (see `forwarding`)
+        self._fn = fn if isinstance(fn, types.FunctionType) else forwarder(fn)
+        self._device_spec = device
+        self._output = output
+        self._converted = None
+        self._global_names = None
+        self._cache: dict = {}
+        self._fast: dict = {}       # (globals key, shape, dtype, ...) -> Compiled
+        try:
+            self._signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            self._signature = None
+        self._static_argnums, self._static_argnames = self._normalise_static(
+            static_argnums, static_argnames)
+        self._fast_ok = not (self._static_argnums or self._static_argnames)
+
+    # --- static arguments ----------------------------------------------------------
+    def _normalise_static(self, argnums, argnames):
+        argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums or ())
+        argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
+        params = list(self._signature.parameters) if self._signature else []
+        positional = [n for n, p in self._signature.parameters.items()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] \
+            if self._signature else []
+        nums, names = set(argnums), set(argnames)
+        for name in argnames:
+            if params and name not in params:
+                raise ValueError(f"static_argnames {name!r} is not a parameter of "
+                                 f"{self.__name__}")
+            if name in positional:
+                nums.add(positional.index(name))
+        for i in argnums:
+            if -len(positional) <= i < len(positional):
+                names.add(positional[i])
+        nums = {i % len(positional) if positional and i < 0 else i for i in nums}
+        return frozenset(nums), frozenset(names)
+
+    def _mark_static(self, args, kwargs):
+        if self._static_argnums:
+            args = tuple(check_static(a, f"argument {i}") if i in self._static_argnums else a
+                         for i, a in enumerate(args))
+        if self._static_argnames and kwargs:
+            kwargs = {k: (check_static(v, f"argument {k!r}") if k in self._static_argnames
+                          else v) for k, v in kwargs.items()}
+        return args, kwargs
+
+    # --- conversion ----------------------------------------------------------------
+    @property
+    def converted(self):
+        if self._converted is None:
+            with staging.LOCK:
+                self._converted = convert(self._fn, operators)
+        return self._converted
+
+    @property
+    def device(self):
+        return devices.resolve(self._device_spec)
+
+    # --- calling ---------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        # Fast path: positional NumPy arrays only (the common legacy call), keyed by
+        # shapes and dtypes without building a tree definition. The entry's guard (None:
+        # the program reads nothing from its environment) re-checks what the program
+        # baked in and gives the implicit array inputs.
+        if not kwargs and self._fast_ok:
+            key = []
+            for a in args:         # a loop: faster than a comprehension here
+                t = type(a)
+                if t is np.ndarray:
+                    key.append(a.shape)
+                    key.append(a.dtype)
+                elif t in _PY_SCALARS:
+                    key.append(t)
+                else:
+                    break
+            else:
+                entry = self._fast.get(tuple(key))
+                if entry is not None:
+                    guard, runner = entry
+                    if guard is None:
+                        return runner(args)
+                    extra = guard(args)
+                    if extra is not None:
+                        return runner(args + extra)
+        if current_trace() is not None:      # called from code being staged: inline it
+            return self.converted(*args, **kwargs)
+        return self._call(args, kwargs)
+
+    def _call_native(self, args, kwargs):
+        """The call with arrays in non-native byte order replaced by native copies
+        (rare: the tree is rebuilt only then), and what the program wrote copied back."""
+        swapped: list = []          # (caller's array, native-order copy)
+        args, kwargs = _native_order((args, kwargs), swapped)
+        out = self._call(args, kwargs, fast_ok=False)
+        for orig, copy in swapped:     # what the program wrote, in the caller's order
+            if orig.flags.writeable:
+                np.copyto(orig, copy)
+        return out
+
+    def _call(self, given_args, given_kwargs, fast_ok=True):
+        args, kwargs = self._mark_static(given_args, given_kwargs)
+        leaves: list = []
+        treedef = flatten((args, kwargs), leaves)
+        for leaf in leaves:
+            if type(leaf) is np.ndarray and not leaf.dtype.isnative:
+                return self._call_native(given_args, given_kwargs)
+        key = (treedef, tuple(map(leaf_key, leaves)))
+        sharing = memory_sharing(leaves)
+        if sharing:                    # a program for these arguments being one array
+            key += (sharing,)
+        hit = self._lookup(key, args, kwargs, leaves) or self._build(key, args, kwargs, leaves)
+        variant, entry, extra = hit
+        # (a program compiled for arguments that are one array reads one parameter for
+        # both: never the fast path's, which is keyed by shapes only)
+        if fast_ok and not sharing and not kwargs and type(variant.entry) is Compiled and \
+                entry._plain and \
+                self._output == "numpy" and self._fast_ok and \
+                len(entry.param_leaves) == len(args) + len(extra) and \
+                all(type(a) is np.ndarray or type(a) in _PY_SCALARS for a in args):
+            fast = []
+            for a in args:
+                fast += [a.shape, a.dtype] if type(a) is np.ndarray else [type(a)]
+            self._fast[tuple(fast)] = (variant.guard, entry.fast_runner(len(args) + len(extra)))
+        return entry.run(leaves + list(extra) if extra else leaves, self._output)
+
+    def _lookup(self, key, args, kwargs, leaves):
+        """(variant, Compiled, implicit inputs) of the first variant of `key` whose guard
+        holds, or None."""
+        for variant in self._cache.get(key, ()):
+            extra = () if variant.guard is None else variant.guard(args, kwargs)
+            if extra is None:
+                continue
+            entry = variant.entry
+            if type(entry) is Specialised:
+                entry = entry.table.get(tuple(leaves[i] for i in entry.positions))
+                if entry is None:
+                    continue
+            return variant, entry, extra
+        return None
+
+    def _lock_for(self, key):
+        """The lock under which signature `key` is built: threads calling a fresh function
+        at once compile it once; different signatures compile in parallel."""
+        locks = self.__dict__.get("_build_locks")
+        if locks is None:
+            with _LOCKS:
+                locks = self.__dict__.setdefault("_build_locks", {})
+        lock = locks.get(key)
+        if lock is None:
+            with _LOCKS:
+                lock = locks.setdefault(key, threading.RLock())
+        return lock
+
+    def _build(self, key, args, kwargs, leaves):
+        with self._lock_for(key):
+            hit = self._lookup(key, args, kwargs, leaves)    # built meanwhile
+            if hit is not None:
+                return hit
+            env = self._environment(args, kwargs)
+            device = self.device
+            disk_key = persist.signature_key(self._fn, self._options(), device, key, env)
+            hit = persist.load(disk_key, leaves, device, env)
+            if hit is not None:
+                staged, exe, positions = hit
+                compiled = Compiled(staged, device, exe)
+            else:
+                staged, positions = self._stage(args, kwargs, leaves, env)
+                compiled = Compiled(staged, device)
+                compiled.executable  # compile now so errors surface at the first call
+                persist.save(disk_key, leaves, device, staged, compiled.executable,
+                             positions, self._fn, env)
+            writes = bool(staged.writeback)
+            if writes and any(a is leaf for a in env.traced() for leaf in leaves):
+                raise self._at_definition(UnsupportedOperationError(
+                    "an array the function reads from its environment (a global, a "
+                    "closure variable, an attribute) is also passed as an argument, and "
+                    "the function updates arrays in place: the two would not see each "
+                    "other's updates", hint="use the argument only"))
+            variant = self._install(key, env, compiled, positions, leaves, writes, args,
+                                    kwargs)
+            return variant, compiled, tuple(env.traced())
+
+    def _install(self, key, env, compiled, positions, leaves, writes, args, kwargs):
+        """Add `compiled` to the variants of `key` (newest first, at most
+        _MAX_VARIANTS: an environment that keeps changing keeps recompiling)."""
+        by_value = env.by_value()
+        variants = self._cache.get(key, ())
+        if positions:
+            positions = tuple(sorted(positions))
+            values = tuple(leaves[i] for i in positions)
+            for v in variants:
+                if type(v.entry) is Specialised and v.entry.positions == positions and \
+                        v.by_value == by_value and \
+                        (v.guard is None or v.guard(args, kwargs) is not None):
+                    v.entry.table[values] = compiled
+                    return v
+            entry = Specialised(positions)
+            entry.table[values] = compiled
+        else:
+            entry = compiled
+        variant = Variant(None if env.trivial else env.guard(writes), entry, by_value)
+        self._cache[key] = (variant,) + variants[:_MAX_VARIANTS - 1]
+        while len(self._cache) > MAX_SIGNATURES:       # the oldest signature goes
+            old = next(iter(self._cache))
+            del self._cache[old]
+            self._fast.clear()         # keyed differently; refilled by the next calls
+            self.__dict__.get("_build_locks", {}).pop(old, None)
+        return variant
+
+    def _options(self):
+        return (tuple(sorted(self._static_argnums)), tuple(sorted(self._static_argnames)),
+                self._output)
+
+    def _environment(self, args, kwargs):
+        """What the program will read from its environment (see `guards`)."""
+        try:
+            return guards.Environment(self._fn, args, kwargs)
+        except TranspileError as e:
+            raise self._at_definition(e) from None
+
+    def _at_definition(self, err):
+        """`err` located at the function's definition (it is about the whole function)."""
+        code = self._fn.__code__
+        return err.with_location(Location(code.co_filename, code.co_firstlineno)) \
+            .with_traceback(None)
+
+    def _stage(self, args, kwargs, leaves, env=None):
+        """Stage, retrying when code needs a traced value as a Python value: Python
+        int/bool arguments are then specialised on their value, implicit arrays baked
+        in by value, and loops over a static range whose index is needed are
+        unrolled."""
+        if env is None:
+            env = self._environment(args, kwargs)
+        static: set = set()
+        unrolled: set = set()
+        for _ in range(_MAX_SPECIALISE_RETRIES):
+            implicit = env.traced()
+            bind = env.binder(self.converted) if implicit else None
+            try:
+                with staging.LOCK:
+                    staged = stage(self.converted, args, kwargs, frozenset(static),
+                                   sharing=memory_sharing(leaves),
+                                   implicit=implicit, bind=bind,
+                                   unrolled=frozenset(unrolled),
+                                   user_error=raises_at_run_time,
+                                   platform=self.device.platform)
+            except (ConcretizationError, loops.ContainerMutation) as e:
+                if self._widen_static(e, leaves + implicit, static, unrolled, env,
+                                      len(leaves)):
+                    continue
+                raise _located(e, e.__traceback__) from None
+            except TranspileError as e:
+                raise _located(e, e.__traceback__) from None
+            except Exception as e:
+                raise _classify(e) from None
+            try:
+                env.check_unchanged()
+            except TranspileError as e:
+                raise self._at_definition(e) from None
+            return staged, static
+        raise InternalCompilerError("automatic specialisation did not converge")
+
+    @staticmethod
+    def _widen_static(err, leaves, static, unrolled, env=None, n_explicit=None):
+        """Make what `err` needs static; False when that is impossible. Leaves from
+        `n_explicit` on are `env`'s implicit arrays: those are baked in by value."""
+        wanted = set(err.deps)
+        tokens = {d for d in wanted if type(d) is loops.LoopToken and d.code not in unrolled}
+        for t in tokens:     # a traced trip count: specialising its inputs may help
+            wanted |= t.count_deps
+        wanted -= static
+        args = {d for d in wanted if type(d) is int}
+        implicit = {d for d in args if n_explicit is not None and d >= n_explicit}
+        args -= implicit
+        dynamic = [t for t in tokens if not t.static]
+        if dynamic:
+            err.hint = (f"the value depends on the index of the loop at {dynamic[0].where}, "
+                        "whose trip count is only known at run time; make the slice size "
+                        "independent of the index (e.g. use a mask with np.where)")
+        if any(type(leaves[i]) not in _SPECIALISABLE for i in args):
+            return False
+        if args or implicit:
+            static |= args
+            for i in sorted(implicit, reverse=True):    # later indices first: stable
+                env.pin(i - n_explicit)
+            return True
+        if dynamic:
+            return False
+        for t in tokens:
+            loops.warn_unrolled(t)
+            unrolled.add(t.code)
+        return bool(tokens)
+
+    # --- inspection --------------------------------------------------------------------
+    def lower(self, *args, **kwargs):
+        args, kwargs = self._mark_static(args, kwargs)
+        leaves: list = []
+        flatten((args, kwargs), leaves)
+        staged, _ = self._stage(args, kwargs, leaves)
+        return Lowered(staged, self.device)
+
+    def clear_cache(self):
+        self._cache.clear()
+        self._fast.clear()
+        self.__dict__.get("_build_locks", {}).clear()
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)
+
+    def __repr__(self):
+        return f"<npxla.jit {self.__qualname__}>"
+
+
+class Lowered:
+    """`f.lower(*args)`: the staged module, printable as StableHLO or XLA HLO."""
+
+    def __init__(self, staged, device):
+        self._staged = staged
+        self._device = device
+        self._compiled = None
+
+    def as_text(self, dialect="stablehlo"):
+        if dialect == "stablehlo":
+            return self._staged.module_text
+        if dialect == "hlo":
+            return hlo_text(self.compile().executable)
+        raise ValueError("dialect must be 'stablehlo' or 'hlo'")
+
+    def compile(self):
+        if self._compiled is None:
+            self._compiled = Compiled(self._staged, self._device)
+            self._compiled.executable
+        return self._compiled
+
+
+def _native_order(tree, swapped):
+    """`tree` with every array in non-native byte order (`>f8` on x86) replaced by a
+    native-order copy, recorded in `swapped`: XLA holds native numbers only, and the
+    values are the same."""
+    t = type(tree)
+    if t is tuple or t is list:
+        items = [_native_order(x, swapped) for x in tree]
+        return tree if all(a is b for a, b in zip(items, tree)) else t(items)
+    if t is dict:
+        items = {k: _native_order(v, swapped) for k, v in tree.items()}
+        return tree if all(items[k] is v for k, v in tree.items()) else items
+    if t is np.ndarray and not tree.dtype.isnative:
+        copy = tree.astype(tree.dtype.newbyteorder("="))
+        swapped.append((tree, copy))
+        return copy
+    return tree
+
+
+def _located(err: TranspileError, tb):
+    """`err` at the innermost user line in `tb`, else at the line that called the jitted
+    function (an argument refused before any user code ran)."""
+    where = locate(tb)
+    if where is None or is_forwarder_file(where.file):
+        where = caller_location()
+    return err.with_location(where).with_traceback(None)
+
+
+def _classify(exc: Exception):
+    """User-level Python errors keep their type (with the user's line attached);
+    failures inside MLIR/jaxlib are npxla bugs and must not leak raw."""
+    tb = exc.__traceback__
+    where = locate(tb)
+    if where is None or is_forwarder_file(where.file):
+        where = caller_location()
+    module = innermost_module(tb)
+    if isinstance(exc, RecursionError):
+        return RecursionDepthError(
+            "staging went deeper than Python's recursion limit (a recursive function is "
+            "staged by inlining every level)", location=where).with_traceback(None)
+    if "RESOURCE_EXHAUSTED" in str(exc).split(":", 1)[0]:
+        exc = MemoryError(f"the device ran out of memory: {str(exc).splitlines()[0]}")
+    if isinstance(exc, MemoryError):      # NumPy's or `memory.check`'s: the user's sizes
+        if where is not None:
+            exc.add_note(where.render())
+        return exc.with_traceback(None)
+    if module.startswith(("jaxlib", "jax.", "npxla.runtime.lowering", "npxla.runtime.hlo")) or \
+            type(exc).__module__.startswith(("jaxlib", "jax")):
+        return InternalCompilerError(
+            f"lowering failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+            location=where).with_traceback(None)
+    if where is not None:
+        exc.add_note(where.render())
+    return exc

@@ -1,0 +1,175 @@
+"""Staging: run the converted function once on abstract arrays and build the module.
+
+The converted function is ordinary Python; Python values stay Python, abstract arrays
+emit StableHLO. Arguments whose handles were mutated become extra outputs so the call
+path can write them back into the caller's arrays. *Implicit* inputs (arrays the code
+reads from its environment, see `guards`) are parameters after the arguments' leaves:
+`bind` gives the function (and arguments) that read them through their handles, and
+they are written back like arguments.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from npxla.transpiler.base.errors import UnsupportedOperationError
+
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.staging.pytypes import is_marked, mark_ndarray
+from npxla.runtime.staging.pytree import flatten, unflatten
+from npxla.runtime.staging.trace import Trace
+from npxla.runtime.xla.program import Staged
+
+
+# Held while converting and staging (not while XLA compiles). All staging state lives
+# on the trace, but staging is pure Python, so two stagings at once gain nothing under
+# the GIL, and CPython 3.11's `ast` module keeps interpreter-wide state that concurrent
+# parses of user code corrupt ("AST constructor recursion depth mismatch").
+LOCK = threading.RLock()
+
+
+def _leaf_handle(leaf, param):
+    if type(leaf) in (bool, int, float, complex):
+        from npxla.transpiler.base.dtypes import dtype_of_python_scalar
+        return dtype_of_python_scalar(leaf), True
+    if isinstance(leaf, AbstractArray):
+        return leaf.dtype, leaf.weak
+    return np.dtype(leaf.dtype), False
+
+
+def memory_sharing(leaves) -> tuple:
+    """((kind, i, j), ...) for array leaves i < j that are one array ("same") or may
+    share memory ("overlap", e.g. two views of one array). Part of the cache key: a
+    program compiled for separate arrays would lose NumPy's aliasing between them."""
+    arrays = [(i, x) for i, x in enumerate(leaves) if type(x) is np.ndarray and x.size]
+    if len(arrays) < 2:
+        return ()
+    out = []
+    for a, (i, x) in enumerate(arrays):
+        for j, y in arrays[a + 1:]:
+            if x is y:
+                out.append(("same", i, j))
+            elif np.may_share_memory(x, y):
+                out.append(("overlap", i, j))
+    return tuple(out)
+
+
+def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(), bind=None,
+          unrolled=frozenset(), user_error=None, sharing=(), platform="cpu") -> Staged:
+    """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value.
+    `implicit`: arrays appended to the flat leaves; `bind(their handles, args, kwargs)`
+    returns the (function, args, kwargs) to stage. `unrolled`: loop body code objects
+    to unroll (a policy of this staging run's trace). `user_error(exc)`: whether an
+    exception the function raised is its own run-time behaviour (not a refusal).
+    `platform`: what the module is compiled for ("cpu", "gpu", ...)."""
+    refuse_unsupported_arguments(fn, args, kwargs)
+    leaves: list = []
+    treedef = flatten((tuple(args), dict(kwargs)), leaves)
+    n_explicit = len(leaves)
+    leaves.extend(implicit)
+    with Trace(unrolled, platform) as trace:
+        param_leaves = [i for i in range(len(leaves)) if i not in static_leaves]
+        avals = []
+        for i in param_leaves:
+            dtype, _ = _leaf_handle(leaves[i], True)
+            avals.append((tuple(np.shape(leaves[i])), dtype))
+        ir_args = trace.begin_function(avals)
+        handles = []
+        params = iter(ir_args)
+        for i, leaf in enumerate(leaves):
+            dtype, weak = _leaf_handle(leaf, True)
+            if i in static_leaves:
+                h = as_abstract(leaf)
+                h.deps = frozenset()
+            else:
+                h = AbstractArray(np.shape(leaf), dtype, ir=next(params), weak=weak,
+                                  deps=frozenset([i]))
+                if isinstance(leaf, np.ndarray):    # a 0-d array, not a NumPy scalar
+                    mark_ndarray(h)
+            handles.append(h)
+        for kind, i, j in sharing:       # one array passed twice: one handle, as in NumPy
+            if kind == "same" and i not in static_leaves and j not in static_leaves:
+                handles[j] = handles[i]
+        call_args, call_kwargs = unflatten(treedef, iter(handles[:n_explicit]))
+        if bind is not None:
+            fn, call_args, call_kwargs = bind(handles[n_explicit:], call_args, call_kwargs)
+        try:
+            result = fn(*call_args, **call_kwargs)
+        except Exception as e:
+            # the program raises on every path, after checks that may raise first at
+            # run time (`if x.sum() < 0: raise ValueError` then `raise KeyError`): it
+            # becomes the last check, one that always fires
+            if not trace.error_checks or user_error is None or not user_error(e):
+                raise
+            from npxla.runtime.numpy.errorflags import check_raises
+            check_raises(AbstractArray((), np.bool_, ir=as_abstract(np.True_).ir), e)
+            result = None
+        if trace.pending_errors:
+            raise trace.pending_errors[0]
+        out_leaves: list = []
+        out_treedef = flatten(result, out_leaves, everything=True)
+        outputs, slots = [], []
+        for leaf in out_leaves:
+            if isinstance(leaf, AbstractArray):
+                if leaf.const is not None:
+                    slots.append(("const", _python_or_numpy(leaf.const, _kind(leaf))))
+                else:
+                    slots.append(("out", len(outputs), _kind(leaf)))
+                    outputs.append(leaf.ir)
+            else:
+                slots.append(("const", leaf))
+        for kind, i, j in sharing:
+            if kind == "overlap" and (handles[i].mutated or handles[j].mutated):
+                raise UnsupportedOperationError(
+                    f"two array arguments (flat positions {i} and {j}) share memory (views "
+                    "of one array) and the function updates one of them in place: the "
+                    "compiled program cannot see the update through the other",
+                    hint="pass a copy of one of them (np.copy(a)), or pass the base array "
+                         "once and slice it inside the function")
+        writeback = []
+        for i, h in enumerate(handles):
+            if h.mutated and not isinstance(leaves[i], (np.ndarray,)):
+                raise UnsupportedOperationError(
+                    "a scalar argument was modified in place",
+                    hint="return the new value instead")
+            if h.mutated:
+                writeback.append((i, len(outputs)))
+                outputs.append(cast_to(h, h.dtype).ir)
+        messages = []
+        if trace.error_checks:
+            from npxla.runtime.numpy.errorflags import combine
+            messages, payloads = [], []
+            for _, m in trace.error_checks:
+                if type(m) is tuple and len(m) == 4:     # (.., payload handle) -> index
+                    payloads.append(m[3])
+                    m = m[:3] + (len(payloads) - 1,)
+                messages.append(m)
+            if payloads:                      # the offending values, before the flags
+                outputs.append(combine(payloads))
+            outputs.append(combine([f for f, _ in trace.error_checks]))
+        trace.finish_function(outputs)
+        text = trace.module.operation.get_asm(enable_debug_info=False)
+    return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
+                  trace.module, list(trace.host_callbacks), list(trace.dependencies))
+
+
+def _kind(leaf):
+    """How a 0-d result comes back: True, a Python scalar (weak); ARRAY, a 0-d array
+    (a handle NumPy keeps as one, see `pytypes`); False, a NumPy scalar."""
+    if leaf.weak:
+        return True
+    return ARRAY if not leaf.shape and is_marked(leaf) else False
+
+
+ARRAY = "array"
+
+
+def _python_or_numpy(value, kind):
+    if value.ndim == 0:       # like a computed result: a Python or a NumPy scalar
+        if kind == ARRAY:
+            return np.array(value)
+        return value.item() if kind is True else value[()]
+    return value

@@ -1,1 +1,0 @@
-"""StableHLO builder helpers (types, constants, broadcasting) over jaxlib.mlir."""

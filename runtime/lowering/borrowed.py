@@ -1,0 +1,162 @@
+"""Borrowed lowerings: the matrix factorizations StableHLO has no op for.
+
+StableHLO has `cholesky`, `triangular_solve` and `fft`; those are emitted directly
+(runtime/lowering/linalg_ops.py). It has no LU, QR, Hermitian eigensolver, SVD or
+general eigensolver: XLA runs them only as platform custom calls (LAPACK `?getrf`,
+`?geqrf` + `?orgqr`/`?ungqr`, `?syevd`/`?heevd`, `?gesdd`, `?geev` on CPU; cuSOLVER on
+GPU) whose calling convention (operand layouts, backend config, batch attributes,
+`info` handling) JAX owns and registers with the PJRT client. Rather than copy that
+convention, this module -- the only one that uses `jax.lax.linalg` -- lowers ONE JAX
+function per operation with `jax.jit(fn).trace(ShapeDtypeStruct...).lower(
+lowering_platforms=(platform,))` under x64, and inlines the resulting StableHLO
+functions (renamed with a process-unique prefix, made private, Shardy attributes
+dropped) into the module being staged; staged code reaches them with `func.call`.
+
+Borrowed operations (`borrow(name, *operands, **params)` -> list of results):
+  lu     jax.lax.linalg.lu         (lu, pivots int32 0-based, permutation int32)
+  geqrf  jax...linalg.geqrf        (Householder vectors below r, taus)
+  qr     jax.lax.linalg.qr         (q, r); params full_matrices
+  eigh   jax.lax.linalg.eigh       (vectors, values); params lower; input not symmetrized
+  svd    jax.lax.linalg.svd        (u, s, vh) or (s,); params full_matrices, compute_uv
+  eig    jax.lax.linalg.eig        (values, right vectors) or (values,); compute_right
+On failure (LAPACK `info` != 0) JAX's lowering fills the results with NaN.
+
+The lowering is platform specific: the platform is the staging trace's `platform`
+attribute when the core sets one, else the default device's. Texts are cached per
+(operation, parameters, operand types, platform); each trace inlines a text once.
+Executables loaded from the disk cache must go through `prepare` first.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+from functools import lru_cache
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+
+from npxla.transpiler.base.errors import UnsupportedFunctionError
+
+from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.types import tensor_type
+from npxla.runtime.staging.trace import current_trace
+
+
+def _jax_op(name, params):
+    from jax import lax
+    p = dict(params)
+    if name == "lu":
+        return lax.linalg.lu
+    if name == "geqrf":      # not re-exported by jax.lax.linalg
+        from jax._src.lax.linalg import geqrf
+        return geqrf
+    if name == "qr":
+        return lambda a: lax.linalg.qr(a, full_matrices=p["full_matrices"])
+    if name == "eigh":
+        return lambda a: lax.linalg.eigh(a, lower=p["lower"], symmetrize_input=False)
+    if name == "svd":
+        return lambda a: lax.linalg.svd(a, full_matrices=p["full_matrices"],
+                                        compute_uv=p["compute_uv"])
+    if name == "eig":
+        return lambda a: lax.linalg.eig(a, compute_left_eigenvectors=False,
+                                        compute_right_eigenvectors=p["compute_right"])
+    raise KeyError(name)
+
+
+_PUBLIC = {"eig": "np.linalg.eig/eigvals", "eigh": "np.linalg.eigh", "svd": "np.linalg.svd",
+           "lu": "the LU factorization", "qr": "np.linalg.qr", "geqrf": "np.linalg.qr"}
+OPS = ("lu", "geqrf", "qr", "eigh", "svd", "eig")
+
+
+def _platform():
+    platform = current_trace().platform
+    if platform == "gpu":
+        from jax._src import xla_bridge
+        platform = xla_bridge.canonicalize_platform("gpu")
+    return platform
+
+
+@lru_cache(maxsize=256)
+def _lowered(name, params, avals, platform):
+    """JAX's StableHLO for one operation as generic MLIR text whose functions carry a
+    process-unique prefix, the entry symbol, and the result avals. Shardy attributes
+    are dropped (the module is single-device; our contexts do not load that dialect)."""
+    import jax
+    from jax._src.interpreters import mlir as jax_mlir
+    specs = [jax.ShapeDtypeStruct(s, np.dtype(d)) for s, d in avals]
+    with jax.enable_x64(True):
+        try:
+            lowered = jax.jit(_jax_op(name, params)).trace(*specs).lower(
+                lowering_platforms=(platform,))
+        except Exception as e:      # no lowering of this operation for this platform
+            raise UnsupportedFunctionError(
+                f"{_PUBLIC.get(name, name)} has no XLA lowering on {platform}: "
+                f"{str(e).splitlines()[0] if str(e) else type(e).__name__}",
+                hint="compute it with NumPy outside the jitted function") from None
+        text = lowered.as_text()
+        outs = tuple((tuple(o.shape), np.dtype(o.dtype))
+                     for o in jax.tree_util.tree_leaves(lowered.out_info))
+    prefix = f"npxla_{name}_{next(_COUNTER)}_"
+    with jax_mlir.make_ir_context() as ctx, ir.Location.unknown(ctx):
+        module = ir.Module.parse(text)
+
+        def strip(op):
+            attrs = op.attributes
+            for a in [a for a in attrs if a.startswith("sdy.")]:
+                del attrs[a]
+            return ir.WalkResult.ADVANCE
+        module.operation.walk(strip)
+        for f in module.body.operations:
+            old = ir.StringAttr(f.attributes["sym_name"]).value
+            ir.SymbolTable.set_symbol_name(f, prefix + old)
+            ir.SymbolTable.replace_all_symbol_uses(old, prefix + old, module.operation)
+            ir.SymbolTable.set_visibility(f, "private")
+        text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=False)
+    return text, prefix + "main", outs
+
+
+_INLINED = weakref.WeakKeyDictionary()   # trace -> {key: (symbol, result avals)}
+_COUNTER = itertools.count()
+
+
+def _inline(trace, key):
+    """Copy the lowered functions into `trace.module` (once per trace and key).
+
+    Our trace contexts do not register the `func` dialect (its ops are built as
+    unregistered operations and printed generically), so parsing JAX's generic text
+    needs unregistered operations allowed."""
+    done = _INLINED.setdefault(trace, {})
+    if key not in done:
+        text, symbol, outs = _lowered(*key)
+        trace.context.allow_unregistered_dialects = True
+        module = ir.Module.parse(text, trace.context)
+        body = ir.InsertionPoint(trace.module.body)
+        for f in list(module.body.operations):
+            f.operation.detach_from_parent()
+            body.insert(f)
+        done[key] = (symbol, outs)
+    return done[key]
+
+
+def borrow(name, *operands: AbstractArray, **params):
+    """Apply JAX's lowering of operation `name` to `operands`: a list of results."""
+    trace = current_trace()
+    avals = tuple((tuple(o.shape), np.dtype(o.dtype).str) for o in operands)
+    key = (name, tuple(sorted(params.items())), avals, _platform())
+    symbol, out_avals = _inline(trace, key)
+    types = [tensor_type(s, d) for s, d in out_avals]
+    call = func.CallOp(types, ir.FlatSymbolRefAttr.get(symbol), [o.ir for o in operands])
+    deps = frozenset().union(*[o.deps for o in operands])
+    return [AbstractArray(s, np.dtype(d), ir=v, deps=deps)
+            for (s, d), v in zip(out_avals, call.results)]
+
+
+def prepare(module_text: str, platform: str = "cpu"):
+    """Make an executable that was compiled in another process (the disk cache) safe to
+    run: JAX fills LAPACK's function table only when it lowers a LAPACK operation, so a
+    deserialized executable whose custom calls reach LAPACK would crash the process
+    without this. Cheap after the first call."""
+    if platform == "cpu" and "lapack_" in module_text:
+        from jax._src.lax.linalg import initialize_lapack
+        initialize_lapack()

@@ -1,0 +1,104 @@
+"""Flattening of arguments and results (tuples, lists, dicts of leaves).
+
+Leaf kinds decide staging: arrays and scalars are traced, anything else hashable is
+static. The per-call signature is built here, so this path is kept lean.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npxla.transpiler.base.errors import StaticArgumentError
+
+from npxla.runtime.staging.abstract import AbstractArray
+
+_SCALARS = (bool, int, float, complex)
+
+
+def is_traceable(x) -> bool:
+    return isinstance(x, (np.ndarray, np.generic, AbstractArray)) or \
+        type(x) in _SCALARS or _is_device_array(x)
+
+
+def _is_device_array(x):
+    mod = type(x).__module__
+    return mod.startswith("jax") and hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+def leaf_key(x):
+    """Cache-key component of one traced leaf: shape, dtype and weak-ness."""
+    t = type(x)
+    if t is np.ndarray:
+        return (x.shape, x.dtype)
+    if t in _SCALARS:
+        return t
+    if isinstance(x, np.generic):        # not a 0-d array: `type(x)` differs in the program
+        return ((), x.dtype, np.generic)
+    if isinstance(x, AbstractArray):
+        return (x.shape, x.dtype, x.weak)
+    return (tuple(x.shape), np.dtype(x.dtype))
+
+
+def flatten(tree, leaves: list, everything=False):
+    """Append traced leaves (with `everything`, every non-container) to `leaves`;
+    return a hashable tree definition."""
+    t = type(tree)
+    if t is tuple or t is list:
+        return (t, tuple(flatten(x, leaves, everything) for x in tree))
+    if isinstance(tree, tuple) and hasattr(t, "_fields"):     # named tuples (SVDResult)
+        return ("namedtuple", t, tuple(flatten(x, leaves, everything) for x in tree))
+    if t is dict:
+        keys = tuple(tree)
+        return (dict, keys, tuple(flatten(tree[k], leaves, everything) for k in keys))
+    if everything or is_traceable(tree):
+        leaves.append(tree)
+        return None
+    try:
+        hash(tree)
+    except TypeError:
+        raise StaticArgumentError(
+            f"argument of type {type(tree).__name__} is neither an array, a scalar nor "
+            f"hashable, so it can be neither traced nor static") from None
+    return ("static", tree)
+
+
+def unflatten(treedef, leaves_iter):
+    if treedef is None:
+        return next(leaves_iter)
+    head = treedef[0]
+    if head is tuple:
+        return tuple(unflatten(d, leaves_iter) for d in treedef[1])
+    if head is list:
+        return [unflatten(d, leaves_iter) for d in treedef[1]]
+    if head is dict:
+        return {k: unflatten(d, leaves_iter) for k, d in zip(treedef[1], treedef[2])}
+    if head == "namedtuple":
+        return treedef[1](*[unflatten(d, leaves_iter) for d in treedef[2]])
+    value = treedef[1]  # static
+    return value.value if type(value) is Static else value
+
+
+def check_static(value, what):
+    """Static arguments must be hashable and must not be arrays."""
+    if isinstance(value, (np.ndarray, AbstractArray)) or _is_device_array(value):
+        raise StaticArgumentError(f"{what} is an array; arrays cannot be static arguments")
+    try:
+        hash(value)
+    except TypeError:
+        raise StaticArgumentError(
+            f"{what} of type {type(value).__name__} is not hashable") from None
+    return Static(value)
+
+
+class Static:
+    """Marks a value the caller declared static: hashed by value, never traced."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __hash__(self):
+        return hash((type(self.value), self.value))
+
+    def __eq__(self, other):
+        return type(other) is Static and type(other.value) is type(self.value) \
+            and other.value == self.value

@@ -1,0 +1,142 @@
+"""The staging context: one MLIR module under construction.
+
+Abstract arrays emit ops into the innermost active trace. Control-flow lowering
+(later) pushes nested regions with `Trace.region`.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import chlo, func, stablehlo
+
+from npxla.runtime.staging.types import tensor_type
+
+_state = threading.local()
+
+
+def _new_context() -> ir.Context:
+    ctx = ir.Context()
+    stablehlo.register_dialect(ctx)
+    chlo.register_dialect(ctx)
+    return ctx
+
+
+class Trace:
+    """Owns the MLIR context, module and entry block for one staging run, and every
+    piece of staging state and policy: each thread stages on its own trace (the stack
+    below is thread-local), so concurrent stagings never see each other's state."""
+
+    def __init__(self, unrolled=frozenset(), platform="cpu"):
+        # the platform compiled for: lowerings that differ per platform read it
+        self.platform = platform
+        self.context = _new_context()
+        self.location = ir.Location.unknown(self.context)
+        with self.context, self.location:
+            self.module = ir.Module.create()
+        self._exit_stack = None
+        self.func = None
+        self.block = None
+        # (flag value: i1 tensor, message) pairs: runtime checks (e.g. index bounds)
+        # whose failure the call path turns into a NumPy-style exception.
+        self.error_checks: list = []
+        self.arg_handles: list = []
+        # Python callables the executable calls back at run time (runtime `print`).
+        self.host_callbacks: list = []
+        # refusals raised where user code could catch them (inside `try`): staging
+        # fails with them even if an `except` clause swallowed them
+        self.pending_errors: list = []
+        # user functions converted while staging (the disk cache re-checks them)
+        self.dependencies: list = []
+        # policy: code objects of loop bodies to unroll (see operators.loops.LoopToken)
+        self.unrolled = frozenset(unrolled)
+        # the journal's state (see `journal`): the stamp of the newest handle
+        # generation and the open region scopes
+        self.serial = 0
+        self.scopes: list = []
+        # (message, location) -> handle holding a failing check's offending value
+        self.payload_sites: dict = {}
+
+    def __enter__(self):
+        self._exit_stack = contextlib.ExitStack()
+        self._exit_stack.enter_context(self.context)
+        self._exit_stack.enter_context(self.location)
+        stack = _stack()
+        stack.append(self)
+        self._exit_stack.callback(stack.pop)
+        return self
+
+    def __exit__(self, *exc):
+        self._exit_stack.close()
+        return False
+
+    def begin_function(self, arg_avals, name="main"):
+        """Create the public entry function; returns its block arguments."""
+        arg_types = [tensor_type(s, d) for s, d in arg_avals]
+        with ir.InsertionPoint(self.module.body):
+            ftype = ir.FunctionType.get(arg_types, [])
+            self.func = func.FuncOp(name, ftype)
+            self.func.attributes["sym_visibility"] = ir.StringAttr.get("public")
+            self.block = self.func.add_entry_block()
+        self._exit_stack.enter_context(ir.InsertionPoint(self.block))
+        return list(self.block.arguments)
+
+    def finish_function(self, results):
+        func.ReturnOp(list(results))
+        arg_types = [a.type for a in self.block.arguments]
+        self.func.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get(arg_types, [r.type for r in results]))
+
+    def add_error_check(self, flag, message):
+        self.error_checks.append((flag, message))
+
+
+def _stack():
+    stack = getattr(_state, "stack", None)
+    if stack is None:
+        stack = _state.stack = []
+    return stack
+
+
+def current_trace() -> Trace | None:
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+def constant(value: np.ndarray) -> ir.Value:
+    """A StableHLO constant for a NumPy array: a splat attribute or a broadcast 0-d
+    constant when every element is the same (no per-element data in the module),
+    else a dense attribute."""
+    value = np.asarray(value)
+    ttype = tensor_type(value.shape, value.dtype)
+    if value.size > 1 and _is_splat(value):
+        first = value.flat[0]
+        if value.dtype.kind in "iuf" and not (value.dtype.kind == "f" and np.isnan(first)) \
+                and not (value.dtype.kind == "u" and int(first) >= 2 ** 63):
+            attr = ir.DenseElementsAttr.get_splat(ttype, _scalar_attr(first, value.dtype))
+            return stablehlo.ConstantOp(attr).result
+        return stablehlo.BroadcastInDimOp(ttype, constant(np.array(first, value.dtype)),
+                                          []).result
+    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(value), type=ttype.element_type,
+                                    shape=list(value.shape))
+    return stablehlo.ConstantOp(attr).result
+
+
+def _is_splat(value):
+    """Every element has the same bits (so -0.0 differs from 0.0, and NaNs match)."""
+    if not any(value.strides):          # a broadcast scalar: no need to look
+        return True
+    rows = np.ascontiguousarray(value).reshape(-1).view(np.uint8).reshape(value.size, -1)
+    return bool((rows == rows[0]).all())
+
+
+def _scalar_attr(x, dtype):
+    from npxla.runtime.staging.types import element_type
+    et = element_type(dtype)
+    if dtype.kind in "iu":
+        return ir.IntegerAttr.get(et, int(x))
+    if dtype.kind == "f":
+        return ir.FloatAttr.get(et, float(x))
+    raise TypeError(dtype)

@@ -24,6 +24,8 @@ import hashlib
 from npxla.runtime.cache import fingerprint
 from npxla.runtime.xla.program import Staged
 from npxla.runtime.cache import disk_cache, entry_codec
+from npxla.runtime.lowering import borrowed
+from npxla.runtime.xla import devices
 
 _store = None
 
@@ -198,12 +200,10 @@ def _prepare_custom_calls(module_text, device):
     """LAPACK custom calls borrowed from JAX need JAX's one-time registration, which
     normally happens when JAX lowers them; a loaded executable skips that."""
     if "custom_call" in module_text:
-        from npxla.runtime.lowering import borrowed
         borrowed.prepare(module_text, device.platform)
 
 
 def _client(device):
-    from npxla.runtime.xla import devices
     return devices.backend(device.platform)
 
 

@@ -13,6 +13,7 @@ import sys
 
 from npxla.runtime.driver.commands import CommandFailed, UsageError
 from npxla.runtime.driver.commands.output import style_for
+from npxla.runtime.driver.commands import convert, devices, emit, lint
 
 DESCRIPTION = """\
 npxla compiles NumPy functions to XLA. This tool works on source files:
@@ -34,7 +35,6 @@ _FORMATTER = argparse.RawDescriptionHelpFormatter
 
 
 def _commands():
-    from npxla.runtime.driver.commands import convert, devices, emit, lint
     return (
         ("convert", convert, "print/write the converted Python of @jit functions",
          convert.DESCRIPTION, convert.EPILOG),

@@ -32,6 +32,9 @@ import numpy as np
 
 from npxla.runtime.driver import reads
 from npxla.runtime.operators.call import _LIBRARY_PREFIXES
+from npxla.runtime.cache.fingerprint import Unstable, function_digest, value_digest
+from npxla.runtime.driver.overlay import Overlay
+from npxla.transpiler.base.errors import UnsupportedOperationError
 
 MAX_NODES = 2048         # values one function's guard may check (then: refused)
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
@@ -330,7 +333,6 @@ class Environment:
         """Pin what staging cannot substitute (its arrays are then baked in by value)
         and mark what has traced arrays below it (its values get substituted)."""
         if self.exhausted:
-            from npxla.transpiler.base.errors import UnsupportedOperationError
             raise UnsupportedOperationError(
                 f"the function reads more than {MAX_NODES} values from its environment "
                 "(globals, closures, attributes of modules and objects), too many to "
@@ -417,7 +419,6 @@ class Environment:
     def check_unchanged(self):
         """Staging must not have modified an array it baked in (NumPy would modify it on
         every call; the program would not)."""
-        from npxla.transpiler.base.errors import UnsupportedOperationError
         for a in self.arrays:
             if a.pinned and a.snapshot is not None and a.value.tobytes() != a.snapshot:
                 raise UnsupportedOperationError(
@@ -439,7 +440,6 @@ class Environment:
 
     # --- overlay for staging ----------------------------------------------------------
     def binder(self, converted):
-        from npxla.runtime.driver.overlay import Overlay
 
         def bind(handles, call_args, call_kwargs):
             return Overlay(self, handles).apply(converted, call_args, call_kwargs)
@@ -449,7 +449,6 @@ class Environment:
     def digest(self, h):
         """Feed a process-independent description into hash `h`; raises
         fingerprint.Unstable when something is only known by identity."""
-        from npxla.runtime.cache.fingerprint import Unstable, function_digest, value_digest
         if self.exhausted:
             raise Unstable("too many values to guard")
         for node in self.nodes:

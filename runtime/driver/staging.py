@@ -22,6 +22,9 @@ from npxla.runtime.staging.pytypes import is_marked, mark_ndarray
 from npxla.runtime.staging.pytree import flatten, unflatten
 from npxla.runtime.staging.trace import Trace
 from npxla.runtime.xla.program import Staged
+from npxla.runtime.numpy.errorflags import check_raises
+from npxla.runtime.numpy.errorflags import combine
+from npxla.transpiler.base.dtypes import dtype_of_python_scalar
 
 
 # Held while converting and staging (not while XLA compiles). All staging state lives
@@ -33,7 +36,6 @@ LOCK = threading.RLock()
 
 def _leaf_handle(leaf, param):
     if type(leaf) in (bool, int, float, complex):
-        from npxla.transpiler.base.dtypes import dtype_of_python_scalar
         return dtype_of_python_scalar(leaf), True
     if isinstance(leaf, AbstractArray):
         return leaf.dtype, leaf.weak
@@ -104,7 +106,6 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
             # becomes the last check, one that always fires
             if not trace.error_checks or user_error is None or not user_error(e):
                 raise
-            from npxla.runtime.numpy.errorflags import check_raises
             check_raises(AbstractArray((), np.bool_, ir=as_abstract(np.True_).ir), e)
             result = None
         if trace.pending_errors:
@@ -140,7 +141,6 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
                 outputs.append(cast_to(h, h.dtype).ir)
         messages = []
         if trace.error_checks:
-            from npxla.runtime.numpy.errorflags import combine
             messages, payloads = [], []
             for _, m in trace.error_checks:
                 if type(m) is tuple and len(m) == 4:     # (.., payload handle) -> index

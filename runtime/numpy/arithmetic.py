@@ -21,6 +21,7 @@ from npxla.runtime.numpy import pyints
 from npxla.runtime.numpy.convert import broadcast_shapes, broadcast_to_shape, cast_to
 from npxla.runtime.numpy.registry import implements, lookup
 from npxla.runtime.numpy.ufunc_core import apply_ufunc, register_ufunc
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 
 # --- building blocks on same-shape operands ------------------------------------------
@@ -434,7 +435,6 @@ def _register_comparison(ufunc, direction):
                 if (not x.weak and x.dtype.kind in "iu" and y.weak and y.dtype.kind == "i"):
                     return _compare_mixed_int(x, y, direction, swapped=(i == 1))
         if where is not True or kwargs:
-            from npxla.transpiler.base.errors import UnsupportedFunctionError
             raise UnsupportedFunctionError(
                 f"np.{ufunc.__name__}: where=/{sorted(kwargs)} are not supported")
         return apply_ufunc(ufunc, _complex_consts_ok(lower), args, out=out, dtype=dtype,

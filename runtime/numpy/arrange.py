@@ -32,6 +32,7 @@ from npxla.runtime.numpy.registry import _leaves, dispatch, implements
 from npxla.runtime.numpy.shape import (_concat_values, _fold, _read_only, _view, broadcast_view, layout,
                     reshape_value, reshape_view, transpose_value,
                     transpose_view)
+from npxla.runtime.lowering.gather import gather
 
 _I64 = np.dtype(np.int64)
 
@@ -274,7 +275,6 @@ _MAX_RUNS = 16
 
 def take_static(x, axis, index):
     """`np.take(x, index, axis)` for a static, in-bounds int index vector (one gather)."""
-    from npxla.runtime.lowering.gather import gather
     perm = (axis,) + tuple(i for i in range(x.ndim) if i != axis)
     y = transpose_value(x, perm)
     idx = AbstractArray.from_const(np.asarray(index, np.int64).reshape(-1, 1), weak=False)

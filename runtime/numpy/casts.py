@@ -19,6 +19,9 @@ import numpy as np
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import implements
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 
 def fresh(x: AbstractArray, weak: bool = False) -> AbstractArray:
@@ -56,7 +59,6 @@ _SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.u
 def _scalar_type_impl(sctype):
     def impl(value=0, *args, **kwargs):
         if args or kwargs:
-            from npxla.transpiler.base.errors import UnsupportedFunctionError
             raise UnsupportedFunctionError(
                 f"np.{sctype.__name__}(x) takes one argument in compiled code")
         dtype = np.dtype(sctype)
@@ -99,7 +101,6 @@ def float_(x=0.0):
                   "raise (XLA's conversion result instead)")
 def int_(x=0, *args):
     if args:
-        from npxla.transpiler.base.errors import UnsupportedFunctionError
         raise UnsupportedFunctionError("int(x, base) is not supported on traced values")
     x = _python_scalar_operand("int", x)
     if x.dtype.kind == "c" and x.weak:
@@ -117,7 +118,6 @@ def bool_(x=False):
         raise ValueError("The truth value of an empty array is ambiguous. Use "
                          "`array.size > 0` to check that an array is not empty.")
     if x.ndim:
-        from npxla.runtime.lowering import structural as S
         x = S.reshape(x, shape=())
     return cast_to(x, np.bool_, weak=True)
 
@@ -130,7 +130,6 @@ def complex_(real=0j, imag=None):
         y = _python_scalar_operand("complex", imag)
         if y.dtype.kind == "c" and not y.weak:    # NumPy complex scalar: float(imag)
             y = cast_to(y, np.float64)
-        from npxla.runtime.lowering import elementwise as E
         j = as_abstract(np.complex128(1j))
         out = E.add(out, E.multiply(cast_to(y, np.complex128), j))
         out.weak = True

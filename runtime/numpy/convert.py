@@ -7,10 +7,11 @@ from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.lowering import structural as S
 
 from npxla.runtime.lowering.elementwise_extra import real as _real_part
+from npxla.runtime.lowering.elementwise import compare
+from npxla.transpiler.base.errors import ShapeMismatchError
 
 
 def _ne_zero(x: AbstractArray) -> AbstractArray:
-    from npxla.runtime.lowering.elementwise import compare
     zero = S.broadcast_in_dim(as_abstract(np.zeros((), x.dtype)), shape=x.shape, dims=())
     return compare(x, zero, direction="NE")
 
@@ -51,7 +52,6 @@ def broadcast_shapes(*shapes):
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
-        from npxla.transpiler.base.errors import ShapeMismatchError
         raise ShapeMismatchError(
             "operands could not be broadcast together with shapes "
             + " ".join(str(tuple(s)) for s in shapes),
@@ -64,7 +64,6 @@ def broadcast_to_shape(x: AbstractArray, shape) -> AbstractArray:
         return x
     out_shape = broadcast_shapes(x.shape, shape)
     if out_shape != shape:
-        from npxla.transpiler.base.errors import ShapeMismatchError
         raise ShapeMismatchError(f"could not broadcast input array from shape {x.shape} "
                                  f"into shape {shape}")
     c = x.const

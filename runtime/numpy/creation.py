@@ -24,6 +24,8 @@ from npxla.runtime.numpy.casts import as_array, fresh
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.registry import implements, register_method
 from npxla.runtime.numpy.shape import _shape_arg, reshape_value, shape_standin, _concat_values, moveaxis
+from npxla.transpiler.base.dtypes import result_type
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 _VOID = np.dtype([])
 
@@ -143,7 +145,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     div = (num - 1) if endpoint else num
     start, stop = as_abstract(start), as_abstract(stop)
-    from npxla.transpiler.base.dtypes import result_type
     dt, _ = result_type((start.dtype, start.weak), (stop.dtype, stop.weak),
                         (np.dtype(np.float64), True))
     integer_dtype = dtype is not None and np.issubdtype(dtype, np.integer)
@@ -202,7 +203,6 @@ def _leaves(obj, out):
 
 def _reject_object(dtype):
     if dtype == object:
-        from npxla.transpiler.base.errors import UnsupportedFunctionError
         raise UnsupportedFunctionError("object arrays are not supported in compiled code")
 
 

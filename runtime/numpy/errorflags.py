@@ -11,6 +11,7 @@ from npxla.transpiler.base.origin import locate, locate_stack
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.numpy.registry import dispatch
 
 
 def check(flag, message, error=IndexError, payload=None):
@@ -30,7 +31,6 @@ def check(flag, message, error=IndexError, payload=None):
         return
     if flag.size == 0:          # nothing to check (an empty index array)
         return
-    from npxla.runtime.numpy.registry import dispatch
     where = _where(sys._getframe(1))
     value = None
     if payload is not None:

@@ -22,6 +22,7 @@ from npxla.runtime.lowering import structural as S
 from npxla.runtime.staging.pytypes import as_scalar, is_marked, mark_ndarray
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.errorflags import check
+from npxla.runtime.numpy.registry import dispatch
 
 _I64 = np.dtype(np.int64)
 
@@ -260,7 +261,6 @@ def _check_scalar_fits(dtype, value):
         probe = np.zeros((), dtype)
         probe[()] = value.const.item() if value.weak else value.const[()]
         return
-    from npxla.runtime.numpy.registry import dispatch
     info = np.iinfo(dtype)
     v = value
     if value.dtype.kind == "f":

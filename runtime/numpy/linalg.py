@@ -39,6 +39,7 @@ from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.products import contract
 from npxla.runtime.numpy.reductions import asarray, full, numpy_error, static
 from npxla.runtime.numpy.registry import dispatch, implements
+from npxla.runtime.numpy.ufunc_core import store_out
 
 _L = np.linalg._linalg       # NumPy's result namedtuples (SVDResult, EighResult, ...)
 _FAMILY = "linalg"
@@ -801,7 +802,6 @@ def multi_dot(arrays, *, out=None):
     elif first == 1 or last == 1:
         result = S.reshape(result, shape=(result.size,))
     if out is not None:
-        from npxla.runtime.numpy.ufunc_core import store_out
         return store_out("multi_dot", out, result, casting="no")
     return result
 

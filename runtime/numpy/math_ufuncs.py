@@ -25,6 +25,8 @@ from npxla.runtime.numpy.casts import as_array
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import dispatch, implements, register_method, register_property
 from npxla.runtime.numpy.ufunc_core import apply_ufunc
+from npxla.runtime.numpy.arithmetic import LOWERINGS as A
+from npxla.runtime.numpy.ufunc_core import store_out
 
 
 def _scaled(factor):
@@ -266,13 +268,11 @@ def round_(x, decimals=0, out=None):
     result = AbstractArray(result.shape, result.dtype, ir=result._ir, const=result._const,
                            deps=result.deps) if weak else result
     if out is not None:
-        from npxla.runtime.numpy.ufunc_core import store_out
         return store_out("round", out, result, "unsafe")
     return result
 
 
 def _clip_lower(a, lo, hi):
-    from npxla.runtime.numpy.arithmetic import LOWERINGS as A
     return A[np.minimum](A[np.maximum](a, lo), hi)
 
 

@@ -20,6 +20,7 @@ from npxla.runtime.numpy.convert import broadcast_shapes, cast_to
 from npxla.runtime.numpy.reductions import _real, _imag, _complex, asarray, numpy_error
 from npxla.runtime.numpy.registry import implements
 from npxla.runtime.numpy.ufunc_core import store_out
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 
 @lru_cache(maxsize=None)
@@ -130,7 +131,6 @@ def outer(a, b, out=None):
 def matmul(a, b, out=None, *, dtype=None, casting="same_kind", **kwargs):
     a, b = asarray(a), asarray(b)
     if kwargs:
-        from npxla.transpiler.base.errors import UnsupportedFunctionError
         raise UnsupportedFunctionError(f"np.matmul keyword(s) {sorted(kwargs)} not supported")
     if a.ndim == 0 or b.ndim == 0:
         numpy_error(np.matmul, a, b)

@@ -27,6 +27,7 @@ from npxla.runtime.numpy.registry import _leaves, dispatch, implements, register
 from npxla.runtime.numpy.ufunc_core import store_out
 
 from jaxlib.mlir.dialects import stablehlo as hlo
+from npxla.runtime.numpy.registry import _to_const, wrap_result
 
 _NO_VALUE = np._NoValue
 _real = Primitive("real", typing=lambda a: (a[0], np.dtype(a[1].type(0).real.dtype)),
@@ -374,7 +375,6 @@ def _ufunc_reduce(ufunc, impl):
                       initial=_NO_VALUE, where=True):
         leaves = _leaves((array, axis, dtype, initial, where), [])
         if all(leaf.const is not None for leaf in leaves):
-            from npxla.runtime.numpy.registry import _to_const, wrap_result
             kw = {} if initial is _NO_VALUE else {"initial": _to_const(initial)}
             return wrap_result(ufunc.reduce(_to_const(array), axis=_to_const(axis),
                                             dtype=dtype, keepdims=keepdims,

@@ -29,6 +29,8 @@ from npxla.runtime.numpy.registry import call_entry, has_abstract, lookup
 from npxla.runtime.operators import higher_order, hostcalls, introspection
 from npxla.transpiler.conversion import convert
 from npxla.runtime.operators.provenance import LIBRARY, is_library_callable, is_user_function, origin_of_module
+from npxla.runtime.operators.loops import refuse_container_mutation
+from npxla.runtime.operators.printing import runtime_print
 
 # Kept for `guards`, which still classifies module objects by name; functions are
 # classified by file (`provenance`).
@@ -89,7 +91,6 @@ def _record(fn):
 def converted_call(f, args, kwargs):
     kwargs = kwargs or {}
     if f is print:
-        from npxla.runtime.operators.printing import runtime_print
         return runtime_print(*args, **kwargs)
     special = _ITERATION.get(f) if type(f) is type else None
     if special is not None:
@@ -97,7 +98,6 @@ def converted_call(f, args, kwargs):
         return getattr(iteration, special)(*args, **kwargs)
     owner = getattr(f, "__self__", None)
     if type(owner) in _MUTATORS and getattr(f, "__name__", "") in _MUTATORS[type(owner)]:
-        from npxla.runtime.operators.loops import refuse_container_mutation
         refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()")
         return f(*args, **higher_order.with_routed_key(kwargs, converted_call))
     entry = lookup(f)

@@ -22,6 +22,10 @@ from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, unify, zeros)
 from npxla.runtime.staging.variables import UndefinedReturnValue
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.errorflags import check_raises
+from npxla.runtime.numpy.registry import dispatch
+from npxla.transpiler.base.origin import locate_stack
 
 
 def is_traced(x) -> bool:
@@ -33,8 +37,6 @@ def to_pred(test):
     if test.size != 1:
         raise ValueError("The truth value of an array with more than one element is "
                          "ambiguous. Use a.any() or a.all()")
-    from npxla.runtime.numpy.registry import dispatch
-    from npxla.runtime.lowering import structural as S
     pred = test if test.dtype == np.bool_ else dispatch(np.not_equal, (test, 0), {})
     return S.reshape(pred, shape=()) if pred.shape else pred
 
@@ -43,7 +45,6 @@ def raise_uncatchable(err):
     """Raise a refusal that an enclosing user `try/except` must not swallow: it is
     located now and staging re-raises it when the function returns."""
     import sys
-    from npxla.transpiler.base.origin import locate_stack
     err = err.with_location(locate_stack(sys._getframe(1)))
     trace = current_trace()
     if trace is not None:
@@ -148,8 +149,6 @@ def _trace_branches(branches):
 def _raise_when_taken(pred, branches, bodies, raised):
     """One path raises: the program raises when it is taken (a runtime check), and
     otherwise runs the other path, which is then the only one left to compute."""
-    from npxla.runtime.numpy.errorflags import check_raises
-    from npxla.runtime.numpy.registry import dispatch
     k, exc = raised
     other = 1 - k
     bodies[other].discard()
@@ -290,7 +289,6 @@ def _switch(pred, bodies, k, merged, lifted):
     returned something that cannot be named outside it (a view made inside the branch)
     or an array of another dtype or shape; the result is then only ambiguous (writes
     refused)."""
-    from npxla.runtime.numpy.registry import dispatch
     options = list(lifted)
     for i, b in enumerate(bodies):
         o = b.originals[k]
@@ -342,7 +340,6 @@ def _inner_switches(bodies, types):
     """(branch, leaf, condition, option) for every option of a switch that a branch
     made and returns, when the switch can be lifted out of the `if` (conditions of
     nested switches are joined inside the branch)."""
-    from npxla.runtime.numpy.registry import dispatch
 
     def conj(a, b):
         return dispatch(np.logical_and, (a, b), {})

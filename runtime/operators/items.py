@@ -6,6 +6,9 @@ import numpy as np
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.numpy.fancy import refuse_outside_array
 from npxla.runtime.numpy.registry import dispatch
+from npxla.runtime.numpy.fancy import aug_assign
+from npxla.runtime.numpy.fancy import value_at
+from npxla.runtime.operators.loops import refuse_container_mutation
 
 
 class _Index:
@@ -23,7 +26,6 @@ def get_item(target, idx):
     values is lifted to a constant first: NumPy itself would ask for concrete indices.
     The result is a copy (NumPy would give a view of the global for basic indices)."""
     if isinstance(target, np.ndarray) and _contains_abstract(idx):
-        from npxla.runtime.numpy.fancy import value_at
         return value_at(as_abstract(target), idx)
     return target[idx]
 
@@ -32,7 +34,6 @@ def set_item(target, idx, value):
     if is_abstract(target):
         target[idx] = value
     elif isinstance(target, (list, dict)):
-        from npxla.runtime.operators.loops import refuse_container_mutation
         refuse_container_mutation(f"assignment into a Python {type(target).__name__}")
         target[idx] = value
     elif isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
@@ -48,12 +49,10 @@ def aug_set_item(target, idx, op, value):
         if isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
             refuse_outside_array(target)
         if isinstance(target, (list, dict)):
-            from npxla.runtime.operators.loops import refuse_container_mutation
             refuse_container_mutation(f"an update of a Python {type(target).__name__} item")
         item = target[idx]
         target[idx] = _python_inplace(item, op, value)
         return
-    from npxla.runtime.numpy.fancy import aug_assign
     if aug_assign(target, idx, op, value):   # traced mask: computed everywhere, selected
         return
     item = target[idx]     # an integer-array index gives a copy: written back below

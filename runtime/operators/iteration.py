@@ -14,6 +14,7 @@ import numpy as np
 from npxla.transpiler.base.errors import ConcretizationError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.lowering import structural as S
 
 
 def _static(x):
@@ -83,7 +84,6 @@ class Rows(Iteration):
     def item(self, i):
         if not is_abstract(i) or i.const is not None:
             return self.array[int(i)]
-        from npxla.runtime.lowering import structural as S
         a = self.array
         zero = as_abstract(np.int64(0))
         index = i if i.dtype == np.int64 else S.convert(i, dtype=np.int64)

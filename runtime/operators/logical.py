@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from npxla.runtime.operators.conditionals import if_exp, is_traced, to_pred
+from npxla.runtime.numpy.registry import dispatch
 
 
 def and_(*operands):
@@ -41,7 +42,6 @@ def _chain(thunks, stop_when):
 def not_(x):
     if not is_traced(x):
         return not x
-    from npxla.runtime.numpy.registry import dispatch
     result = dispatch(np.logical_not, (to_pred(x),), {})
     result.weak = True      # `not` gives a Python bool
     return result

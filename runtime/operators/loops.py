@@ -34,6 +34,9 @@ from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raise_u
                            rebind, refuse_in_try, stage_if, to_pred)
 from npxla.runtime.operators.iteration import Iteration, iteration_of
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
+from npxla.runtime.numpy.errorflags import check_raises
+from npxla.runtime.numpy.registry import dispatch
+from npxla.runtime.operators.logical import and_
 
 _MAX_ATTEMPTS = 10
 # A static trip count up to this runs as Python (one iteration needs no loop).
@@ -199,7 +202,6 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
     start.deps = frozenset([token])
 
     def test(i, *vars_):
-        from npxla.runtime.operators.logical import and_
         if extra_test is None:
             return i < it.count
         return and_(lambda: i < it.count, lambda: extra_test(*vars_))
@@ -280,7 +282,6 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
                 raise
             # the body raises on every path: the program raises exactly when the loop
             # runs at all; otherwise nothing changed
-            from npxla.runtime.numpy.errorflags import check_raises
             check_raises(pred0, e)
             return tuple(init)
         if probe is not None and attempt == 0 and not peeled and \
@@ -407,7 +408,6 @@ def _peel(pred0, test, body, init, names, probe, fuse, born):
     rest as a loop. The loop's values that the first iteration made as new arrays are
     `trusted` to be independent: under a traced `pred0` they are `if` results that are
     the pre-loop arrays only when the loop does not run at all."""
-    from npxla.runtime.operators.logical import and_
     independent: list = []
 
     def first_iteration():
@@ -487,7 +487,6 @@ def _structure_error(names):
 
 
 def _exports(b, kinds, handles, carried_flags):
-    from npxla.runtime.numpy.registry import dispatch
     cond = b.leaves[0]
     pred = to_pred(cond) if is_traced(cond) else AbstractArray.from_const(
         np.bool_(bool(cond)), weak=False)
@@ -563,7 +562,6 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
             alias, exact = alias or ((), False)
             if exact and x.shape == out.shape and x.dtype == out.dtype:
                 # still `x` exactly when no iteration ran, else the last new value
-                from npxla.runtime.numpy.registry import dispatch
                 out = AbstractArray.switch(out, [(dispatch(np.logical_not, (pred0,), {}),
                                                   x)])
             elif alias:

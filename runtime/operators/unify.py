@@ -18,6 +18,9 @@ from npxla.transpiler.base.errors import (IntegerOverflowError, ShapeMismatchErr
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.transpiler.base.dtypes import dtype_of_python_scalar, result_type
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.staging.pytree import flatten
+from npxla.runtime.staging.pytree import unflatten
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -144,7 +147,6 @@ def _undefined_error(name, kind):
 
 def lift(value, t: ArrayType) -> AbstractArray:
     """`value` as an AbstractArray of type `t` (emitted at the current insertion point)."""
-    from npxla.runtime.numpy.convert import cast_to
     x = as_abstract(value)
     if x.dtype != t.dtype:
         x = cast_to(x, t.dtype)
@@ -165,7 +167,6 @@ _UNSET_LEAF = -1
 
 def index_tree(treedef, n):
     """The tree `treedef` describes, with leaf positions as leaves."""
-    from npxla.runtime.staging.pytree import unflatten
     return unflatten(treedef, iter(range(n)))
 
 
@@ -194,7 +195,6 @@ def _all_unset(like):
 
 def reflatten(tree, leaves):
     """(treedef, leaves) of an index tree produced by `conform_unset`."""
-    from npxla.runtime.staging.pytree import flatten
     order: list = []
     treedef = flatten(tree, order, everything=True)
     return treedef, [UndefinedReturnValue() if k == _UNSET_LEAF else leaves[k] for k in order]

@@ -13,6 +13,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, func, stablehlo
 
 from npxla.runtime.staging.types import tensor_type
+from npxla.runtime.staging.types import element_type
 
 _state = threading.local()
 
@@ -133,7 +134,6 @@ def _is_splat(value):
 
 
 def _scalar_attr(x, dtype):
-    from npxla.runtime.staging.types import element_type
     et = element_type(dtype)
     if dtype.kind in "iu":
         return ir.IntegerAttr.get(et, int(x))

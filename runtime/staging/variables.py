@@ -8,6 +8,7 @@ program really reads it.
 from __future__ import annotations
 
 from npxla.transpiler.base.errors import ConcretizationError, UndefinedVariableError
+from npxla.runtime.staging.abstract import is_abstract
 
 
 class Undefined:
@@ -55,7 +56,6 @@ class UndefinedReturnValue:
 
 def return_value(do_return, retval):
     """The converted function's result when it may also fall off its end (-> None)."""
-    from npxla.runtime.staging.abstract import is_abstract
     if is_abstract(do_return) and do_return.const is None:
         raise ConcretizationError(
             "the function returns a value on some data-dependent paths and falls off its "

@@ -6,6 +6,7 @@ import threading
 from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedOperationError
 
 from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET, GPU_CALLBACK_TARGET
+from npxla.runtime.xla.devices import backend
 
 _parse_contexts = threading.local()
 
@@ -14,7 +15,6 @@ def compile_module(module_text: str, device, host_callbacks=()):
     """Compile for `device`. `host_callbacks`: the Python callables the module's host
     callback custom calls name by index (staged with the CPU target name)."""
     from jax._src.lib import xla_client  # noqa: the PJRT client types
-    from npxla.runtime.xla.devices import backend
     client = backend(device.platform)
     devices = xla_client.DeviceList((device,))
     try:

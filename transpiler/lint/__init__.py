@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import asdict, dataclass
+from npxla.transpiler.lint.noqa import noqa_lines, suppressed
 
 __all__ = ["Finding", "lint_source", "lint_tree", "lint_file", "lint_paths", "iter_files",
            "RULES", "LintInternalError"]
@@ -65,7 +66,6 @@ def lint_source(source: str, path: str = "<string>", select=None, ignore=None, *
                          jit_wrappers=jit_wrappers, jitted=jitted,
                          lines=source.splitlines())
     if noqa:
-        from npxla.transpiler.lint.noqa import noqa_lines, suppressed
         table = noqa_lines(source)
         if table:
             findings = [f for f in findings if not suppressed(f, table)]

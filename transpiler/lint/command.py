@@ -11,6 +11,12 @@ import argparse
 import os
 import sys
 import time
+from npxla.transpiler.lint import LintInternalError, iter_files, lint_source, _decode
+from npxla.transpiler.lint.reporters import text_line
+from npxla.transpiler.lint.reporters import to_json
+from npxla.transpiler.lint.reporters import to_sarif
+from npxla.transpiler.lint.rules import RULES
+from npxla.transpiler.lint.rules import RULES, lookup, selected
 
 DESCRIPTION = """\
 Check that functions decorated with npxla's @jit (or jax.jit) will compile, without
@@ -120,7 +126,6 @@ def _use_color(mode, stream):
 
 
 def _list_rules(out):
-    from npxla.transpiler.lint.rules import RULES
     width = max(len(r.name) for r in RULES.values())
     for r in RULES.values():
         targets = "+".join(sorted(r.targets))
@@ -133,8 +138,6 @@ def run(args, stdout=None, stderr=None, stdin=None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     stdin = stdin or sys.stdin
-    from npxla.transpiler.lint import LintInternalError, iter_files, lint_source, _decode
-    from npxla.transpiler.lint.rules import RULES, lookup, selected
 
     if getattr(args, "list_rules", False):
         return _list_rules(stdout)
@@ -201,7 +204,6 @@ def run(args, stdout=None, stderr=None, stdin=None) -> int:
             failed = True
             found = []
         if found and args.format == "text":
-            from npxla.transpiler.lint.reporters import text_line
             progress.clear()
             for f in found:
                 stdout.write(text_line(f, RULES, color) + "\n")
@@ -212,11 +214,9 @@ def run(args, stdout=None, stderr=None, stdin=None) -> int:
     elapsed = time.perf_counter() - started
 
     if args.format == "json":
-        from npxla.transpiler.lint.reporters import to_json
         stdout.write(to_json(findings) + "\n")
     elif args.format == "sarif":
         from npxla import __version__
-        from npxla.transpiler.lint.reporters import to_sarif
         stdout.write(to_sarif(findings, RULES, __version__) + "\n")
     if args.statistics:
         rate = len(files) / elapsed if elapsed > 0 else float("inf")

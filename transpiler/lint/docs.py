@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from npxla.transpiler.lint.rules import RULES
 
 HEADER = """\
 # Lint rules
@@ -79,7 +80,6 @@ def _md_escape(text):
 
 
 def render() -> str:
-    from npxla.transpiler.lint.rules import RULES
     out = [HEADER]
     for r in RULES.values():
         out.append(f"| [{r.code}](#{r.code.lower()}) | `{r.name}` | {r.severity} | "

@@ -10,6 +10,7 @@ flake8 handles `# noqa`, `--select`/`--ignore`/`--extend-select` itself.
 Option: `--npx-assume-jit={npxla,jax}` lints every function as if it were jitted.
 """
 from __future__ import annotations
+from npxla.transpiler.lint import LintInternalError, lint_tree
 
 
 class Plugin:
@@ -34,7 +35,6 @@ class Plugin:
         cls.assume_jit = getattr(options, "npx_assume_jit", None)
 
     def run(self):
-        from npxla.transpiler.lint import LintInternalError, lint_tree
         try:
             findings = lint_tree(self.tree, self.filename, assume_jit=self.assume_jit,
                                  lines=self.lines)

@@ -37,6 +37,7 @@ from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, DICT, F
                      NONE, NUMBER, PYTHON_ONLY, RANGE, REF, RNG, SET, STATIC, STR, TUPLE,
                      UNKNOWN, UNKNOWN_STATIC, Val, const, element_of, join, join_all,
                      max_level)
+from npxla.transpiler.lint.discovery import collect_imports
 
 _MAX_LOOP_PASSES = 4
 _MAX_CALL_DEPTH = 4
@@ -635,7 +636,6 @@ class FunctionContext:
 
     def s_Import(self, s, env):
         table = {}
-        from npxla.transpiler.lint.discovery import collect_imports
         collect_imports([s], table)
         self.imports.update(table)
         for name, qual in table.items():

@@ -11,6 +11,10 @@ import warnings
 
 from npxla.runtime.driver.commands import CommandFailed, UsageError
 from npxla.transpiler.module_convert import JitNames, jitted_functions
+from npxla.runtime.driver.api import jit
+from npxla.runtime.driver.jitted import JittedFunction
+from npxla.runtime.xla import devices
+from npxla.transpiler.base.errors import InternalCompilerError, TranspileError
 
 DESCRIPTION = """\
 Print the IR that @jit compiles for one function and one signature.
@@ -151,8 +155,6 @@ def run(args) -> int:
         func = _only_jitted(path)
     module = import_file(path)
     obj = _lookup(module, func, path)
-    from npxla.runtime.driver.jitted import JittedFunction
-    from npxla.runtime.driver.api import jit
     if isinstance(obj, JittedFunction):
         fn = obj.__wrapped__
         static_nums, static_names = obj._static_argnums, obj._static_argnames
@@ -167,7 +169,6 @@ def run(args) -> int:
     except SignatureError as e:
         raise UsageError(str(e)) from None
     if device is not None:
-        from npxla.runtime.xla import devices
         try:
             devices.resolve(device)
         except (ValueError, RuntimeError) as e:
@@ -188,7 +189,6 @@ def run(args) -> int:
 
 def lower_text(jitted, args, kwargs, fmt):
     """The IR text; user-level failures become CommandFailed, npxla bugs propagate."""
-    from npxla.transpiler.base.errors import InternalCompilerError, TranspileError
     try:
         lowered = jitted.lower(*args, **kwargs)
         text = lowered.as_text(fmt)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from npxla.runtime.driver.commands import UsageError
 
 DESCRIPTION = """\
 Report code that @jit (or jax.jit) would refuse, before anything runs: the files are
@@ -58,7 +59,6 @@ def add_arguments(parser: argparse.ArgumentParser):
 def run(args) -> int:
     command = _command()
     if command is None:
-        from npxla.runtime.driver.commands import UsageError
         why = f": {type(_ERROR[0]).__name__}: {_ERROR[0]}" if _ERROR else ""
         raise UsageError(f"the linter (transpiler.lint.command) cannot be loaded{why}")
     return command.run(args)

@@ -8,9 +8,9 @@ loaded on first use, so `import npxla` and the linter (`npxla.transpiler.lint`) 
 import JAX.
 """
 from .transpiler.base.errors import TranspileError
+from .transpiler.base.version import VERSION as __version__
 
 __all__ = ["jit", "to_source", "TranspileError"]
-__version__ = "0.1.0"
 
 
 def __getattr__(name):

@@ -12,6 +12,7 @@ import os
 import sys
 
 from npxla.runtime.driver.commands import CommandFailed, UsageError
+from npxla.transpiler.base.version import VERSION
 from npxla.runtime.driver.commands.output import style_for
 from npxla.runtime.driver.commands import convert, devices, emit, lint
 
@@ -49,7 +50,6 @@ def _commands():
 def _version() -> str:
     from importlib import metadata
 
-    from npxla import __version__
     parts = []
     for dist in ("numpy", "jax", "jaxlib"):
         try:
@@ -57,7 +57,7 @@ def _version() -> str:
         except metadata.PackageNotFoundError:
             pass
     python = ".".join(map(str, sys.version_info[:3]))
-    return f"npxla {__version__} (python {python}, {', '.join(parts)})"
+    return f"npxla {VERSION} (python {python}, {', '.join(parts)})"
 
 
 def _add_common(parser, default):

@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from npxla.runtime.driver.guards import DATA_TYPED, MISSING, data_key, scalar_condition
+from npxla.runtime.driver.guardvalues import DATA_TYPED, MISSING, data_key, scalar_condition
 
 
 def generate(env, writes_implicit=False):
@@ -108,6 +108,10 @@ def _aliases(arrays, args, kwargs):
 
 
 def _condition(node, i, v, ns, first):
+    """The Python source of one node's check in the generated guard (None when nothing
+    needs checking): the guard is generated code because it runs on every call, and
+    a chain of compiled comparisons is several times faster than walking the node
+    tree."""
     check, value = node.check, node.value
     k = f"K{i}"
     if check is None:

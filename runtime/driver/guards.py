@@ -24,33 +24,21 @@ What is read comes from the bytecode (`reads`). The guard is generated Python co
 from __future__ import annotations
 
 import hashlib
-import math
 import sys
 import types
 
 import numpy as np
 
 from npxla.runtime.driver import reads
+from npxla.runtime.driver.guardgen import generate
+from npxla.runtime.driver.guardvalues import _DATA_MAX, _SCALARS, MISSING, _is_data
 from npxla.runtime.operators.call import _LIBRARY_PREFIXES
 from npxla.runtime.cache.fingerprint import Unstable, function_digest, value_digest
 from npxla.runtime.driver.overlay import Overlay
 from npxla.transpiler.base.errors import UnsupportedOperationError
 
 MAX_NODES = 2048         # values one function's guard may check (then: refused)
-_SCALARS = (bool, int, float, complex, str, bytes, type(None))
-_DATA_MAX = 1 << 16      # elements of a pure-data container guarded by value
-DATA_TYPED = 32          # up to this size compared element by element with types
 _ARRAY_KINDS = frozenset("biufc")
-
-
-class _Missing:
-    __slots__ = ()
-
-    def __repr__(self):
-        return "<missing>"
-
-
-MISSING = _Missing()
 
 
 class Node:
@@ -226,6 +214,11 @@ class Environment:
                 self._walk(node, c)
 
     def _classify(self, node):
+        """Decide how the per-call guard checks one captured value: arrays become implicit
+        inputs (or are baked in by identity when XLA cannot hold their dtype),
+        scalars and small plain data are compared by value, functions and
+        modules by identity with their own reads followed. A value that can
+        change without the guard seeing it is refused rather than baked in."""
         v, t = node.value, type(node.value)
         if v is MISSING:
             node.check = "missing"
@@ -435,7 +428,6 @@ class Environment:
     def guard(self, writes_implicit=False):
         """A function `(args, kwargs=None) -> tuple | None`: the current implicit array
         inputs when every captured value still holds, else None."""
-        from npxla.runtime.driver.guardgen import generate
         return generate(self, writes_implicit)
 
     # --- overlay for staging ----------------------------------------------------------
@@ -504,34 +496,6 @@ def _plain_attribute(obj, name):
     return False
 
 
-def _is_data(v, budget):
-    """Plain data (scalars in tuples/lists/dicts), small enough to compare by value."""
-    t = type(v)
-    budget[0] -= 1
-    if budget[0] < 0:
-        return False
-    if t in _SCALARS:
-        return True
-    if t in (tuple, list):
-        return all(_is_data(x, budget) for x in v)
-    if t is dict:
-        return all(type(k) in _SCALARS and _is_data(x, budget) for k, x in v.items())
-    return False
-
-
-def data_key(v):
-    """A typed, comparable description of plain data (1 and 1.0 and True differ, and
-    so do -0.0 and 0.0; NaN equals NaN)."""
-    t = type(v)
-    if t is float:
-        return (t, v) if v == v and v != 0.0 else (t, repr(v))
-    if t in _SCALARS:
-        return (t, v)
-    if t is dict:
-        return (t, tuple((data_key(k), data_key(x)) for k, x in v.items()))
-    return (t, tuple(data_key(x) for x in v))
-
-
 def _describe(v):
     if v is MISSING:
         return "missing"
@@ -542,21 +506,3 @@ def _describe(v):
     if name is None:
         name = type(v).__qualname__
     return f"{module}.{name}:{type(v).__name__}"
-
-
-def scalar_condition(var, value, const):
-    """Python source of the check that `var` still is the scalar `value` (`const`: the
-    name under which `value` is in the guard's namespace)."""
-    t = type(value)
-    if value is None or t is bool:
-        return f"{var} is {value!r}"
-    tname = f"type({var}) is T_{const}"
-    if t is float or isinstance(value, np.floating):
-        if value != value:
-            return f"{tname} and {var} != {var}"
-        if value == 0:
-            sign = math.copysign(1.0, float(value))
-            return f"{tname} and {var} == 0 and copysign(1.0, {var}) == {sign!r}"
-    if (t is complex or isinstance(value, np.complexfloating)) and value != value:
-        return f"{tname} and {var} != {var}"
-    return f"{tname} and {var} == {const}"

@@ -29,6 +29,7 @@ from npxla.runtime.numpy.errorflags import raise_for
 from npxla.runtime import operators
 from npxla.runtime.operators import loops
 from npxla.runtime.operators.conditionals import raises_at_run_time
+from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.driver import staging
 from npxla.runtime.driver.staging import ARRAY, memory_sharing, stage
 from npxla.runtime.staging.trace import current_trace
@@ -97,6 +98,10 @@ class Compiled:
                                                      for k, weak in plain]))
 
     def run(self, leaves, output="numpy"):
+        """Execute for one call: plain outputs take a short path; otherwise host callbacks,
+        run-time checks (raised as the NumPy exception they stand for, before
+        anything is written back), write-back into the caller's arrays and
+        results rebuilt as NumPy values or left on the device."""
         if self._plain and output == "numpy":
             outs = self.executable.execute(self.upload([leaves[i] for i in self.param_leaves]))
             results = [_to_result(outs[k], weak) for k, weak in self._plain]
@@ -426,7 +431,7 @@ class JittedFunction:
                                    unrolled=frozenset(unrolled),
                                    user_error=raises_at_run_time,
                                    platform=self.device.platform)
-            except (ConcretizationError, loops.ContainerMutation) as e:
+            except (ConcretizationError, ContainerMutation) as e:
                 if self._widen_static(e, leaves + implicit, static, unrolled, env,
                                       len(leaves)):
                     continue

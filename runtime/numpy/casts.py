@@ -17,31 +17,12 @@ import builtins
 import numpy as np
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import implements
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.transpiler.base.errors import UnsupportedFunctionError
-
-
-def fresh(x: AbstractArray, weak: bool = False) -> AbstractArray:
-    """A new handle holding `x`'s current value (a copy: later writes to either handle
-    do not reach the other)."""
-    c = x.const                        # refreshes a view before its value is read
-    return AbstractArray(x.shape, x.dtype, ir=x._ir if c is not None else x.ir, const=c,
-                         weak=weak, deps=x.deps)
-
-
-def as_array(x) -> AbstractArray:
-    """`np.asarray(x)` for one operand: Python scalars (traced or not) become strong
-    arrays of their default dtype, as NumPy's array coercion does."""
-    if type(x) is AbstractArray:
-        return cast_to(x, x.dtype, weak=False) if x.weak else x
-    if isinstance(x, (list, tuple)):
-        from npxla.runtime.numpy.creation import array_impl
-        return array_impl(x)
-    return as_abstract(np.asarray(x))
-
 
 _COMPLEX_MSG = {
     "f": "float() argument must be a string or a real number, not 'complex'",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
-from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import broadcast_shapes, cast_to
 from npxla.runtime.numpy.registry import dispatch, implements
 

@@ -18,14 +18,15 @@ from functools import lru_cache
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from npxla.runtime.numpy.arrange import diagonal_value
-from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.diagonals import diagonal_value
 from npxla.runtime.numpy.products import contract
 from npxla.runtime.numpy.reductions import numpy_error, static
 from npxla.runtime.numpy.registry import dispatch, implements
-from npxla.runtime.numpy.shape import moveaxis, reshape_value, transpose_value
+from npxla.runtime.numpy.shape import moveaxis
 from npxla.runtime.numpy.ufunc_core import store_out
+from npxla.runtime.numpy.values import reshape_value, transpose_value
 
 
 # --- einsum: subscripts ----------------------------------------------------------------------
@@ -267,6 +268,9 @@ def kron(a, b):
 @implements(np.cross, family="products",
             notes="2-vectors give NumPy's DeprecationWarning while compiling")
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """np.cross for 2- and 3-vectors along any axes: the components are moved to the last
+    axis, broadcast, combined as NumPy does (2-vectors give the z component) and
+    moved to axisc."""
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = as_array(a), as_array(b)

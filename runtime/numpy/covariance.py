@@ -16,7 +16,7 @@ import numpy as np
 from npxla.runtime.staging.abstract import as_abstract
 from npxla.runtime.lowering import elementwise_extra as X
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.reductions import static
 from npxla.runtime.numpy.registry import dispatch, implements
@@ -61,6 +61,9 @@ def _positive_or_zero(fact):
                   "skipped; no RuntimeWarning for traced degrees of freedom <= 0")
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
         dtype=None):
+    """np.cov with NumPy's semantics: fweights/aweights, bias/ddof and rowvar combined as
+    NumPy combines them; the flags are static, since they decide the shapes and the
+    normaliser's formula."""
     ddof = static(ddof, "np.cov ddof")
     rowvar, bias = static(rowvar, "np.cov rowvar"), static(bias, "np.cov bias")
     if ddof is not None and ddof != int(ddof):

@@ -1,5 +1,5 @@
 """Array creation: zeros/ones/full/empty (and *_like), arange, linspace, eye, identity,
-array/asarray, copy.
+array/asarray, copy (`np.asarray`'s conversion itself lives in coercion.py).
 
 Registered with `creates=True`: inside a compiled function they always return abstract
 arrays (fresh, mutable handles). When every argument is known the dispatcher lets NumPy
@@ -20,14 +20,12 @@ import numpy as np
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.numpy.casts import as_array, fresh
+from npxla.runtime.numpy.coercion import array_impl, as_array, const_array
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.registry import implements, register_method
-from npxla.runtime.numpy.shape import _shape_arg, reshape_value, shape_standin, _concat_values, moveaxis
+from npxla.runtime.numpy.shape import moveaxis, shape_arg
+from npxla.runtime.numpy.values import fresh
 from npxla.transpiler.base.dtypes import result_type
-from npxla.transpiler.base.errors import UnsupportedFunctionError
-
-_VOID = np.dtype([])
 
 
 def _static(x, what="value"):
@@ -36,12 +34,6 @@ def _static(x, what="value"):
         c = x._concrete(what)
         return c.item() if x.weak and c.ndim == 0 else c
     return x
-
-
-def _const(value, deps=frozenset()):
-    out = AbstractArray.from_const(np.asarray(value), weak=False)
-    out.deps = deps
-    return out
 
 
 def _filled(shape, fill, dtype):
@@ -55,49 +47,49 @@ def _filled(shape, fill, dtype):
 
 @implements(np.zeros, family="creation", creates=True)
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    return _const(np.zeros(_shape_arg(shape), dtype))
+    return const_array(np.zeros(shape_arg(shape), dtype))
 
 
 @implements(np.empty, family="creation", creates=True, fold=False,
             notes="returns zeros in compiled code (NumPy's contents are undefined)")
 def empty(shape, dtype=float, order="C", *, device=None, like=None):
-    return _const(np.zeros(_shape_arg(_static(shape, "shape")), dtype))
+    return const_array(np.zeros(shape_arg(_static(shape, "shape")), dtype))
 
 
 @implements(np.ones, family="creation", creates=True)
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    return _const(np.ones(_shape_arg(shape), dtype))
+    return const_array(np.ones(shape_arg(shape), dtype))
 
 
 @implements(np.full, family="creation", creates=True)
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
-    return _filled(_shape_arg(shape), fill_value, dtype)
+    return _filled(shape_arg(shape), fill_value, dtype)
 
 
 def _like(a, dtype, shape):
     a = as_array(a)
     dtype = a.dtype if dtype is None else np.dtype(dtype)
-    shape = a.shape if shape is None else _shape_arg(shape)
+    shape = a.shape if shape is None else shape_arg(shape)
     return shape, dtype
 
 
 @implements(np.zeros_like, family="creation", creates=True)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(a, dtype, shape)
-    return _const(np.zeros(shape, dtype))
+    return const_array(np.zeros(shape, dtype))
 
 
 @implements(np.empty_like, family="creation", creates=True, fold=False,
             notes="returns zeros in compiled code (NumPy's contents are undefined)")
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(prototype, dtype, None if shape is None else _static(shape))
-    return _const(np.zeros(shape, dtype))
+    return const_array(np.zeros(shape, dtype))
 
 
 @implements(np.ones_like, family="creation", creates=True)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(a, dtype, shape)
-    return _const(np.ones(shape, dtype))
+    return const_array(np.ones(shape, dtype))
 
 
 @implements(np.full_like, family="creation", creates=True)
@@ -121,18 +113,18 @@ def _bcast(x, shape):
 def arange(*args, **kwargs):
     args = [_static(a, "arange bound") for a in args]
     kwargs = {k: _static(v, "arange bound") for k, v in kwargs.items()}
-    return _const(np.arange(*args, **kwargs))
+    return const_array(np.arange(*args, **kwargs))
 
 
 @implements(np.eye, family="creation", creates=True)
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
-    return _const(np.eye(_static(N, "int"), None if M is None else _static(M, "int"),
-                         _static(k, "int"), dtype))
+    return const_array(np.eye(_static(N, "int"), None if M is None else _static(M, "int"),
+                              _static(k, "int"), dtype))
 
 
 @implements(np.identity, family="creation", creates=True)
 def identity(n, dtype=None, *, like=None):
-    return _const(np.identity(_static(n, "int"), dtype))
+    return const_array(np.identity(_static(n, "int"), dtype))
 
 
 @implements(np.linspace, family="creation", creates=True,
@@ -140,6 +132,12 @@ def identity(n, dtype=None, *, like=None):
                   "element rather than for the whole array (last-ulp differences)")
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
              *, device=None):
+    """NumPy's `linspace` formula, so that values match to the last ulp: `start + i *
+    step` with `step = (stop - start) / div`, or `i / div * (stop - start)` where the
+    step underflows to zero; with `endpoint` the last sample is `stop` itself; an
+    integer dtype floors before the cast; `retstep` returns the step (NaN when there is
+    no interval); the sample axis is inserted at `axis`. `num` must be static (it
+    decides the shape); start and stop may be traced."""
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -192,60 +190,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 # --- array / asarray / copy ------------------------------------------------------------
-
-def _leaves(obj, out):
-    if isinstance(obj, (list, tuple)):
-        return [_leaves(o, out) for o in obj]
-    out.append(obj)
-    shape = obj.shape if type(obj) is AbstractArray else np.shape(obj)
-    return shape_standin(shape)
-
-
-def _reject_object(dtype):
-    if dtype == object:
-        raise UnsupportedFunctionError("object arrays are not supported in compiled code")
-
-
-def _build(obj, dt):
-    if not isinstance(obj, (list, tuple)):
-        return cast_to(as_array(obj), dt, weak=False)
-    parts = [_build(o, dt) for o in obj]
-    if not parts:
-        return _const(np.zeros((0,), dt))
-    parts = [reshape_value(p, (1,) + p.shape) for p in parts]
-    return _concat_values(parts, 0, dt)
-
-
-def array_impl(obj, dtype=None, *, copy=True, ndmin=0):
-    """`np.array` / `np.asarray` of nested lists of (abstract) arrays and scalars."""
-    ndmin = operator.index(ndmin)
-    if type(obj) is AbstractArray:
-        dt = obj.dtype if dtype is None else np.dtype(dtype)
-        if not obj.weak and dt == obj.dtype and obj.ndim >= ndmin and not copy:
-            return obj
-        if copy is False:
-            raise ValueError("Unable to avoid copy while creating an array as requested.")
-        out = cast_to(obj, dt, weak=False)
-        out = fresh(out) if out is obj else out
-    else:
-        leaves: list = []
-        structure = _leaves(obj, leaves)
-        if not any(type(x) is AbstractArray for x in leaves):
-            const = np.array(obj, dtype=dtype)
-            _reject_object(const.dtype)
-            out = _const(const)
-        else:
-            np.array(structure, dtype=_VOID)                           # NumPy's errors
-            dt = np.result_type(*[as_array(x).dtype for x in leaves]) if dtype is None \
-                else np.dtype(dtype)
-            _reject_object(dt)
-            out = _build(obj, dt)
-        if copy is False:
-            raise ValueError("Unable to avoid copy while creating an array as requested.")
-    if out.ndim < ndmin:
-        out = reshape_value(out, (1,) * (ndmin - out.ndim) + out.shape)
-    return out
-
 
 @implements(np.array, family="creation", creates=True)
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):

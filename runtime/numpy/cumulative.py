@@ -19,7 +19,7 @@ from npxla.transpiler.base.errors import UnsupportedFunctionError
 from npxla.runtime.staging.abstract import is_abstract
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.scan import cumulative
-from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.reductions import axes_of, full, np_dtype, static
 from npxla.runtime.numpy.registry import (_leaves, _to_const, implements, register_ufunc_method,
@@ -270,6 +270,9 @@ def _slice_shape(f, axis, size):
             notes="traced coordinates: both NumPy formulas are computed and the uniform "
                   "one is picked at run time when the spacing is constant")
 def gradient(f, *varargs, axis=None, edge_order=1):
+    """np.gradient: second-order central differences inside and first- or second-order one-
+    sided differences at the edges, with scalar, coordinate-array or uniform
+    spacings per axis, as NumPy computes them."""
     f = as_array(f)
     axes = axes_of(axis, f.ndim)
     edge_order = static(edge_order, "edge_order")

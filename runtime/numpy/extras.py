@@ -22,7 +22,7 @@ from npxla.transpiler.base.errors import UnsupportedFunctionError
 from npxla.runtime.staging.abstract import as_abstract, is_abstract
 from npxla.transpiler.base.dtypes import result_type
 from npxla.runtime.lowering import elementwise_extra as X
-from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.histograms import take
 from npxla.runtime.numpy.reductions import static
@@ -256,6 +256,9 @@ def vander(x, N=None, increasing=False):
             notes="through np.linalg.lstsq (SVD); no RankWarning (the rank is traced); "
                   "cov= is not supported")
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """np.polyfit by least squares on the scaled Vandermonde matrix (NumPy scales the
+    columns to improve the condition number); full= returns NumPy's residuals, rank,
+    singular values and rcond."""
     if static(cov, "cov") is not False:
         raise UnsupportedFunctionError("np.polyfit(..., cov=...) is not supported on "
                                        "traced arrays", hint="use cov=False")

@@ -22,7 +22,7 @@ from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.gather import gather, scatter
 from npxla.runtime.numpy.arithmetic import exact
-from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.reductions import full, result_type, static
@@ -69,6 +69,9 @@ def _safe_cast_error(src, dst):
                   ">= minlength (or a negative value) raises IndexError after the call "
                   "(NumPy grows the output / raises ValueError)")
 def bincount(x, weights=None, minlength=0):
+    """np.bincount: the output length must be static. For a constant x it is NumPy's
+    max(x) + 1; for traced x it is minlength, and values outside [0, minlength) raise
+    at run time instead of growing the result (refused without minlength)."""
     x = as_array(x)
     minlength = static(minlength, "np.bincount minlength")
     if minlength is None:
@@ -254,6 +257,10 @@ def _bins_argument(bins):
                   "raise IndexError after the call, and a non-monotonic traced edges array "
                   "or too many bins for a traced range are not detected")
 def histogram(a, bins=10, range=None, density=None, weights=None):
+    """np.histogram: the number of bins is static (it fixes the output shape), the range
+    may come from the data. Uniform bins use NumPy's edges and its index computation
+    (so values on an edge land where NumPy puts them, the last bin closed); explicit
+    edges are searched."""
     a = as_array(a)
     w = None
     if weights is not None:

@@ -129,6 +129,9 @@ def outer(a, b, out=None):
 
 @implements(np.matmul, family="products")
 def matmul(a, b, out=None, *, dtype=None, casting="same_kind", **kwargs):
+    """np.matmul: NumPy's promotion and 1-d rules (a vector operand gets a temporary axis
+    that is removed again), batch dimensions broadcast, and NumPy's own error for a
+    0-d operand."""
     a, b = asarray(a), asarray(b)
     if kwargs:
         raise UnsupportedFunctionError(f"np.matmul keyword(s) {sorted(kwargs)} not supported")

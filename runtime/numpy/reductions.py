@@ -446,6 +446,9 @@ def builtin_sum(iterable, /, start=0):
 
 
 def _python_extreme(name, args, key, default):
+    """Python's builtin min/max on traced values: the same comparisons Python makes (the
+    first of equal items wins, NaN handling follows the pairwise `>`/`<`), including
+    `default=` for an empty static iterable."""
     if key is not None:
         raise UnsupportedFunctionError(f"{name}(..., key=...) is not supported on traced "
                                        "arrays")

@@ -24,21 +24,17 @@ from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.numpy.casts import as_array, fresh
-from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.coercion import as_array
+from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import implements, register_method, register_property
+from npxla.runtime.numpy.values import (broadcast_value, concat_values, fold_or_lower, fresh,
+                                        reshape_value, shape_standin, transpose_value)
 
-_VOID = np.dtype([])
 _BYTE = np.zeros(1, np.int8)
 _LAYOUT: dict = {}          # id(view handle) -> (weak reference, layout stand-in)
 
 
 # --- stand-ins -------------------------------------------------------------------------
-
-def shape_standin(shape):
-    """An ndarray of `shape` that holds no memory: NumPy's shape logic, for free."""
-    return np.empty(shape, _VOID)
-
 
 def _c_strides(shape):
     strides, acc = [], 1
@@ -65,38 +61,15 @@ def _order(order, what):
             hint="use order='C' (the default), with a transpose where needed")
 
 
-# --- values ----------------------------------------------------------------------------
+# --- views -----------------------------------------------------------------------------
 
-def _fold(x, np_fn, prim_fn):
-    """`np_fn` on a known constant, else the primitive; the result is never weak."""
-    c = x.const
-    if c is not None:
-        out = AbstractArray.from_const(np.asarray(np_fn(c)), weak=False)
-        out.deps = x.deps
-        return out
-    out = prim_fn(x)
-    out.weak = False
-    return out
+def make_view(base, fwd, bwd, lay):
+    """A view handle of `base`: `fwd(base)` reads it, `bwd(base, new)` is the base after
+    a write of `new` through it; `lay` is its layout stand-in.
 
-
-def reshape_value(x: AbstractArray, shape) -> AbstractArray:
-    shape = tuple(shape)
-    if x.shape == shape:
-        return fresh(x)
-    return _fold(x, lambda c: c.reshape(shape), lambda v: S.reshape(v, shape=shape))
-
-
-def transpose_value(x: AbstractArray, perm) -> AbstractArray:
-    perm = tuple(perm)
-    if perm == tuple(range(x.ndim)):
-        return fresh(x)
-    return _fold(x, lambda c: c.transpose(perm), lambda v: S.transpose(v, perm=perm))
-
-
-def _view(base, fwd, bwd, lay):
-    # A view of a view is made a view of the root base, with composed fwd/bwd: a view
-    # handle refreshed from its base does not bump its own version, so a chain of views
-    # would miss writes made to the root.
+    A view of a view is made a view of the root base, with composed fwd/bwd: a view
+    handle refreshed from its base does not bump its own version, so a chain of views
+    would miss writes made to the root."""
     while base._view is not None:
         root, f0, b0, _ = base._view
         fwd = (lambda f, g: lambda r: f(g(r)))(fwd, f0)
@@ -119,8 +92,8 @@ def reshape_view(x: AbstractArray, shape, lay=None):
         except ValueError:           # NumPy would copy: so do we
             return reshape_value(x, shape)
     old = x.shape
-    return _view(x, lambda b: reshape_value(b, shape),
-                 lambda b, new: reshape_value(new, old), lay)
+    return make_view(x, lambda b: reshape_value(b, shape),
+                     lambda b, new: reshape_value(new, old), lay)
 
 
 def transpose_view(x: AbstractArray, perm):
@@ -129,11 +102,12 @@ def transpose_view(x: AbstractArray, perm):
         return transpose_value(x, perm)
     inverse = tuple(np.argsort(perm)) if perm else ()
     inverse = tuple(int(i) for i in inverse)
-    return _view(x, lambda b: transpose_value(b, perm),
-                 lambda b, new: transpose_value(new, inverse), layout(x).transpose(perm))
+    return make_view(x, lambda b: transpose_value(b, perm),
+                     lambda b, new: transpose_value(new, inverse), layout(x).transpose(perm))
 
 
-def _read_only(base, new):
+def refuse_write(base, new):
+    """The write-back of a read-only view (NumPy's broadcast and diagonal views)."""
     raise ValueError("assignment destination is read-only")
 
 
@@ -142,18 +116,14 @@ def broadcast_view(x: AbstractArray, shape):
     if x.weak:
         x = cast_to(x, x.dtype, weak=False)
     lay = np.broadcast_to(layout(x), shape)
-    return _view(x, lambda b: _broadcast_value(b, shape), _read_only, lay)
-
-
-def _broadcast_value(x, shape):
-    if x.shape == shape:
-        return fresh(x)
-    return _fold(x, lambda c: np.broadcast_to(c, shape), lambda v: broadcast_to_shape(v, shape))
+    return make_view(x, lambda b: broadcast_value(b, shape), refuse_write, lay)
 
 
 # --- reshape / ravel / flatten ---------------------------------------------------------
 
-def _shape_arg(shape):
+def shape_arg(shape):
+    """A shape argument (an int or a sequence of ints) as a tuple of ints; a traced
+    value raises ConcretizationError (through `__index__`)."""
     if isinstance(shape, (list, tuple)):
         return tuple(operator.index(s) for s in shape)
     return (operator.index(shape),)
@@ -162,7 +132,7 @@ def _shape_arg(shape):
 def _reshape(a, shape, order="C", copy=None):
     _order(order, "reshape")
     a = as_array(a)
-    new = shape_standin(a.shape).reshape(_shape_arg(shape)).shape   # NumPy's errors
+    new = shape_standin(a.shape).reshape(shape_arg(shape)).shape   # NumPy's errors
     if copy:
         return reshape_value(fresh(a), new)
     if copy is False:
@@ -307,7 +277,7 @@ def atleast_3d(*arys):
             notes="the result is read-only, as in NumPy")
 def broadcast_to(array, shape, subok=False):
     a = as_array(array)
-    new = np.broadcast_to(shape_standin(a.shape), _shape_arg(shape)).shape
+    new = np.broadcast_to(shape_standin(a.shape), shape_arg(shape)).shape
     return broadcast_view(a, new)
 
 
@@ -331,7 +301,7 @@ def unstack_value(a: AbstractArray):
     rest = a.shape[1:]
     out = []
     for i in range(a.shape[0]):
-        part = _fold(a, lambda c, i=i: c[i:i + 1], lambda v, i=i: S.static_slice(
+        part = fold_or_lower(a, lambda c, i=i: c[i:i + 1], lambda v, i=i: S.static_slice(
             v, start=(i,) + (0,) * len(rest), limit=(i + 1,) + rest,
             strides=(1,) * a.ndim))
         out.append(reshape_value(part, rest))
@@ -362,20 +332,6 @@ def _store(result, out):
     return out
 
 
-def _concat_values(arrays, axis, dtype):
-    arrays = [cast_to(a, dtype, weak=False) for a in arrays]
-    if all(a.const is not None for a in arrays):
-        out = AbstractArray.from_const(np.concatenate([a.const for a in arrays], axis=axis),
-                                       weak=False)
-        for a in arrays:
-            out.deps = out.deps | a.deps
-        return out
-    nonempty = [a for a in arrays if a.shape[axis] != 0] or arrays[:1]
-    if len(nonempty) == 1:
-        return fresh(nonempty[0])
-    return S.concatenate(*nonempty, axis=axis)
-
-
 @implements(np.concatenate, family="shape", fold=False)
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if isinstance(arrays, AbstractArray):
@@ -394,7 +350,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if out is not None and not np.can_cast(dt, out.dtype, casting=casting):
         raise TypeError(f"Cannot cast array data from {dt!r} to {out.dtype!r} according "
                         f"to the rule '{casting}'")
-    return _store(_concat_values(arrays, axis, dt), out)
+    return _store(concat_values(arrays, axis, dt), out)
 
 
 @implements(np.stack, family="shape", fold=False)

@@ -20,7 +20,7 @@ from npxla.runtime.lowering import elementwise_extra as X
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.conv import correlate_1d
 from npxla.runtime.numpy.arithmetic import exact
-from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.histograms import take
 from npxla.runtime.numpy.reductions import numpy_error, static
@@ -95,6 +95,9 @@ def _periodic(x, xp, fp, period):
 @implements(np.interp, family="elementwise",
             notes="xp must be increasing (not checked, as in NumPy); period= must be static")
 def interp(x, xp, fp, left=None, right=None, period=None):
+    """np.interp: binary search of each x in xp and linear interpolation, left/right values
+    outside, complex fp interpolated per part, and period= wrapping the coordinates
+    first as NumPy does."""
     fp = as_array(fp)
     dtype = _C128 if fp.dtype.kind == "c" else _F64
     x = _safe_cast(as_array(x), _F64)

@@ -21,7 +21,7 @@ from npxla.runtime.staging.abstract import AbstractArray, is_abstract
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.gather import gather
 from npxla.runtime.lowering.sort import order_less, sort as sort_prim
-from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import implements, register_method
 from npxla.runtime.numpy.reductions import full, static

@@ -20,7 +20,7 @@ from npxla.runtime.staging.abstract import as_abstract, is_abstract
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.elementwise_extra import real
 from npxla.runtime.lowering.gather import gather
-from npxla.runtime.numpy.casts import as_array
+from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.reductions import _move_to_last, axes_of, static
@@ -239,6 +239,9 @@ def _check_q(q, what, hi):
 
 def _quantile(name, a, q, axis, out, method, keepdims, weights, interpolation, percent,
               nan):
+    """Shared by quantile/percentile and their nan variants: sort along the axes and
+    interpolate with NumPy's method formulas; NaNs propagate (or, for the nan
+    variants, are sorted last and excluded from each slice's count)."""
     if interpolation is not None:
         raise UnsupportedFunctionError(f"np.{name}(..., interpolation=...) is deprecated; "
                                        "use method=")
@@ -402,6 +405,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_NO_VALUE, *, where=_NO
 
 
 def _nanvar(name, a, axis, dtype, out, ddof, keepdims, where, mean, correction, root):
+    """nanvar/nanstd: the variance over the non-NaN elements with NumPy's ddof/correction
+    rules; without NaN masks (integer input) it is np.var/np.std, as in NumPy."""
     x = as_array(a)
     dtype = static(dtype, "dtype")
     arr, mask = _nan_masked(x, 0)

@@ -20,7 +20,8 @@ import weakref
 
 import numpy as np
 
-from npxla.transpiler.base.errors import (ConcretizationError, LibraryCallError, RecursionDepthError, TranspileError, UnsupportedFunctionError, UnsupportedOperationError)
+from npxla.transpiler.base.errors import (ConcretizationError, LibraryCallError, RecursionDepthError, TranspileError, UnsupportedFunctionError)
+from npxla.transpiler.base.catalogue import RANDOM_STATE
 from npxla.transpiler.base.origin import locate
 
 from npxla.runtime.staging.abstract import AbstractArray
@@ -29,7 +30,8 @@ from npxla.runtime.numpy.registry import call_entry, has_abstract, lookup
 from npxla.runtime.operators import higher_order, hostcalls, introspection
 from npxla.transpiler.conversion import convert
 from npxla.runtime.operators.provenance import LIBRARY, is_library_callable, is_user_function, origin_of_module
-from npxla.runtime.operators.loops import refuse_container_mutation
+from npxla.runtime.operators.iteration import traced_enumerate, traced_range, traced_zip
+from npxla.runtime.operators.mutation import refuse_container_mutation
 from npxla.runtime.operators.printing import runtime_print
 
 # Kept for `guards`, which still classifies module objects by name; functions are
@@ -42,7 +44,7 @@ _is_user_function = is_user_function
 # import (runtime/operators/__init__.py)
 OPERATORS: list = []
 
-_ITERATION = {range: "traced_range", enumerate: "traced_enumerate", zip: "traced_zip"}
+_ITERATION = {range: traced_range, enumerate: traced_enumerate, zip: traced_zip}
 _MUTATORS = {
     list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
            "__setitem__", "__delitem__", "__iadd__"},
@@ -76,10 +78,7 @@ def _refuse_random(f):
         what = f"random.{name} draws from Python's random module"
     else:
         return
-    raise UnsupportedOperationError(
-        f"{what}, which a compiled function cannot reproduce",
-        hint="draw the random numbers outside the jitted function (with the same generator "
-             "or seed) and pass them in as an argument")
+    raise RANDOM_STATE.error_for(what=what)
 
 
 def _record(fn):
@@ -89,13 +88,17 @@ def _record(fn):
 
 
 def converted_call(f, args, kwargs):
+    """Every call in converted code. The order matters: print and the iteration builtins
+    first, then container mutations (refused inside staged regions), registered
+    NumPy functions, questions about types, logging and warnings, builtins that call
+    back, random streams (refused), jitted and user functions (converted), and last
+    a plain call whose failure on traced arrays is reported with the library's name."""
     kwargs = kwargs or {}
     if f is print:
         return runtime_print(*args, **kwargs)
     special = _ITERATION.get(f) if type(f) is type else None
     if special is not None:
-        from npxla.runtime.operators import iteration
-        return getattr(iteration, special)(*args, **kwargs)
+        return special(*args, **kwargs)
     owner = getattr(f, "__self__", None)
     if type(owner) in _MUTATORS and getattr(f, "__name__", "") in _MUTATORS[type(owner)]:
         refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()")

@@ -20,6 +20,7 @@ from npxla.runtime.staging.types import element_count, tensor_type
 from npxla.runtime.staging.pytree import unflatten
 from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.operators.mutation import staged_on
 from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, unify, zeros)
 from npxla.runtime.staging.variables import UndefinedReturnValue
 from npxla.runtime.lowering import structural as S
@@ -158,7 +159,6 @@ def _raise_when_taken(pred, branches, bodies, raised):
 
 def stage_if(pred, branches, names, single=False):
     """Trace `branches` (true first) into one `stablehlo.if`; returns their result."""
-    from npxla.runtime.operators.loops import staged_on
     with staged_on(pred):
         bodies, raised = _trace_branches(branches)
         if raised is not None:

@@ -8,7 +8,7 @@ from npxla.runtime.numpy.fancy import refuse_outside_array
 from npxla.runtime.numpy.registry import dispatch
 from npxla.runtime.numpy.fancy import aug_assign
 from npxla.runtime.numpy.fancy import value_at
-from npxla.runtime.operators.loops import refuse_container_mutation
+from npxla.runtime.operators.mutation import refuse_container_mutation
 
 
 class _Index:

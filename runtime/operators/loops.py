@@ -14,7 +14,6 @@ checks or print need no special treatment.
 """
 from __future__ import annotations
 
-import contextlib
 import warnings
 
 import numpy as np
@@ -37,6 +36,7 @@ from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
 from npxla.runtime.numpy.errorflags import check_raises
 from npxla.runtime.numpy.registry import dispatch
 from npxla.runtime.operators.logical import and_
+from npxla.runtime.operators.mutation import ContainerMutation, staged_on
 
 _MAX_ATTEMPTS = 10
 # A static trip count up to this runs as Python (one iteration needs no loop).
@@ -93,22 +93,6 @@ def warn_unrolled(token, reason="a value computed in this loop (e.g. its index) 
     warnings.warn_explicit(
         f"{reason}, so the loop is unrolled: the compiled program grows with the trip "
         "count", NpxlaPerformanceWarning, token.code.co_filename, token.code.co_firstlineno)
-
-
-class ContainerMutation(UnsupportedOperationError):
-    """A Python list/dict/set is changed inside staged control flow. `deps`: what the
-    staged conditions depend on (specialising those arguments makes the flow Python)."""
-    deps = frozenset()
-
-
-@contextlib.contextmanager
-def staged_on(pred):
-    """Attribute refusals inside a staged region to the condition that staged it."""
-    try:
-        yield
-    except ContainerMutation as e:
-        e.deps = e.deps | pred.deps
-        raise
 
 
 # --- while --------------------------------------------------------------------------
@@ -532,6 +516,10 @@ def _may_stay_alias(init, arg, new, pred0, born):
 
 
 def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased):
+    """Emit the stablehlo.while: the condition, the carried array values, the handles the
+    body updates in place and its check flags are the loop's operands; returns the
+    results mapped back to the carried tree, the handles and the checks (a flag that
+    fires stops the loop)."""
     types = [tensor_type((), _BOOL)] + \
         [tensor_type(*t.aval) for t in kinds if isinstance(t, ArrayType)] + \
         [tensor_type(h.shape, h.dtype) for h in handles] + \
@@ -577,14 +565,3 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
     for msg in messages:
         trace.add_error_check(AbstractArray((), _BOOL, ir=next(results), deps=all_deps), msg)
     return unflatten(treedef, iter(leaves))
-
-
-def refuse_container_mutation(what):
-    """Called before a Python list/dict/set changes: refused inside staged regions,
-    where the change would happen once while tracing instead of once per run."""
-    if journal._scopes:
-        raise ContainerMutation(
-            f"{what} inside data-dependent control flow cannot be compiled: it would run "
-            "once while compiling, not once per iteration or branch taken",
-            hint="preallocate an array and assign into it (out[i] = ...), or build the "
-                 "list in a loop over a Python range/list outside data-dependent code")

@@ -162,7 +162,7 @@ def test_console_script_and_python_m_agree(prefix, tmp_path):
     path.write_text(BAD)
     r = _run(prefix + ["convert", str(path)])
     assert r.returncode == 1 and r.stdout == ""
-    assert r.stderr.startswith(f"{path}:5:5: NPX001 UnsupportedSyntaxError: generators")
+    assert r.stderr.startswith(f"{path}:5:5: NPX001 UnsupportedSyntaxError: 'yield' makes a generator")
     good = os.path.join(ROOT, "tests", "cli", "cli_sample_module.py")
     r = _run(prefix + ["convert", good])
     assert r.returncode == 0

@@ -9,34 +9,19 @@ from __future__ import annotations
 
 import gast
 
-from npxla.transpiler.base.errors import Location, UnsupportedSyntaxError
+from npxla.transpiler.base import catalogue as C
+from npxla.transpiler.base.errors import Location
 
-_GENERATOR = ("generators cannot be compiled: XLA programs return once",
-              "build the values into an array and return it")
-_ASYNC = ("async code cannot be compiled", "use a plain def and plain for/with statements")
-
+# node type -> (refusal, its fields): the messages and hints live in the catalogue
 _REFUSED = {
-    gast.Yield: _GENERATOR,
-    gast.YieldFrom: _GENERATOR,
-    gast.AsyncFunctionDef: _ASYNC,
-    gast.Await: _ASYNC,
-    gast.AsyncFor: _ASYNC,
-    gast.AsyncWith: _ASYNC,
-    gast.Match: ("match statements cannot be compiled yet",
-                 "write the cases as an if/elif chain"),
+    gast.Yield: (C.GENERATOR, {"what": "yield"}),
+    gast.YieldFrom: (C.GENERATOR, {"what": "yield from"}),
+    gast.AsyncFunctionDef: (C.ASYNC, {}),
+    gast.Await: (C.ASYNC, {}),
+    gast.AsyncFor: (C.ASYNC, {}),
+    gast.AsyncWith: (C.ASYNC, {}),
+    gast.Match: (C.MATCH, {}),
 }
-
-
-def _scope_refusal(child):
-    names = ", ".join(child.names)
-    if isinstance(child, gast.Global):
-        return (f"'global {names}' cannot be compiled: a compiled function cannot rebind "
-                "module variables",
-                f"pass {names} in as an argument and return the new value; assign it to the "
-                "global outside the jitted function")
-    return (f"'nonlocal {names}' cannot be compiled: a compiled function cannot rebind "
-            "variables of an enclosing function",
-            f"pass {names} in as an argument and return the new value")
 
 
 def _jumps_out_of(stmts, in_loop=False):
@@ -54,26 +39,20 @@ def _jumps_out_of(stmts, in_loop=False):
 
 
 def _refusal(child):
-    """(message, hint[, node to point at]) for a node that cannot be compiled, else None."""
+    """(refusal, fields[, node to point at]) for a node that cannot be compiled, else None."""
     if isinstance(child, (gast.Global, gast.Nonlocal)):
-        return _scope_refusal(child)
+        names = ", ".join(child.names)
+        keyword = "global" if isinstance(child, gast.Global) else "nonlocal"
+        return C.REBIND_OUTSIDE, {"stmt": f"{keyword} {names}", "names": names}
     if isinstance(child, (gast.Try, gast.TryStar)):
         jump = next(_jumps_out_of(child.finalbody), None)
         if jump is not None:
-            return (f"'{type(jump).__name__.lower()}' inside 'finally' cannot be compiled: "
-                    "it would silently discard an exception being raised",
-                    "move the statement after the try statement", jump)
+            return C.JUMP_IN_FINALLY, {"what": type(jump).__name__.lower()}, jump
     if isinstance(child, gast.While) and any(
             isinstance(n, gast.NamedExpr) for n in gast.walk(child.test)):
-        return ("an assignment expression (:=) in a while condition cannot be compiled: "
-                "the condition is evaluated apart from the loop body",
-                "assign the value before the loop and again at the end of the body, and "
-                "test the variable")
+        return C.WALRUS_IN_WHILE, {}
     if isinstance(child, gast.Attribute) and isinstance(child.ctx, gast.Store):
-        return (f"assigning to an attribute ('.{child.attr} = ...') cannot be compiled: "
-                "the object lives outside the compiled program",
-                "keep the value in a local variable (or return it) and set the attribute "
-                "outside the jitted function")
+        return C.ATTRIBUTE_STORE, {"attr": child.attr}
     return _REFUSED.get(type(child))
 
 
@@ -81,9 +60,8 @@ def transform(node, ctx):
     for child in gast.walk(node):
         refusal = _refusal(child)
         if refusal is not None:
-            message, hint, where = (refusal + (child,))[:3]
-            raise UnsupportedSyntaxError(
-                message, hint=hint,
-                location=Location(ctx.filename, where.lineno, where.col_offset,
-                                  getattr(where, "end_col_offset", None)))
+            entry, fields, where = (refusal + (child,))[:3]
+            raise entry.error_for(
+                Location(ctx.filename, where.lineno, where.col_offset,
+                         getattr(where, "end_col_offset", None)), **fields)
     return node

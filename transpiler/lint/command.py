@@ -3,7 +3,7 @@
     add_arguments(parser)     # fills an argparse (sub)parser
     run(args) -> int          # 0 clean, 1 findings, 2 usage or internal error
 
-Also runnable alone: `python -m npxla.lint FILE...`.
+Also runnable alone: `python -m npxla.transpiler.lint FILE...`.
 """
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import argparse
 import os
 import sys
 import time
-from npxla.transpiler.lint import LintInternalError, iter_files, lint_source, _decode
-from npxla.transpiler.lint.reporters import text_line
-from npxla.transpiler.lint.reporters import to_json
-from npxla.transpiler.lint.reporters import to_sarif
-from npxla.transpiler.lint.rules import RULES
+
+from npxla.transpiler.base.version import VERSION as __version__
+from npxla.transpiler.lint.api import decode_source, iter_files, lint_source
+from npxla.transpiler.lint.findings import LintInternalError
+from npxla.transpiler.lint.reporters import text_line, to_json, to_sarif
 from npxla.transpiler.lint.rules import RULES, lookup, selected
 
 DESCRIPTION = """\
@@ -40,6 +40,12 @@ PROGRESS_MIN_FILES = 8
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill `parser` with the options of `npxla lint` and make `run` its handler.
+
+    The same function serves the standalone parser (`main`, `python -m
+    npxla.transpiler.lint`) and the `lint` subparser of the `npxla` command, so that both
+    command lines accept exactly the same options; a description or epilog the caller
+    already set is kept."""
     parser.description = parser.description or DESCRIPTION
     parser.epilog = parser.epilog or EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -135,6 +141,15 @@ def _list_rules(out):
 
 
 def run(args, stdout=None, stderr=None, stdin=None) -> int:
+    """Run `npxla lint` with parsed `args`; returns the exit status: 0 no findings,
+    1 findings (0 with `--exit-zero`), 2 a usage error or a file that could not be read,
+    parsed or analysed.
+
+    A bad file does not stop the run: it is reported on `stderr` and the other files are
+    still linted (and the status is 2). Text findings are printed as each file is done,
+    clearing the progress bar around them; JSON and SARIF are single documents, written
+    once at the end. The streams are parameters so the `npxla` front end and the tests
+    can capture them."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     stdin = stdin or sys.stdin
@@ -182,10 +197,10 @@ def run(args, stdout=None, stderr=None, stdin=None) -> int:
                 shown = args.stdin_filename or "<stdin>"
                 source = stdin.read()
                 if isinstance(source, bytes):
-                    source = _decode(source)
+                    source = decode_source(source)
             else:
                 with open(path, "rb") as fh:
-                    source = _decode(fh.read())
+                    source = decode_source(fh.read())
             found = lint_source(source, shown, args.select, args.ignore, **options)
         except SyntaxError as e:
             progress.clear()
@@ -216,7 +231,6 @@ def run(args, stdout=None, stderr=None, stdin=None) -> int:
     if args.format == "json":
         stdout.write(to_json(findings) + "\n")
     elif args.format == "sarif":
-        from npxla import __version__
         stdout.write(to_sarif(findings, RULES, __version__) + "\n")
     if args.statistics:
         rate = len(files) / elapsed if elapsed > 0 else float("inf")

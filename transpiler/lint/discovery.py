@@ -330,7 +330,14 @@ def _child_fields(cls):
 
 
 def discover(info: ModuleInfo, wrappers=(), extra=()) -> list[JitTarget]:
-    """Every jitted function of the file (each at most once per flavour)."""
+    """Every jitted function of the file (each at most once per flavour), in source
+    order: decorated with a `jit`, passed by name to a `jit` call or to one of
+    `wrappers`, or named in `extra` (linted as npxla-jitted).
+
+    A function jitted in several places is analysed once, with only the arguments that
+    are static everywhere as static, so that a finding is not missed for the call site
+    with fewer static arguments. Also records every call of the module in `info.calls`
+    for the module-wide rules."""
     targets: dict = {}
 
     def add(fn, flavor, keywords, where):

@@ -2,8 +2,8 @@
 jitted function (and what it calls), module-wide rules, findings."""
 from __future__ import annotations
 
-from npxla.transpiler.lint import Finding
 from npxla.transpiler.lint.discovery import all_functions, discover, jit_flavor, module_info
+from npxla.transpiler.lint.findings import Finding
 from npxla.transpiler.lint.rules import RULES, selected
 from npxla.transpiler.lint.rules.base import Rule
 from npxla.transpiler.lint.taint import Analysis
@@ -60,7 +60,12 @@ class ModuleContext:
 def run(tree, path, select=None, ignore=None, *, assume_jit=None, jit_wrappers=(),
         jitted=(), lines=None, targets=None):
     """Findings for a parsed module. `targets` (a list of `discovery.JitTarget`)
-    replaces discovery when given."""
+    replaces discovery when given.
+
+    A function of the file can be analysed several times (once per jitted caller and
+    argument values), and would report the same problem each time: findings are kept
+    once per (line, column, code), the first report winning, and returned in source
+    order, so the output does not depend on the order of analysis."""
     codes = selected(select, ignore)
     rules = [r for code, r in RULES.items() if code in codes]
     if not rules:

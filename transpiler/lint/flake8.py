@@ -10,12 +10,15 @@ flake8 handles `# noqa`, `--select`/`--ignore`/`--extend-select` itself.
 Option: `--npx-assume-jit={npxla,jax}` lints every function as if it were jitted.
 """
 from __future__ import annotations
-from npxla.transpiler.lint import LintInternalError, lint_tree
+
+from npxla.transpiler.base.version import VERSION as __version__
+from npxla.transpiler.lint.api import lint_tree
+from npxla.transpiler.lint.findings import LintInternalError
 
 
 class Plugin:
     name = "npxla"
-    version = "0"
+    version = __version__
     assume_jit = None
 
     def __init__(self, tree, filename="<unknown>", lines=None):
@@ -44,14 +47,3 @@ class Plugin:
             return
         for f in findings:
             yield f.line, f.col - 1, f"{f.code} {f.message}", type(self)
-
-
-def _version():
-    try:
-        from npxla import __version__
-        return __version__
-    except Exception:      # pragma: no cover
-        return "0"
-
-
-Plugin.version = _version()

@@ -32,6 +32,11 @@ def _uri(path):
 
 
 def to_sarif(findings, rules, version="0") -> str:
+    """A SARIF 2.1.0 log of `findings`, for code-scanning services and editors.
+
+    Every rule of `rules` is described in the log, not only those found, so that a
+    viewer can explain any code; each result points at its rule by `ruleIndex`. Columns
+    are counted in code points (`columnKind`), as `Finding` columns are."""
     rule_list = list(rules.values())
     index = {r.code: i for i, r in enumerate(rule_list)}
     driver = {

@@ -173,6 +173,16 @@ def max_level(vals):
     return max((v.level for v in vals if v is not None), default=STATIC)
 
 
+def nd_join(a, b):
+    """The rank (`Val.nd`) of a result combining operands of ranks `a` and `b`: an array
+    if either is one (broadcasting), a scalar if both are, unknown otherwise."""
+    if a == 1 or b == 1:
+        return 1
+    if a == 0 and b == 0:
+        return 0
+    return None
+
+
 def element_of(v: Val) -> Val:
     """The value of one item when iterating over `v`."""
     if v.kind == RANGE:

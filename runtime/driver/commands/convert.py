@@ -142,6 +142,9 @@ class _Lint:
 
 
 def run(args) -> int:
+    """`npxla convert`: validate the argument combinations first (usage errors exit 2),
+    then convert each file and write, diff or print it; with --strict, a file the
+    linter flags fails the command even when its functions convert."""
     if args.write and "-" in args.paths:
         raise UsageError("'-' (standard input) cannot be combined with -w/--write")
     if args.output_dir and "-" in args.paths:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from npxla.runtime.xla.devices import available_platforms, backend
 
 DESCRIPTION = """\
 List the XLA devices npxla can compile for, one per line: the name to pass as
@@ -26,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser):
 
 
 def run(args) -> int:
+    # lazy: the XLA backends import JAX, which the other subcommands never need
+    from npxla.runtime.xla.devices import available_platforms, backend
     rows = []
     for platform in available_platforms():
         for d in backend(platform).local_devices():

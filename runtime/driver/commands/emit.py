@@ -10,10 +10,8 @@ import sys
 import warnings
 
 from npxla.runtime.driver.commands import CommandFailed, UsageError
+from npxla.runtime.driver.commands.signature import SignatureError, bind, parse_signature, parse_static
 from npxla.transpiler.module_convert import JitNames, jitted_functions
-from npxla.runtime.driver.api import jit
-from npxla.runtime.driver.jitted import JittedFunction
-from npxla.runtime.xla import devices
 from npxla.transpiler.base.errors import InternalCompilerError, TranspileError
 
 DESCRIPTION = """\
@@ -144,7 +142,13 @@ def _lookup(module, func, path):
 
 
 def run(args) -> int:
-    from npxla.runtime.driver.commands.signature import (SignatureError, bind, parse_signature, parse_static)  # numpy
+    # lazy: the runtime imports JAX and XLA, which `npxla lint` and `convert` never need
+    """`npxla emit`: import the file, find the function, bind the --sig shapes (and
+    --static values) to its parameters and print the StableHLO or HLO that @jit
+    would compile, keeping the options of a @jit decorator found on it."""
+    from npxla.runtime.driver.api import jit
+    from npxla.runtime.driver.jitted import JittedFunction
+    from npxla.runtime.xla import devices
     path, func = split_target(args.target)
     try:
         specs = parse_signature(args.sig) if args.sig is not None else None

@@ -140,6 +140,14 @@ class _Index:
 index = _Index()
 
 
+_CONVERSIONS = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
+
+
+def format_string(parts):
+    return "".join(p if type(p) is str else format(_CONVERSIONS[p[1]](p[0]), str(p[2]))
+                   for p in parts)
+
+
 def set_item(target, idx, value):
     target[idx] = value
 

@@ -292,7 +292,7 @@ def yields(x):
     (sets_attribute, 1, "attribute"),
     (aug_sets_attribute, 2, "attribute"),
     (for_attribute_target, 1, "attribute"),
-    (yields, 1, "generators"),
+    (yields, 1, "makes a generator"),
 ])
 def test_refusals_are_located_and_hinted(fn, line, words):
     with pytest.raises(UnsupportedSyntaxError) as info:

@@ -1,0 +1,47 @@
+"""The `ag__` contract: every name that converted code calls, and how it calls it.
+
+Converters emit calls to these names only; `runtime/operators` implements them with
+staging, and the converter tests' pure-Python double (`tests/transpiler/converters/
+cf_fake_runtime.py`) with Python's own semantics. `tests/test_contract.py` checks all
+three against this table: each name exists, takes these positional parameters in this
+order (the generated code passes them by position) and these keyword-only ones.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Operator:
+    positional: tuple            # what each positional argument is, in order
+    keywords: tuple = ()         # keyword-only flags
+    variadic: bool = False       # the positional arguments repeat (`and_(*thunks)`)
+    doc: str = ""
+
+
+OPERATORS = {
+    "if_stmt": Operator(("test", "body function", "orelse function", "input values",
+                         "output names"), ("in_try",),
+                        doc="an `if` statement: both branches are functions of the inputs"),
+    "while_stmt": Operator(("test function", "body function", "carried values", "names"),
+                           ("has_else", "in_try"), doc="a `while` loop"),
+    "for_stmt": Operator(("iterable", "extra test function or None", "body function",
+                          "carried values", "names"), ("has_else", "in_try"),
+                         doc="a `for` loop; `break` becomes the extra test"),
+    "if_exp": Operator(("test", "true thunk", "false thunk"), doc="`a if test else b`"),
+    "and_": Operator(("operand thunk",), variadic=True, doc="`a and b and ...`"),
+    "or_": Operator(("operand thunk",), variadic=True, doc="`a or b or ...`"),
+    "not_": Operator(("value",), doc="`not x`"),
+    "compare_chain": Operator(("operand thunks", "operator strings"), doc="`a < b <= c`"),
+    "converted_call": Operator(("callable", "args tuple", "kwargs dict or None"),
+                               doc="every call in converted code"),
+    "set_item": Operator(("target", "index", "value"), doc="`target[index] = value`"),
+    "aug_set_item": Operator(("target", "index", "ufunc name", "value"),
+                             doc="`target[index] += value` and the other augmented forms"),
+    "index": Operator((), doc="`index[...]` returns its subscript (slices as objects)"),
+    "format_string": Operator(("parts",), doc="an f-string: text and (value, conversion, "
+                                              "spec) parts"),
+    "return_value": Operator(("did return", "value"), doc="the value a function returns"),
+    "Undefined": Operator(("name",), doc="a variable not yet bound on some path"),
+    "UndefinedReturnValue": Operator((), doc="a function that has not returned yet"),
+}

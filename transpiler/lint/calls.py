@@ -1,0 +1,353 @@
+"""Calls in the traced-value interpreter: what a call returns, by who is called.
+
+A call is where the linter's knowledge of NumPy, JAX and the builtins comes in (which
+results are arrays, scalars, views, bools or static, what `jax.numpy` traces that NumPy
+would not), and where functions of the linted file are analysed with the argument values
+of the call. That table-driven knowledge is the part that grows with every library
+function learned; it lives here, apart from the generic expression evaluator.
+"""
+from __future__ import annotations
+
+import ast
+
+from npxla.transpiler.lint import knowledge as K
+from npxla.transpiler.lint.bindings import default_of, parameters
+from npxla.transpiler.lint.values import (
+    ARRAY, BOOL, CONTAINERS, DATA, DICT, FUNC, ITER, LIST, MAYBE, METHOD, NUMBER, PYTHON_ONLY,
+    RANGE, REF, RNG, SET, STATIC, STR, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val, const, element_of,
+    join, join_all, max_level, nd_join)
+
+
+class CallsMixin:
+    """The call part of `interpreter.FunctionContext`: `e_Call` evaluates the callee and
+    the arguments, emits the `call` event, and `call` dispatches on the callee's kind to
+    the file's own functions (`_call_user`), library functions (`call_ref`) or methods
+    (`call_method`)."""
+
+    def e_Call(self, n):
+        if isinstance(n.func, ast.Attribute):
+            recv = self.ev(n.func.value)
+            callee = self.attribute(n.func, recv, called=True)
+            self.values[n.func] = callee
+        else:
+            callee = self.ev(n.func)
+        args = []
+        for a in n.args:
+            if isinstance(a, ast.Starred):
+                v = self.ev(a.value)
+                self.values[a] = v
+                args.append(element_of(v).replace())
+            else:
+                args.append(self.ev(a))
+        kwargs = {}
+        for kw in n.keywords:
+            v = self.ev(kw.value)
+            if kw.arg is not None:
+                kwargs[kw.arg] = v
+        self.emit("call", n, callee, args, kwargs)
+        return self.call(n, callee, args, kwargs)
+
+    def call(self, n, callee, args, kwargs):
+        if callee.kind == FUNC and callee.func is not None:
+            node, env = callee.func
+            self._pending_defs.pop(id(node), None)
+            return self._call_user(node, env, n, args, kwargs)
+        if callee.kind == REF and callee.qual:
+            return self.call_ref(n, callee.qual, args, kwargs)
+        if callee.kind == METHOD:
+            return self.call_method(n, callee.items[0], callee.qual, args, kwargs)
+        # an unknown callable: maybe traced, not certainly array data
+        return Val(level=min(MAYBE, max_level(list(args) + list(kwargs.values()) + [callee])))
+
+    def _call_user(self, node, env, n, args, kwargs, unknown_args=False):
+        params = parameters(node)
+        values = {}
+        if unknown_args:
+            for p in params:
+                values[p.arg] = Val(level=MAYBE, origins=frozenset({("param", p.arg)}))
+        else:
+            positional = list(node.args.posonlyargs) + list(node.args.args)
+            for p, v in zip(positional, args):
+                values[p.arg] = v
+            if node.args.vararg is not None:
+                extra = args[len(positional):]
+                values[node.args.vararg.arg] = Val(kind=TUPLE, level=max_level(extra),
+                                                   items=tuple(extra))
+            for k, v in kwargs.items():
+                values[k] = v
+            for p in params:
+                if p.arg not in values:
+                    d = default_of(node, p)
+                    values[p.arg] = const(d.value) if isinstance(d, ast.Constant) else \
+                        (Val(kind=DICT) if p is node.args.kwarg else UNKNOWN_STATIC)
+        closure = None
+        if env is not None:
+            closure = dict(self.closure)
+            closure.update(env)
+        result = self.analysis.run_function(node, self.flavor, values, closure,
+                                            self.depth + 1)
+        return result
+
+    def call_ref(self, n, qual, args, kwargs):
+        allv = list(args) + list(kwargs.values())
+        level = max_level(allv)
+        if qual.startswith("builtins."):
+            return self.call_builtin(n, qual[9:], args, kwargs, level)
+        for prefix, flavor_traced in (("numpy.", False), ("jax.numpy.", True)):
+            if qual.startswith(prefix):
+                name = qual[len(prefix):]
+                v = self.call_numpy(n, name, args, kwargs, level)
+                if flavor_traced and self.is_jax and name.split(".")[-1] not in \
+                        K.STATIC_RESULT and v.kind not in PYTHON_ONLY:
+                    v = v.replace(level=DATA)
+                return v
+        if qual.startswith(("jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")):
+            return Val(level=DATA if self.is_jax else level, kind=ARRAY,
+                       origins=frozenset({("new", id(n))}))
+        if qual.startswith("math."):
+            return Val(level=level, kind=NUMBER, nd=0)
+        if qual in ("npxla.jit", "jax.jit") \
+                or qual == "functools.partial":
+            return args[0] if args else UNKNOWN_STATIC
+        if qual in ("jax.debug.print", "jax.debug.callback"):
+            return const(None)
+        # another library: its result may be traced, but is not certainly array data
+        return Val(level=min(level, MAYBE), origins=frozenset({("new", id(n))}))
+
+    def call_builtin(self, n, name, args, kwargs, level):
+        """The value of the builtin `name(*args, **kwargs)`; `level` is the arguments'
+        highest level.
+
+        Builtins that read only metadata (`len`, `str`, `isinstance`, ...) give static
+        values whatever they are given (`getattr` is as traced as its object), so that
+        lengths and types stay usable as Python values; conversions (`int`, `float`,
+        `bool`) keep their argument's level, which is how a traced value needed as a
+        Python value reaches the rules; those that iterate their argument in Python
+        (`list`, `sum`, `map`, ...) emit an `iterate` event. The findings themselves come
+        from the rules' `on_call`, not from here."""
+        first = args[0] if args else None
+        if name in K.BUILTIN_STATIC:
+            if name == "len":
+                return Val(kind=NUMBER, nd=0)
+            if name in ("str", "repr", "format", "ascii", "chr", "bin", "hex", "oct"):
+                return Val(kind=STR)
+            if name == "getattr" and first is not None:
+                return Val(level=first.level if first.kind not in PYTHON_ONLY else STATIC)
+            return UNKNOWN_STATIC
+        if name == "print":
+            return const(None)
+        if name == "range":
+            items = list(args) + [const(1)] * (3 - len(args))
+            if len(args) == 1:
+                items = [const(0), args[0], const(1)]
+            return Val(kind=RANGE, items=tuple(items[:3]), level=level)
+        if name == "enumerate":
+            inner = element_of(first) if first is not None else UNKNOWN_STATIC
+            return Val(kind=ITER, level=first.level if first else STATIC,
+                       elem=Val(kind=TUPLE, items=(Val(kind=NUMBER, nd=0), inner),
+                                level=inner.level), qual=_range_qual(args))
+        if name == "zip":
+            items = tuple(element_of(a) for a in args)
+            return Val(kind=ITER, level=level, elem=Val(kind=TUPLE, items=items,
+                                                        level=max_level(items)),
+                       qual=_range_qual(args))
+        if name in ("reversed", "iter", "filter", "map"):
+            src = args[-1] if name in ("filter", "map") and args else first
+            if name in ("filter", "map") and first is not None and src is not None:
+                self.emit("iterate", n, src, f"{name}(...)")
+            return Val(kind=ITER, level=level,
+                       elem=element_of(src) if src is not None else None)
+        if name in ("list", "tuple", "set", "sorted", "frozenset"):
+            if first is None:
+                kind = {"tuple": TUPLE, "set": SET, "frozenset": SET}.get(name, LIST)
+                return Val(kind=kind, origins=frozenset({("new", id(n))}))
+            self.emit("iterate", n, first, f"{name}(...)")
+            kind = {"tuple": TUPLE, "set": SET, "frozenset": SET}.get(name, LIST)
+            items = first.items if name in ("list", "tuple") and \
+                first.kind in (LIST, TUPLE) else None
+            return Val(kind=kind, level=first.level, elem=element_of(first), items=items,
+                       origins=frozenset({("new", id(n))}))
+        if name == "dict":
+            return Val(kind=DICT, level=level, elem=join_all(
+                [a.elem for a in args if a.elem is not None] + list(kwargs.values())),
+                origins=frozenset({("new", id(n))}))
+        if name in K.BUILTIN_CONVERSIONS:
+            if first is None:
+                return const({"float": 0.0, "int": 0, "bool": False, "complex": 0j}[name])
+            return Val(level=first.condition_level, kind=BOOL if name == "bool" else NUMBER,
+                       nd=0)
+        if name in ("abs", "round", "pow", "divmod", "sum", "min", "max", "next"):
+            if name == "next" and first is not None:
+                return element_of(first)
+            nd = first.nd if name in ("abs", "round") and first is not None else None
+            if name in ("sum", "min", "max") and first is not None and len(args) == 1:
+                self.emit("iterate", n, first, f"{name}(...)")
+                return Val(level=max(first.level, element_of(first).level), nd=None)
+            return Val(level=max(a.condition_level if a.kind not in CONTAINERS else a.level
+                                 for a in args) if args else STATIC, nd=nd,
+                       kind=NUMBER if all(a.kind == NUMBER for a in args) and args
+                       else UNKNOWN)
+        if name == "slice":
+            return Val(level=level, kind="slice")
+        return Val(level=level)
+
+    def call_numpy(self, n, name, args, kwargs, level):
+        """The value of `numpy.<name>(...)` (`name` may be dotted: "linalg.norm");
+        `jax.numpy` comes here too (when checking for `jax.jit`, `call_ref` then makes
+        its array results data).
+
+        The result is at least as traced as the arguments (`level`), except where it
+        cannot depend on their values: metadata (`np.shape`, `np.ndim`), and creation
+        functions, traced only through their fill value. Views (`reshape`, `asarray` of
+        an array) keep their argument's `origins` and every other result is a fresh
+        array, which is what the aliasing rule relies on; `nd` is a best guess of the
+        rank (a scalar or not) used by the shape rules."""
+        short = name.rsplit(".", 1)[-1]
+        first = args[0] if args else (next(iter(kwargs.values())) if kwargs else None)
+        fresh = frozenset({("new", id(n))})
+        if name.startswith("random."):
+            if short in K.RANDOM_GENERATORS:
+                return Val(kind=RNG)
+            return Val(kind=ARRAY, origins=fresh)
+        if short in K.STATIC_RESULT:
+            return Val(kind=TUPLE if short in ("shape", "broadcast_shapes") else UNKNOWN)
+        if short in K.CREATION:
+            fill = K.FILL_ARGS.get(short)
+            flevel = STATIC
+            if fill is not None:
+                fv = kwargs.get(fill[1]) or (args[fill[0]] if len(args) > fill[0] else None)
+                flevel = fv.level if fv is not None else STATIC
+            like = short.endswith("_like") and first is not None
+            return Val(level=flevel, kind=ARRAY, nd=first.nd if like else
+                       (0 if (first is not None and first.has_const and first.const == ())
+                        else 1), origins=fresh)
+        if short in ("array", "asarray", "asanyarray", "ascontiguousarray", "copy",
+                     "asfortranarray", "array_api"):
+            if first is None:
+                return Val(kind=ARRAY, origins=fresh)
+            nd = 1 if first.kind in (LIST, TUPLE) else first.nd
+            lvl = max(first.level, element_of(first).level) if first.kind in CONTAINERS \
+                else first.level
+            dtype = kwargs.get("dtype") or (args[1] if len(args) > 1 else None)
+            kind = BOOL if (first.kind == BOOL or (dtype is not None and dtype.qual in (
+                "builtins.bool", "numpy.bool_", "numpy.bool"))) else ARRAY
+            view = short in ("asarray", "asanyarray") and first.kind not in CONTAINERS
+            return Val(level=lvl, kind=kind, nd=nd,
+                       origins=first.origins if view else fresh,
+                       ambiguous=first.ambiguous if view else False)
+        if short in K.BOOL_REDUCTIONS or (short in ("any", "all")):
+            return Val(level=level, kind=BOOL, nd=0 if "axis" not in kwargs and
+                       len(args) < 2 else None)
+        if short in K.BOOL_RESULT:
+            nd = None
+            for a in args:
+                nd = a.nd if nd is None else nd_join(nd, a.nd)
+            return Val(level=level, kind=BOOL, nd=nd, origins=fresh)
+        if short in K.REDUCTIONS:
+            axis = "axis" in kwargs or len(args) > 1
+            return Val(level=level, kind=NUMBER if not axis else ARRAY,
+                       nd=None if axis else 0, origins=fresh)
+        if short in K.VIEW_FUNCTIONS and first is not None:
+            return Val(level=level, kind=first.kind if first.kind in (ARRAY, BOOL)
+                       else ARRAY, nd=None if first.nd is None else 1,
+                       origins=first.origins, ambiguous=first.ambiguous)
+        if short == "where" and len(args) == 3:
+            return Val(level=level, kind=ARRAY, nd=nd_join(nd_join(
+                args[0].nd, args[1].nd), args[2].nd), origins=fresh)
+        nd = None
+        if args and all(a.nd == 1 for a in args[:1]):
+            nd = 1
+        if args and all(a.nd == 0 for a in args):
+            nd = 0
+        return Val(level=level, kind=ARRAY, nd=nd, origins=fresh)
+
+    def call_method(self, n, recv, name, args, kwargs):
+        """The value of `recv.name(*args, **kwargs)`, by the receiver's kind.
+
+        A Python list/dict/set method that mutates emits `container_mutation` and, as
+        values are immutable, writes the widened element value back to the variable
+        holding the container, so later reads see what was added. A NumPy random
+        generator draws while compiling (an untraced array); array methods follow the
+        NumPy functions of the same name (views keep `origins`, reductions give
+        scalars); a method arrays do not have, on a value of unknown kind (a Python
+        object), gives a value traced at most `MAYBE`, through its arguments."""
+        allv = list(args) + list(kwargs.values())
+        level = max_level(allv)
+        fresh = frozenset({("new", id(n))})
+        if recv.kind in (LIST, DICT, SET):
+            if name in K.ANY_MUTATORS:
+                self.emit("container_mutation", n, recv, f"{recv.kind}.{name}()")
+                if name in ("append", "add", "insert", "setdefault") and args:
+                    new_elem = args[-1]
+                elif name in ("extend", "update") and args:
+                    new_elem = element_of(args[0])
+                else:
+                    new_elem = None
+                target = n.func.value if isinstance(n.func, ast.Attribute) else None
+                if isinstance(target, ast.Name) and new_elem is not None:
+                    old = self.lookup(target.id, self.env)
+                    if old.kind == recv.kind and target.id in self.env:
+                        self.env[target.id] = old.replace(
+                            elem=join(old.elem, new_elem), items=None,
+                            level=max(old.level, new_elem.level))
+                if name == "pop":
+                    return recv.elem if recv.elem is not None else UNKNOWN_STATIC
+                return const(None)
+            if name in ("get", "pop", "copy", "values", "items", "keys", "index", "count"):
+                if name in ("index", "count", "keys"):
+                    return Val(kind=NUMBER, nd=0)
+                if name == "copy":
+                    return recv.replace(origins=fresh)
+                if name in ("values", "items"):
+                    return Val(kind=ITER, level=recv.level, elem=recv.elem)
+                return recv.elem if recv.elem is not None else UNKNOWN_STATIC
+            return Val(level=recv.level)
+        if recv.kind == STR:
+            return Val(kind=STR) if name not in ("split", "splitlines") else \
+                Val(kind=LIST, elem=Val(kind=STR))
+        if recv.kind == RNG:
+            return Val(kind=ARRAY, origins=fresh)
+        if recv.kind == TUPLE:
+            return Val(kind=NUMBER, nd=0) if name in ("index", "count") else UNKNOWN_STATIC
+        if recv.kind in PYTHON_ONLY:
+            return Val(level=level)
+        array_method = name in K.NDARRAY_METHODS
+        rlevel = max(recv.level, level)
+        if name in ("item", "tolist"):
+            return Val(kind=NUMBER if name == "item" else LIST, nd=0)
+        if name in K.VIEW_METHODS:
+            return Val(level=rlevel, kind=recv.kind if recv.kind in (ARRAY, BOOL) else ARRAY,
+                       nd=recv.nd if name != "ravel" else (1 if recv.nd is not None else None),
+                       origins=recv.origins, ambiguous=recv.ambiguous)
+        if name in ("copy", "astype", "conj", "conjugate", "round", "clip", "flatten"):
+            kind = recv.kind if recv.kind in (ARRAY, BOOL) else ARRAY
+            if name == "astype" and args and args[0].qual in ("builtins.bool",
+                                                               "numpy.bool_", "numpy.bool"):
+                kind = BOOL
+            return Val(level=rlevel, kind=kind,
+                       nd=recv.nd if name != "flatten" else 1, origins=fresh)
+        if name in ("any", "all"):
+            axis = "axis" in kwargs or bool(args)
+            return Val(level=rlevel, kind=BOOL, nd=None if axis else 0, origins=fresh)
+        if name in K.REDUCTIONS or name in ("cumsum", "cumprod"):
+            axis = "axis" in kwargs or bool(args)
+            scalar = not axis and name not in ("cumsum", "cumprod")
+            return Val(level=rlevel, kind=NUMBER if scalar else ARRAY,
+                       nd=0 if scalar else None, origins=fresh)
+        if name == "nonzero":
+            return Val(level=rlevel, kind=TUPLE, elem=Val(level=rlevel, kind=ARRAY, nd=1))
+        if recv.kind == NUMBER and not array_method:
+            return Val(level=rlevel, kind=NUMBER, nd=0)
+        if not array_method and recv.kind == UNKNOWN:
+            # a method of a Python object (static): the result depends on the arguments
+            return Val(level=min(level, MAYBE), origins=fresh)
+        return Val(level=rlevel, kind=ARRAY if (array_method or recv.kind == ARRAY)
+                   else UNKNOWN, origins=fresh)
+
+
+def _range_qual(args):
+    """Mark enumerate/zip iterators over a range (their length is the range's)."""
+    ranges = [a for a in args if a.kind == RANGE or (a.kind == ITER and a.qual)]
+    if ranges and max_level(ranges) >= MAYBE:
+        return "range:%d" % max_level(ranges)
+    return None

@@ -1,0 +1,95 @@
+"""The interpreter of one function body, and the `ctx` that rule handlers receive.
+
+Rules see the analysis only through this object: the values it computed (`value`), the
+enclosing staged control flow (`staged_frames`, `in_try_body`), `report`, and which
+`jit` flavour is being checked. Keeping that surface in one small class, with the
+interpreter's statement, expression and call evaluation mixed in from their own modules,
+is what lets the interpreter change without touching the rules.
+"""
+from __future__ import annotations
+
+import ast
+
+from npxla.transpiler.lint.calls import CallsMixin
+from npxla.transpiler.lint.expressions import ExpressionsMixin
+from npxla.transpiler.lint.statements import Frame, StatementsMixin
+from npxla.transpiler.lint.values import UNKNOWN_STATIC, Val, const, join_all
+
+
+class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
+    """The analysis of one function body with given argument values; also the `ctx`
+    object rule handlers receive."""
+
+    def __init__(self, analysis, fn, flavor, args, closure, depth):
+        self.analysis = analysis
+        self.info = analysis.info
+        self.fn = fn
+        self.flavor = flavor
+        self.depth = depth
+        self.closure = closure or {}
+        self.env = dict(args)
+        self.params = frozenset(args)
+        self.locals = analysis.local_names(fn)
+        self.frames: list[Frame] = []
+        self.returns = []
+        self.values = {}
+        self.silent = 0
+        self._breaks = []
+        self._continues = []
+        self._handlers = analysis.handlers.get(flavor, {})
+        self._pending_defs = {}
+        self.imports = dict(self.info.imports)
+
+    # --- API for rules ----------------------------------------------------------------
+    def value(self, node) -> Val:
+        return self.values.get(node, UNKNOWN_STATIC)
+
+    def report(self, rule, node, message, end=None):
+        if self.silent:
+            return
+        self.analysis.report_cb(rule, node, message, end)
+
+    @property
+    def is_jax(self):
+        return self.flavor == "jax"
+
+    def staged_frames(self, min_level):
+        return [f for f in self.frames if f.kind != "try" and f.level >= min_level]
+
+    def in_try_body(self):
+        return any(f.kind == "try" for f in self.frames)
+
+    def qualify(self, node):
+        return self.info.qualify(node, self.imports)
+
+    def emit(self, event, *args):
+        for handler in self._handlers.get(event, ()):
+            handler(self, *args)
+
+    # --- driver -----------------------------------------------------------------------
+    def nodes(self, types):
+        return self.analysis.nodes_of(self.fn, types)
+
+    def run(self):
+        key = (id(self.fn), self.flavor)
+        if key not in self.analysis._seen:
+            self.analysis._seen.add(key)
+            self.emit("function", self.fn)
+        if isinstance(self.fn, ast.Lambda):
+            return self.ev(self.fn.body)
+        self.block(self.fn.body, self.env)
+        # nested functions never called: analyse them with traced parameters
+        for name, (node, env) in list(self._pending_defs.items()):
+            self._call_user(node, env, None, [], {}, unknown_args=True)
+        if not self.returns:
+            return const(None)
+        return join_all(self.returns)
+
+    # --- environments -----------------------------------------------------------------
+    def lookup(self, name, env):
+        v = env.get(name)
+        if v is not None:
+            return v
+        if name in self.closure:
+            return self.closure[name]
+        return self.analysis.global_value(name)

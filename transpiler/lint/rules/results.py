@@ -1,0 +1,138 @@
+"""NPX135: a function whose result is None on some paths of a data-dependent branch and
+a value on others. A branch on traced values is compiled into the program with both
+sides traced, so the function has one result, of one type, whatever the data: @jit
+refuses `None` on one side and an array or number on the other (a `return None`, a
+bare `return`, or falling off the end of the function)."""
+from __future__ import annotations
+
+import ast
+
+from npxla.transpiler.lint.values import DATA, MAYBE
+from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _returns(stmts):
+    """The `return` statements of a block, not those of nested functions or classes."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            yield node
+        elif not isinstance(node, _SCOPES):
+            stack.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)
+                         or isinstance(c, ast.excepthandler)
+                         or type(c).__name__ == "match_case")
+
+
+def _is_none(ret):
+    return ret.value is None or (isinstance(ret.value, ast.Constant)
+                                 and ret.value.value is None)
+
+
+def _exits(stmts) -> bool:
+    """Whether a block always ends in `return`/`raise` (an approximation on the safe
+    side: loops other than `while True` may fall through)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _exits(last.body) and _exits(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return _exits(last.body)
+    if isinstance(last, ast.Try) or type(last).__name__ == "TryStar":
+        if last.finalbody and _exits(last.finalbody):
+            return True
+        body = _exits(last.body) or (bool(last.orelse) and _exits(last.orelse))
+        return body and all(_exits(h.body) for h in last.handlers)
+    if isinstance(last, ast.While):
+        return isinstance(last.test, ast.Constant) and bool(last.test.value) and \
+            not any(isinstance(n, ast.Break) for n in ast.walk(last))
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        f = last.value.func
+        return isinstance(f, (ast.Name, ast.Attribute)) and \
+            getattr(f, "id", getattr(f, "attr", "")) in ("exit", "abort")
+    return False
+
+
+class _Shape:
+    """Which kinds of result a function has."""
+    __slots__ = ("returns_none", "falls_off", "value")
+
+    def __init__(self, fn):
+        rets = list(_returns(fn.body))
+        self.returns_none = any(_is_none(r) for r in rets)
+        self.falls_off = not _exits(fn.body)
+        self.value = any(not _is_none(r) for r in rets)
+
+
+@register
+class NoneOnDataDependentPath(Rule):
+    code = "NPX135"
+    name = "none-on-data-dependent-path"
+    message = "the function returns {inside} on a path of this data-dependent branch and {other} on another: a compiled function has one result type"
+    defaults = {"inside": "None", "other": "a value"}
+    targets = frozenset({NPXLA})
+    error = "UnsupportedOperationError (NPX009) / ConcretizationError (NPX003)"
+    explain = """
+        A branch whose condition depends on traced values (array data, or a Python
+        `int`/`bool`/`float` argument, which npxla traces) is compiled with both sides,
+        and the compiled function has a single result whatever the data. Returning
+        `None` on one side (`return None`, a bare `return`, or falling off the end)
+        and an array or number on the other cannot be compiled (falling off the end
+        under a condition on a Python `int` argument is the exception: @jit then
+        recompiles for the int's value). Return an array on
+        every path (`np.nan`, a zero vector, or a flag returned beside the result), or
+        make the condition static (`static_argnums`, a shape test)."""
+    bad = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def safe_normalize(v):
+            n = np.sqrt(np.sum(v * v))
+            if n == 0.0:
+                return None
+            return v / n
+        """
+    good = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def safe_normalize(v):
+            n = np.sqrt(np.sum(v * v))
+            return np.where(n == 0.0, np.nan, v / np.where(n == 0.0, 1.0, n))
+        """
+    example_args = "(np.array([3.0, 4.0]),)"
+
+    def __init__(self):
+        self._shapes = {}
+
+    def _shape(self, fn):
+        hit = self._shapes.get(id(fn))
+        if hit is None or hit[0] is not fn:
+            hit = self._shapes[id(fn)] = (fn, _Shape(fn))
+        return hit[1]
+
+    def on_control(self, ctx, node, kind, cond):
+        fn = getattr(ctx, "fn", None)
+        if kind != "if" or cond.condition_level < MAYBE or \
+                not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return
+        shape = self._shape(fn)
+        if not ((shape.returns_none or shape.falls_off) and shape.value):
+            return
+        inside = list(_returns(node.body + node.orelse))
+        if not inside:
+            return
+        nones = [r for r in inside if _is_none(r)]
+        if nones:
+            self.report(ctx, nones[0], inside="None", other="a value")
+        elif shape.returns_none or cond.condition_level >= DATA:
+            # falling off the end on a Python int condition is specialised instead
+            # (@jit recompiles for the int's value); a `return None` is not
+            self.report(ctx, inside[0], inside="a value", other="None")

@@ -42,3 +42,14 @@ def test_no_generic_top_level_names_are_importable_from_elsewhere():
     out = subprocess.run([sys.executable, "-c", code], cwd=os.path.dirname(ROOT),
                          capture_output=True, text=True)
     assert out.stdout.strip() == "None None", out.stdout + out.stderr
+
+
+def test_every_entry_point_in_setup_cfg_resolves():
+    import importlib
+    cfg = configparser.ConfigParser()
+    cfg.read(os.path.join(ROOT, "setup.cfg"))
+    for group in ("console_scripts", "flake8.extension"):
+        for line in cfg["options.entry_points"][group].strip().splitlines():
+            target = line.split("=", 1)[1].strip()
+            module, attr = target.split(":")
+            assert callable(getattr(importlib.import_module(module), attr)), line

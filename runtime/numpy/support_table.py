@@ -1,6 +1,9 @@
 """docs/numpy-support.md, generated from the registry so that it cannot drift.
 
-    python -m runtime.numpy.support_table > docs/numpy-support.md
+    python -m npxla.runtime.numpy.support_table > docs/numpy-support.md
+
+The same facts, as a JAX-free data module for the linter, are written by
+`runtime/driver/supported_api.py` (it also needs the operators, a layer above this one).
 
 `render()` lists every registered NumPy function, ndarray method and property, ufunc
 method, builtin and `math` function with its status and the notes given at
@@ -27,7 +30,7 @@ import numpy as np
 
 from npxla.runtime.numpy import load_all, registry
 
-COMMAND = "python -m runtime.numpy.support_table > docs/numpy-support.md"
+COMMAND = "python -m npxla.runtime.numpy.support_table > docs/numpy-support.md"
 SUPPORTED = "supported"
 FOLDED = "constant-folded only"
 

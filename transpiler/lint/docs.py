@@ -28,6 +28,7 @@ and flags what `jax.jit` would reject in functions compiled with it. Lint codes 
 | `NPX12x` | traced values needed as Python values |
 | `NPX13x` | restrictions around data-dependent control flow |
 | `NPX14x` | state outside the function (random streams, outside arrays) |
+| `NPX15x` | functions, methods and library calls `@jit` does not compile (from the registry's table, `npxla.transpiler.base.supported`) |
 | `NPX2xx` | what `jax.jit` rejects although npxla's `@jit` compiles it |
 | `NPX3xx` | performance pitfalls and side effects that run once, while compiling (warnings) |
 

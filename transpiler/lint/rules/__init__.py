@@ -4,14 +4,16 @@ Codes (stable):
 
 * `NPX1xx`: code that npxla's `@jit` refuses (10x syntax, 11x data-dependent shapes,
   12x traced values needed as Python values, 13x staged control flow, 14x state outside
-  the function). Each names the `TranspileError` (`NPX0xx`) that `@jit` raises for it.
+  the function, 15x functions and methods `@jit` does not compile). Each names the
+  `TranspileError` (`NPX0xx`) that `@jit` raises for it.
 * `NPX2xx`: code that `jax.jit` rejects although npxla's `@jit` compiles it.
 * `NPX3xx`: performance pitfalls and side effects that run once, while compiling.
 """
 from __future__ import annotations
 
 from npxla.transpiler.lint.rules.base import BOTH, JAX, NPXLA, RULES, Rule, register
-from npxla.transpiler.lint.rules import syntax, shapes, concretization, staged, state, jaxrules, performance  # noqa: F401
+from npxla.transpiler.lint.rules import (syntax, shapes, concretization, formatting, staged,  # noqa: F401
+                                          results, state, support, jaxrules, performance)
 
 # keep RULES in code order whatever the import order
 _ordered = dict(sorted(RULES.items()))

@@ -31,6 +31,17 @@ class Rule:
     # source evaluated with numpy as np (None: not checked by running it).
     example_args = None
     defaults: dict = {}
+    # a rule that mirrors a compiler refusal names its catalogue entry: the code, name,
+    # message and compiler error then come from there (transpiler/base/catalogue.py)
+    refusal = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        entry = cls.__dict__.get("refusal")
+        if entry is not None:
+            cls.code, cls.name, cls.message = entry.code, entry.name, entry.message
+            cls.error = f"{entry.error.__name__} ({entry.error.code})" + (
+                f"; {cls.jax_note}" if getattr(cls, "jax_note", "") else "")
 
     def format(self, **fields):
         values = dict(self.defaults)

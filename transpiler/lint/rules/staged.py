@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from npxla.transpiler.lint.values import CONTAINERS, DATA, MAYBE
+from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
 _NPXLA = frozenset({NPXLA})
@@ -110,12 +111,9 @@ class ElseOnStagedLoop(Rule):
 
 @register
 class ContainerMutationInStagedFlow(Rule):
-    code = "NPX133"
-    name = "container-mutation-in-data-dependent-flow"
-    message = "{what} inside data-dependent control flow cannot be compiled: it would run once while compiling, not once per iteration or branch taken"
+    refusal = C.CONTAINER_MUTATION
     defaults = {"what": "list.append()"}
     targets = _NPXLA
-    error = "UnsupportedOperationError (NPX009, ContainerMutation)"
     explain = """
         The body of a branch or loop on array data is traced once, whichever way the
         data goes, so a Python list, dict or set changed there would change once while

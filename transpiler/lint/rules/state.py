@@ -7,16 +7,15 @@ from __future__ import annotations
 
 from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.values import METHOD, REF, RNG
+from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import Rule, register
 
 
 @register
 class NumpyRandomState(Rule):
-    code = "NPX141"
-    name = "numpy-random-state"
-    message = "{what}: a compiled function cannot advance NumPy's random streams; draw the numbers outside and pass them in"
+    refusal = C.RANDOM_STATE
     defaults = {"what": "np.random uses NumPy's global random state"}
-    error = "UnsupportedOperationError (NPX009); jax: runs once while tracing (the same numbers on every call)"
+    jax_note = "jax: runs once while tracing (the same numbers on every call)"
     explain = """
         NumPy's random numbers come from a state that lives in Python (the global
         `np.random` state, or a `Generator`/`RandomState` object). A compiled program

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
+from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
-_ERR = "UnsupportedSyntaxError (NPX001)"
 _TRY = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if t is not None)
 
 
@@ -16,11 +16,8 @@ def _nodes(ctx, fn, types):
 
 @register
 class Generator(Rule):
-    code = "NPX101"
-    name = "generator-function"
-    message = "'{what}' makes a generator, which cannot be compiled: XLA programs return once"
+    refusal = C.GENERATOR
     defaults = {"what": "yield"}
-    error = _ERR
     explain = """
         A jitted function (or a function it defines) contains `yield`: it is a
         generator, and a compiled program cannot suspend and resume. `jax.jit` cannot
@@ -52,11 +49,8 @@ class Generator(Rule):
 
 @register
 class GlobalStatement(Rule):
-    code = "NPX102"
-    name = "global-statement"
-    message = "'{stmt}' cannot be compiled: a compiled function cannot rebind variables outside it"
+    refusal = C.REBIND_OUTSIDE
     defaults = {"stmt": "global"}
-    error = _ERR
     explain = """
         `global` and `nonlocal` let the function rebind a variable of the module or of
         an enclosing function. A compiled program only has its arguments and results:
@@ -94,11 +88,8 @@ class GlobalStatement(Rule):
 
 @register
 class AttributeAssignment(Rule):
-    code = "NPX103"
-    name = "attribute-assignment"
-    message = "assigning to an attribute ('.{attr} = ...') cannot be compiled: the object lives outside the compiled program"
+    refusal = C.ATTRIBUTE_STORE
     defaults = {"attr": "attr"}
-    error = _ERR
     explain = """
         Setting an attribute (`obj.value = x`, `self.cache = ...`) changes an object
         that lives outside the compiled program. Keep the value in a local variable (or
@@ -137,10 +128,7 @@ class AttributeAssignment(Rule):
 
 @register
 class AsyncCode(Rule):
-    code = "NPX104"
-    name = "async-code"
-    message = "async code cannot be compiled"
-    error = _ERR
+    refusal = C.ASYNC
     explain = """
         `async def`, `await`, `async for` and `async with` cannot be compiled: use a
         plain `def` and plain `for`/`with` statements."""
@@ -191,11 +179,8 @@ class _NameEnd:
 
 @register
 class MatchStatement(Rule):
-    code = "NPX105"
-    name = "match-statement"
-    message = "match statements cannot be compiled yet"
+    refusal = C.MATCH
     targets = frozenset({NPXLA})
-    error = _ERR
     explain = """
         npxla does not convert `match` statements yet. Write the cases as an
         `if`/`elif` chain (which may test array data)."""
@@ -230,11 +215,8 @@ class MatchStatement(Rule):
 
 @register
 class WalrusInWhile(Rule):
-    code = "NPX106"
-    name = "walrus-in-while-condition"
-    message = "an assignment expression (:=) in a while condition cannot be compiled: the condition is evaluated apart from the loop body"
+    refusal = C.WALRUS_IN_WHILE
     targets = frozenset({NPXLA})
-    error = _ERR
     explain = """
         npxla evaluates a `while` condition as a function of its own, so a variable
         bound by `:=` there would not reach the body. Assign the value before the loop
@@ -286,12 +268,9 @@ def _jumps_out_of(stmts, in_loop=False):
 
 @register
 class JumpInFinally(Rule):
-    code = "NPX107"
-    name = "jump-in-finally"
-    message = "'{what}' inside 'finally' cannot be compiled: it would silently discard an exception being raised"
+    refusal = C.JUMP_IN_FINALLY
     defaults = {"what": "return"}
     targets = frozenset({NPXLA})
-    error = _ERR
     explain = """
         A `return`, `break` or `continue` in a `finally` block swallows any exception
         raised in the `try` block. npxla refuses it; move the statement after the

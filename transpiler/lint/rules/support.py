@@ -1,0 +1,522 @@
+"""NPX15x: functions and methods `@jit` does not compile. npxla compiles the NumPy API
+its registry implements (listed, without JAX, in `transpiler.base.supported`) and the
+user's own Python; everything else is called as plain Python while compiling, which
+works on constants but not on traced arrays.
+
+What `@jit` does with a call it has no implementation for:
+
+* a NumPy function, ufunc or ufunc method: NumPy computes it when every argument is a
+  known constant (literals, shapes, arrays made from them); given a traced array it
+  raises `UnsupportedFunctionError` (NPX002, as `LibraryCallError`);
+* an ndarray method or property it does not implement (`.fill`, `.view`, `.flat`):
+  `UnsupportedFunctionError` on every array it traces or creates, constant or not;
+* another library (SciPy, pandas, any installed package) or a `math` function without a
+  lowering: a plain call that fails on traced values with `LibraryCallError` (NPX002).
+
+A traced Python `int` argument is specialised instead (the function is recompiled for
+its value, as for any `ConcretizationError`), a `float` is not; the linter cannot tell
+them apart, so a traced argument of unknown type counts, except for functions of counts
+and sizes (`INT_ARGUMENTS`), where only array data does.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import sys
+
+from npxla.transpiler.base import supported as S
+from npxla.transpiler.lint import knowledge as K
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, MAYBE, METHOD,
+                                          PYTHON_ONLY, REF, element_of)
+from npxla.transpiler.lint.rules._watch import get, watch, watched
+from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
+
+_NPXLA = frozenset({NPXLA})
+_ERR = "UnsupportedFunctionError (NPX002)"
+
+# Libraries npxla calls as plain Python that cannot take traced arrays (compiled code,
+# their own array types), reported whether or not they are installed where the linter
+# runs. Any other module installed as a package (site-packages) is a library too (see
+# `library_module`); the standard library's other modules are not reported (functools,
+# itertools, operator, copy, ... work on traced arrays or are routed by @jit).
+PLAIN_LIBRARIES = frozenset("""
+scipy sklearn pandas statsmodels skimage cv2 numba torch tensorflow numexpr sympy
+networkx astropy xarray dask PIL matplotlib pywt bottleneck cupy h5py statistics cmath
+decimal fractions
+""".split())
+NOT_LIBRARIES = frozenset({"numpy", "npxla", "jax", "jaxlib", "math", "builtins",
+                           "random"})     # NumPy/math: the tables; random: NPX141/NPX303
+
+# What to write instead, where a supported spelling exists (the NumPy names they
+# mention are checked against the table by tests/lint/test_lint_supported.py).
+NUMPY_INSTEAD = {
+    "asarray_chkfinite": "np.asarray", "asfortranarray": "np.asarray",
+    "require": "np.asarray", "row_stack": "np.vstack", "matrix_transpose":
+    "np.linalg.matrix_transpose", "vecdot": "np.sum(a * b, axis=-1)",
+    "apply_along_axis": "a loop over a static range, or NumPy functions with axis=",
+    "vectorize": "ufuncs on whole arrays (np.where for branches)",
+    "frompyfunc": "ufuncs on whole arrays (np.where for branches)",
+    "fill_diagonal": "x[np.arange(n), np.arange(n)] = v",
+    "polynomial.polynomial.polyval": "np.polyval(c[::-1], x)",
+    "logspace": "10.0 ** np.linspace(...)", "geomspace": "np.exp(np.linspace(...))",
+}
+NDARRAY_INSTEAD = {
+    "fill": "x[...] = v, or np.full_like(x, v)", "flat": "x.ravel() or x.reshape(-1)",
+    "view": "x[...] (a view), or x.astype(dtype) to change the type",
+    "mT": "np.swapaxes(x, -1, -2)", "resize": "np.reshape or np.pad",
+    "compress": "np.where(cond, x, fill)", "choose": "np.select or np.where",
+}
+MATH_INSTEAD = {
+    "math.isclose": "np.isclose", "math.fsum": "np.sum", "math.prod": "np.prod",
+    "math.modf": "np.modf", "math.dist": "np.linalg.norm(a - b)",
+    "math.ldexp": "x * 2.0 ** e", "math.remainder": "np.remainder",
+}
+
+
+# Functions whose arguments are counts and sizes (Python ints, which @jit specialises:
+# it recompiles for their value when a call needs it as a Python value), not data.
+INT_ARGUMENTS = frozenset("""
+numpy.hanning numpy.hamming numpy.blackman numpy.bartlett numpy.kaiser numpy.tril_indices
+numpy.triu_indices numpy.diag_indices numpy.mask_indices numpy.binary_repr
+numpy.base_repr numpy.ndindex numpy.unravel_index math.factorial math.comb math.perm
+math.gcd math.lcm math.isqrt
+""".split())
+
+
+def traced_argument(v, ints=False):
+    """Whether `v` is (or holds) a traced value that makes the call fail. Array data
+    always does; so does a traced argument that may be a Python scalar: @jit
+    specialises Python ints, but not floats, whose value it never needs while
+    compiling. For functions of counts and sizes (`ints`), only array data counts."""
+    if v is None:
+        return False
+    if v.kind in CONTAINERS:
+        return traced_argument(element_of(v), ints) or (
+            v.items is None and v.elem is None and v.level >= (DATA if ints else MAYBE))
+    if v.kind in PYTHON_ONLY:
+        return False
+    return v.level >= (DATA if ints else MAYBE)
+
+
+def _any_traced(args, kwargs, ints=False, call=None):
+    nodes = [None] * len(args) + [None] * len(kwargs)
+    if call is not None and len(call.args) == len(args) and \
+            len([k for k in call.keywords if k.arg]) == len(kwargs):
+        nodes = list(call.args) + [k.value for k in call.keywords if k.arg]
+    for v, node in zip(list(args) + list(kwargs.values()), nodes):
+        if _not_an_array_attribute(node):
+            continue
+        if traced_argument(v, ints):
+            return True
+    return False
+
+
+def _not_an_array_attribute(node):
+    """`s.type`, `x.units`: an attribute arrays do not have. Read from a traced value it
+    raises AttributeError before the call is made (code written for several types
+    tries it inside `try`), and on a Python object it is not traced at all."""
+    return isinstance(node, ast.Attribute) and node.attr not in K.NDARRAY_ALL
+
+
+def _display(node, default):
+    try:
+        return ast.unparse(node)
+    except Exception:
+        return default
+
+
+def _instead(text):
+    return f"; use {text}" if text else ""
+
+
+def numpy_status(qual):
+    """"supported", "refused", "unsupported" or None (not a NumPy callable this table
+    knows) for a qualified name such as `numpy.linalg.norm` or `numpy.add.outer`."""
+    if qual in S.NUMPY_SUPPORTED or qual in S.UFUNC_METHODS_SUPPORTED:
+        return "supported"
+    if qual in S.NUMPY_REFUSED:
+        return "refused"
+    if qual in S.NUMPY_UNSUPPORTED:
+        return "unsupported"
+    owner, _, method = qual.rpartition(".")
+    if owner in S.NUMPY_UFUNCS and method in S.UFUNC_METHOD_NAMES:
+        return "unsupported"
+    return None
+
+
+@register
+class UnsupportedNumpyFunction(Rule):
+    code = "NPX151"
+    name = "unsupported-numpy-function"
+    message = "'{fn}' is not supported on traced values: {why}{instead}"
+    defaults = {"fn": "np.i0", "why": "@jit computes it only from constant arguments",
+                "instead": ""}
+    targets = _NPXLA
+    error = _ERR
+    explain = """
+        @jit compiles the NumPy functions its registry implements (the list is in
+        docs/numpy-support.md). Any other NumPy function, ufunc or ufunc method is
+        computed by NumPy itself while compiling when all its arguments are constants
+        (literals, shapes, arrays made from them), but given a traced value (an array
+        argument or one computed from the inputs, or a Python `float` argument) it
+        raises UnsupportedFunctionError. Python `int` arguments are fine: @jit
+        recompiles for their value. Write it with supported functions, compute it
+        outside the jitted function and pass the result in, or make its argument static
+        (`static_argnums`). `np.linalg.eig` and `np.linalg.eigvals` are compiled for
+        complex matrices only (for a real matrix NumPy returns real or complex results
+        depending on the data): pass `a.astype(complex)`, or use `np.linalg.eigh` for
+        a symmetric matrix."""
+    bad = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def kaiser_weights(x):
+            return np.i0(x) / np.i0(x).sum()
+        """
+    good = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def smooth(x):
+            w = np.hanning(5)             # constant arguments: computed while compiling
+            return np.convolve(x, w / w.sum(), mode="same")
+        """
+    example_args = "(np.array([0.5, 1.0, 2.0]),)"
+    example_good_args = "(np.arange(8.0),)"
+
+    def on_call(self, ctx, node, callee, args, kwargs):
+        if isinstance(node.func, ast.Call):          # np.vectorize(f)(x)
+            qual = ctx.qualify(node.func.func)
+            if qual in ("numpy.vectorize", "numpy.frompyfunc") and \
+                    _any_traced(args, kwargs, call=node):
+                self.report(ctx, node, fn=_display(node.func, qual),
+                            instead=_instead(NUMPY_INSTEAD[qual[6:]]))
+            return
+        if callee.kind != REF or not callee.qual or not callee.qual.startswith("numpy."):
+            return
+        qual = callee.qual
+        self._complex_only(ctx, node, qual, args, kwargs)
+        # questions about types and shapes (`np.isdtype(dt, ...)`, `np.finfo(t)`) take
+        # dtypes and Python objects: only array data given to them counts
+        scalars = qual in INT_ARGUMENTS or qual.rsplit(".", 1)[-1] in K.STATIC_RESULT
+        if numpy_status(qual) != "unsupported" or \
+                not _any_traced(args, kwargs, scalars, node):
+            return
+        short = qual[len("numpy."):]
+        instead = NUMPY_INSTEAD.get(short)
+        self.report(ctx, node, fn=_display(node.func, "np." + short),
+                    instead=_instead(instead))
+
+    def _complex_only(self, ctx, node, qual, args, kwargs):
+        """np.linalg.eig of a real matrix: NumPy's result dtype depends on the data."""
+        if qual not in S.NUMPY_COMPLEX_ONLY or not node.args or not args or \
+                not traced_argument(args[0]):
+            return
+        if _complex_expression(node.args[0], ctx.fn, node):
+            return
+        fn = _display(node.func, "np." + qual[6:])
+        self.report(ctx, node, fn=fn, why="@jit compiles it for complex matrices only "
+                    "(for a real one NumPy's result dtype depends on the data)",
+                    instead=f"; use {fn}(a.astype(complex)), or np.linalg.eigh for a "
+                    "symmetric matrix")
+
+
+@register
+class UnsupportedNdarrayAttribute(Rule):
+    code = "NPX152"
+    name = "unsupported-ndarray-attribute"
+    message = "'.{attr}' is not supported on the arrays of a jitted function{instead}"
+    defaults = {"attr": "fill", "instead": ""}
+    targets = _NPXLA
+    error = _ERR
+    explain = """
+        Inside a jitted function the arrays are npxla's staged arrays, which implement
+        the ndarray methods and properties listed in docs/numpy-support.md. The others
+        (memory-layout attributes such as `.strides`, `.flags`, `.base`, `.ctypes`,
+        and `.fill()`, `.view()`, `.flat`, `.mT`, `.resize()`, `.tobytes()`, ...)
+        raise UnsupportedFunctionError on every array the function receives, creates or
+        reads from its module (those become constants of the program). Use the NumPy
+        spelling that builds a new array (`x[...] = v` for `.fill(v)`, `x.ravel()` for
+        `.flat`)."""
+    bad = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def reset(x):
+            y = x.copy()
+            y.fill(0.0)
+            return y
+        """
+    good = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def reset(x):
+            y = x.copy()
+            y[...] = 0.0
+            return y
+        """
+    example_args = "(np.array([1.0, 2.0]),)"
+
+    def _check(self, ctx, node, attr, recv):
+        if attr not in S.NDARRAY_UNSUPPORTED or not _staged_array(recv):
+            return
+        self.report(ctx, node, attr=attr, instead=_instead(NDARRAY_INSTEAD.get(attr)))
+
+    # attribute reads can be anywhere (`a, b = M.flat`): watched as they are evaluated
+    def _hook(self, ctx):
+        if not watched(ctx, ast.Attribute, self.code):
+            watch(ctx, ast.Attribute, self.code, self._on_attribute)
+
+    def _on_attribute(self, ctx, node, value):
+        if node.attr in S.NDARRAY_UNSUPPORTED and isinstance(node.ctx, ast.Load):
+            recv = get(ctx, node.value)
+            if recv is not None:
+                self._check(ctx, node, node.attr, recv)
+
+    def on_function(self, ctx, fn):
+        self._hook(ctx)
+
+    def on_call(self, ctx, node, callee, args, kwargs):
+        func = node.func
+        if callee.kind == METHOD and callee.items and isinstance(func, ast.Attribute):
+            self._check(ctx, node, callee.qual, callee.items[0])
+            func = func.value
+        self._hook(ctx)
+        if not watched(ctx, ast.Attribute, self.code):
+            self._scan(ctx, [func] + list(node.args) + [k.value for k in node.keywords])
+
+    def on_subscript(self, ctx, node, base, index, mode, value):
+        self._hook(ctx)
+        if not watched(ctx, ast.Attribute, self.code):
+            self._scan(ctx, [node.value, node.slice])
+
+    def on_control(self, ctx, node, kind, cond):
+        self._hook(ctx)
+        part = getattr(node, "test", None) or getattr(node, "iter", None)
+        if part is not None and not watched(ctx, ast.Attribute, self.code):
+            self._scan(ctx, [part])
+
+    def _scan(self, ctx, nodes):
+        """Fallback where attribute reads cannot be watched: the unsupported attributes
+        read in the expressions the analysis' events carry."""
+        for top in nodes:
+            for n in _attribute_reads(top):
+                self._check(ctx, n, n.attr, ctx.value(n.value))
+
+
+def _attribute_reads(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                          ast.GeneratorExp)):
+            continue
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and \
+                n.attr in S.NDARRAY_UNSUPPORTED:
+            yield n
+        stack.extend(ast.iter_child_nodes(n))
+
+
+_COMPLEX = ("complex", "complex64", "complex128", "complex256", "cdouble", "csingle",
+            "clongdouble", "c8", "c16", "F", "D")
+
+
+def _complex_expression(expr, fn, call, depth=0):
+    """Whether `expr` is certainly complex: `.astype(complex)`, `dtype=complex`, `* 1j`,
+    or a name last assigned (before `call`, in `fn`) one of those."""
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, complex)
+    if isinstance(expr, ast.BinOp):
+        return _complex_expression(expr.left, fn, call, depth) or \
+            _complex_expression(expr.right, fn, call, depth)
+    if isinstance(expr, ast.Call):
+        dtypes = [k.value for k in expr.keywords if k.arg == "dtype"]
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr == "astype":
+            dtypes += expr.args[:1]
+        for d in dtypes:
+            name = d.value if isinstance(d, ast.Constant) else getattr(
+                d, "attr", getattr(d, "id", None))
+            if isinstance(name, str) and name in _COMPLEX:
+                return True
+        return False
+    if isinstance(expr, ast.Name) and depth < 3 and isinstance(
+            fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        last = None
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and n.lineno < call.lineno and any(
+                    isinstance(t, ast.Name) and t.id == expr.id for t in n.targets):
+                if last is None or n.lineno > last.lineno:
+                    last = n
+        return last is not None and _complex_expression(last.value, fn, call, depth + 1)
+    return False
+
+
+def _staged_array(v):
+    """A value @jit holds as a staged array: any array the function sees (arguments,
+    what it creates, module-level arrays it reads, which it takes in as constants), or
+    a value computed from array data. A traced argument of unknown type is left out:
+    it may be a Python object with an attribute of the same name."""
+    if v is None or v.kind in CONTAINERS or v.kind in PYTHON_ONLY:
+        return False
+    return v.kind in (ARRAY, BOOL) or v.level >= DATA
+
+
+# --- whose code a module is: what @jit decides from where its file lives ------------------
+# (runtime/operators/provenance.py, which the linter cannot import): files of installed
+# packages and of the standard library are libraries, called as plain Python; every other
+# file is the user's, converted like the jitted function.
+_PACKAGE_PARTS = ("site-packages", "dist-packages")
+_ORIGINS: dict = {}
+
+
+def _library_dirs():
+    import site
+    import sysconfig
+    paths = set()
+    for scheme in (sysconfig.get_paths(), sysconfig.get_paths(
+            vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix})):
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            if scheme.get(key):
+                paths.add(scheme[key])
+    try:
+        paths.update(site.getsitepackages())
+    except AttributeError:
+        pass
+    if getattr(site, "USER_SITE", None):
+        paths.add(site.USER_SITE)
+    return tuple(sorted({os.path.realpath(p) + os.sep for p in paths}))
+
+
+_LIBRARY_DIRS = None
+
+
+def library_file(path) -> bool:
+    """Whether @jit treats the code of this file as a library's (installed packages,
+    the standard library)."""
+    global _LIBRARY_DIRS
+    if not path or path.startswith("<"):
+        return False
+    if _LIBRARY_DIRS is None:
+        _LIBRARY_DIRS = _library_dirs()
+    real = os.path.realpath(path)
+    return real.startswith(_LIBRARY_DIRS) or any(
+        part in _PACKAGE_PARTS for part in real.split(os.sep))
+
+
+def library_module(top) -> bool:
+    """Whether the top-level module `top` is a library for @jit: a known compiled
+    library, or a package installed where the linter runs. Found with
+    `importlib.util.find_spec` on the top-level name, which imports nothing."""
+    if top in NOT_LIBRARIES or not top.isidentifier():
+        return False
+    if top in PLAIN_LIBRARIES:
+        return True
+    hit = _ORIGINS.get(top)
+    if hit is None:
+        import importlib.util
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError, AttributeError):
+            spec = None
+        origin = None
+        if spec is not None:
+            origin = spec.origin if spec.origin not in (None, "namespace") else \
+                next(iter(spec.submodule_search_locations or ()), None)
+        if origin in ("built-in", "frozen"):
+            hit = False           # sys, itertools, ...: the standard library's own
+        else:
+            hit = bool(origin) and library_file(origin) and \
+                not _standard_library(origin)
+        _ORIGINS[top] = hit
+    return hit
+
+
+def _standard_library(path):
+    import sysconfig
+    real = os.path.realpath(path)
+    std = [os.path.realpath(sysconfig.get_paths()[k]) + os.sep
+           for k in ("stdlib", "platstdlib")]
+    return real.startswith(tuple(std)) and not any(
+        part in _PACKAGE_PARTS for part in real.split(os.sep))
+
+
+def _package_of(path):
+    """The top-level package a file belongs to (folders with an __init__.py)."""
+    folder = os.path.dirname(os.path.realpath(path))
+    name = os.path.basename(folder)
+    while os.path.exists(os.path.join(os.path.dirname(folder), "__init__.py")):
+        folder = os.path.dirname(folder)
+        name = os.path.basename(folder)
+    return name or "this package"
+
+
+def library_callee(qual, path):
+    """The library a call to `qual` (a qualified name from the file at `path`) goes
+    into, or None when @jit converts it or handles it itself."""
+    if qual.startswith("?") or any(part.startswith("_") for part in qual.split(".")):
+        return None             # private helpers: often only read shapes and dtypes
+    if qual.startswith("."):              # a relative import: the file's own package
+        return _package_of(path) if library_file(path) else None
+    top = qual.split(".")[0]
+    return top if library_module(top) else None
+
+
+@register
+class LibraryCallOnTracedArray(Rule):
+    code = "NPX153"
+    name = "library-call-on-traced-array"
+    message = "'{fn}' comes from {lib}, which @jit does not compile: called as plain Python on a traced value it fails{instead}"
+    defaults = {"fn": "scipy.special.erf", "lib": "scipy", "instead": ""}
+    targets = _NPXLA
+    error = "LibraryCallError (NPX002)"
+    explain = """
+        npxla compiles NumPy and your own Python code. A function of another library
+        (SciPy, pandas, scikit-learn, `statistics`, any package installed in
+        site-packages) or a `math` function npxla has no lowering for (`math.gamma`,
+        `math.erf`, ...) is called as plain Python while compiling: it works on
+        constants and on Python `int` arguments (@jit recompiles for their value), but
+        given array data or a traced `float` @jit raises LibraryCallError. Compute it
+        outside the jitted function and pass the result in, or write it with NumPy
+        functions. Modules of your own project are compiled like the jitted function
+        and are not reported, nor are a library's private helpers (`_name`), which
+        mostly read only shapes and dtypes."""
+    bad = """
+        import numpy as np
+        import scipy.special
+        from npxla import jit
+
+        @jit
+        def gelu(x):
+            return 0.5 * x * (1.0 + scipy.special.erf(x / np.sqrt(2.0)))
+        """
+    good = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def gelu(x):
+            return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+        """
+    example_args = "(np.array([-1.0, 0.0, 2.0]),)"
+
+    def on_call(self, ctx, node, callee, args, kwargs):
+        if callee.kind != REF or not callee.qual or callee.qual in S.HANDLED_CALLS:
+            return
+        qual = callee.qual
+        top = qual.split(".")[0]
+        if top == "math":
+            if qual not in S.MATH_UNSUPPORTED:
+                return
+            lib, instead = "math", MATH_INSTEAD.get(qual)
+        else:
+            lib, instead = library_callee(qual, ctx.info.path), None
+            if lib is None:
+                return
+        if _any_traced(args, kwargs, qual in INT_ARGUMENTS, node):
+            self.report(ctx, node, fn=_display(node.func, qual), lib=lib,
+                        instead=_instead(instead))

@@ -16,7 +16,9 @@ import types
 
 import numpy as np
 
-from npxla.transpiler.base.errors import (ConcretizationError, InternalCompilerError, Location, RecursionDepthError, TranspileError, UnsupportedOperationError)
+from npxla.transpiler.base.errors import (ConcretizationError, InternalCompilerError,
+                                          Location, RecursionDepthError, TranspileError,
+                                          UnsupportedOperationError)
 from npxla.transpiler.base.origin import innermost_module, locate
 
 from npxla.runtime import numpy as _np_registry  # noqa: F401  (registers the NumPy API)

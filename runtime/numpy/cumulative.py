@@ -22,8 +22,8 @@ from npxla.runtime.lowering.scan import cumulative
 from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.reductions import axes_of, full, np_dtype, static
-from npxla.runtime.numpy.registry import (_leaves, _to_const, implements, register_ufunc_method,
-                       wrap_result)
+from npxla.runtime.numpy.registry import (_leaves, _to_const, implements,
+                                          register_ufunc_method, wrap_result)
 from npxla.runtime.numpy.ufunc_core import store_out
 
 _NO_VALUE = np._NoValue

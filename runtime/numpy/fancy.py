@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from npxla.transpiler.base.errors import (DataDependentShapeError, ShapeMismatchError,
-                                         UnsupportedFunctionError, UnsupportedOperationError)
+                                          UnsupportedFunctionError,
+                                          UnsupportedOperationError)
 
 from npxla.runtime.staging.abstract import as_abstract, is_abstract
 from npxla.runtime.lowering import elementwise as E

@@ -21,9 +21,9 @@ from npxla.runtime.lowering.borrowed import borrow
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.linalg_common import (FAMILY, NOT_POSITIVE_DEFINITE_NOTE,
                                                SINGULAR_NOTE, apply, assert_stacked_2d,
-                                               assert_stacked_square, bcast_batch, common_type,
-                                               eye_like, failed, int_arg, iota, mT,
-                                               matrix_diagonal, raise_if, real_dtype,
+                                               assert_stacked_square, bcast_batch,
+                                               common_type, eye_like, failed, int_arg, iota,
+                                               mT, matrix_diagonal, raise_if, real_dtype,
                                                shape_only, square_operand)
 from npxla.runtime.numpy.reductions import asarray, full, numpy_error, static
 from npxla.runtime.numpy.registry import implements

@@ -14,9 +14,10 @@ from numpy.linalg._linalg import SVDResult
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.borrowed import borrow
 from npxla.runtime.numpy.convert import cast_to
-from npxla.runtime.numpy.linalg_common import (FAMILY, apply, assert_stacked_2d, common_type,
-                                               conj, failed, is_empty_2d, last_entry, mH, mm,
-                                               mT, raise_if, real_dtype, shape_only)
+from npxla.runtime.numpy.linalg_common import (FAMILY, apply, assert_stacked_2d,
+                                               common_type, conj, failed, is_empty_2d,
+                                               last_entry, mH, mm, mT, raise_if, real_dtype,
+                                               shape_only)
 from npxla.runtime.numpy.reductions import asarray, full, static
 from npxla.runtime.numpy.registry import implements
 

@@ -15,8 +15,8 @@ from npxla.runtime.staging.abstract import as_abstract
 from npxla.transpiler.base.dtypes import result_type
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import elementwise_extra as X
-from npxla.runtime.numpy.arithmetic import (cmp, full, is_complex, is_int, isnan, or_, register_table,
-                         select, signbit, splat_safe)
+from npxla.runtime.numpy.arithmetic import (cmp, full, is_complex, is_int, isnan, or_,
+                                            register_table, select, signbit, splat_safe)
 from npxla.runtime.numpy.convert import broadcast_shapes, broadcast_to_shape, cast_to
 from npxla.runtime.numpy.registry import implements
 

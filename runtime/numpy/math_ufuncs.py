@@ -19,11 +19,13 @@ from jaxlib.mlir.dialects import chlo
 
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import elementwise_extra as X
-from npxla.runtime.numpy.arithmetic import (cmp, copy, copysign, exact, full, is_complex, is_int, isnan, or_,
-                         register_table, select, via_f32)
+from npxla.runtime.numpy.arithmetic import (cmp, copy, copysign, exact, full, is_complex,
+                                            is_int, isnan, or_, register_table, select,
+                                            via_f32)
 from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import cast_to
-from npxla.runtime.numpy.registry import dispatch, implements, register_method, register_property
+from npxla.runtime.numpy.registry import (dispatch, implements, register_method,
+                                          register_property)
 from npxla.runtime.numpy.ufunc_core import apply_ufunc
 from npxla.runtime.numpy.arithmetic import LOWERINGS as A
 from npxla.runtime.numpy.ufunc_core import store_out

@@ -23,7 +23,8 @@ from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.core import Primitive
 from npxla.runtime.lowering.reduce import arg_reduce, identity, reduce
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
-from npxla.runtime.numpy.registry import _leaves, dispatch, implements, register_ufunc_method
+from npxla.runtime.numpy.registry import (_leaves, dispatch, implements,
+                                          register_ufunc_method)
 from npxla.runtime.numpy.ufunc_core import store_out
 
 from jaxlib.mlir.dialects import stablehlo as hlo

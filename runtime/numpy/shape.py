@@ -27,8 +27,9 @@ from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import implements, register_method, register_property
-from npxla.runtime.numpy.values import (broadcast_value, concat_values, fold_or_lower, fresh,
-                                        reshape_value, shape_standin, transpose_value)
+from npxla.runtime.numpy.values import (broadcast_value, concat_values, fold_or_lower,
+                                        fresh, reshape_value, shape_standin,
+                                        transpose_value)
 
 _BYTE = np.zeros(1, np.int8)
 _LAYOUT: dict = {}          # id(view handle) -> (weak reference, layout stand-in)

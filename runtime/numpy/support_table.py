@@ -271,6 +271,10 @@ def _common_section(methods):
 
 
 def render() -> str:
+    """The text of docs/numpy-support.md: every registered function, method, property and
+    ufunc method with its status (supported, refused, constant-folded only) and
+    registration notes, then the commonly used NumPy functions that are not
+    supported, so the page cannot list what the registry does not hold."""
     functions, methods, properties, ufunc_methods = _registry()
     owners = _method_owners(functions, methods)
     counts = {}

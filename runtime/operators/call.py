@@ -20,7 +20,9 @@ import weakref
 
 import numpy as np
 
-from npxla.transpiler.base.errors import (ConcretizationError, LibraryCallError, RecursionDepthError, TranspileError, UnsupportedFunctionError)
+from npxla.transpiler.base.errors import (ConcretizationError, LibraryCallError,
+                                          RecursionDepthError, TranspileError,
+                                          UnsupportedFunctionError)
 from npxla.transpiler.base.catalogue import RANDOM_STATE
 from npxla.transpiler.base.origin import locate
 
@@ -29,7 +31,8 @@ from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.numpy.registry import call_entry, has_abstract, lookup
 from npxla.runtime.operators import higher_order, hostcalls, introspection
 from npxla.transpiler.conversion import convert
-from npxla.runtime.operators.provenance import LIBRARY, is_library_callable, is_user_function, origin_of_module
+from npxla.runtime.operators.provenance import (LIBRARY, is_library_callable,
+                                                is_user_function, origin_of_module)
 from npxla.runtime.operators.iteration import traced_enumerate, traced_range, traced_zip
 from npxla.runtime.operators.mutation import refuse_container_mutation
 from npxla.runtime.operators.printing import runtime_print

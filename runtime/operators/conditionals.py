@@ -11,17 +11,20 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.transpiler.base.errors import (TranspileError, UnsupportedOperationError, UnsupportedSyntaxError)
+from npxla.transpiler.base.errors import (TranspileError, UnsupportedOperationError,
+                                          UnsupportedSyntaxError)
 from npxla.transpiler.base.origin import innermost_module
 
 from npxla.runtime.staging import journal
-from npxla.runtime.staging.abstract import (AbstractArray, is_abstract, mark_ambiguous, root_of)
+from npxla.runtime.staging.abstract import (AbstractArray, is_abstract, mark_ambiguous,
+                                            root_of)
 from npxla.runtime.staging.types import element_count, tensor_type
 from npxla.runtime.staging.pytree import unflatten
 from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.operators.mutation import staged_on
-from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, unify, zeros)
+from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset,
+                                           index_tree, lift, reflatten, unify, zeros)
 from npxla.runtime.staging.variables import UndefinedReturnValue
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.errorflags import check_raises

@@ -16,7 +16,8 @@ import numpy as np
 from npxla.transpiler.base.errors import UnsupportedOperationError
 
 from npxla.runtime.staging.abstract import AbstractArray
-from npxla.runtime.staging.pytypes import (is_marked, is_ndarray, mark_ndarray, python_type, scalar_copy)
+from npxla.runtime.staging.pytypes import (is_marked, is_ndarray, mark_ndarray,
+                                           python_type, scalar_copy)
 
 NOT_HANDLED = object()
 

@@ -20,17 +20,24 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.transpiler.base.errors import (IntegerOverflowError, InternalCompilerError, ShapeMismatchError, UndefinedVariableError, UnsupportedOperationError, UnsupportedSyntaxError)
+from npxla.transpiler.base.errors import (IntegerOverflowError, InternalCompilerError,
+                                          ShapeMismatchError, UndefinedVariableError,
+                                          UnsupportedOperationError,
+                                          UnsupportedSyntaxError)
 
 from npxla.runtime.staging import journal
-from npxla.runtime.staging.abstract import (AbstractArray, is_abstract, mark_ambiguous, root_of)
+from npxla.runtime.staging.abstract import (AbstractArray, is_abstract, mark_ambiguous,
+                                            root_of)
 from npxla.runtime.staging.types import tensor_type
 from npxla.runtime.staging.pytree import flatten, unflatten
 from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset, index_tree, lift, reflatten, type_of, unify, zeros)
-from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raise_uncatchable, raises_at_run_time,
-                           rebind, refuse_in_try, stage_if, to_pred)
+from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset,
+                                           index_tree, lift, reflatten, type_of, unify,
+                                           zeros)
+from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raise_uncatchable,
+                                                  raises_at_run_time, rebind, refuse_in_try,
+                                                  stage_if, to_pred)
 from npxla.runtime.operators.iteration import Iteration, iteration_of
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
 from npxla.runtime.numpy.errorflags import check_raises

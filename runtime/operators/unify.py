@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from npxla.transpiler.base.errors import (IntegerOverflowError, ShapeMismatchError, UndefinedVariableError, UnsupportedOperationError)
+from npxla.transpiler.base.errors import (IntegerOverflowError, ShapeMismatchError,
+                                          UndefinedVariableError,
+                                          UnsupportedOperationError)
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.transpiler.base.dtypes import dtype_of_python_scalar, result_type

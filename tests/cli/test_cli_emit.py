@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from npxla.runtime.driver.cli import main
-from npxla.runtime.driver.commands.signature import (ArgSpec, SignatureError, parse_signature, parse_static)
+from npxla.runtime.driver.commands.signature import (ArgSpec, SignatureError,
+                                                     parse_signature, parse_static)
 
 TARGET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cli_emit_target.py")
 

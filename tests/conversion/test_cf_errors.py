@@ -17,7 +17,10 @@ from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from differential import check
 
 from npxla import jit, to_source
-from npxla.transpiler.base.errors import (ShapeMismatchError, TranspileError, UndefinedVariableError, UnsupportedOperationError, UnsupportedSyntaxError)
+from npxla.transpiler.base.errors import (ShapeMismatchError, TranspileError,
+                                          UndefinedVariableError,
+                                          UnsupportedOperationError,
+                                          UnsupportedSyntaxError)
 
 X = np.array([1.5, -2.0, 3.25, 0.5, 4.0])
 

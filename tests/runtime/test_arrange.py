@@ -6,7 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 from differential import check, random_array
 from npxla import jit
-from npxla.transpiler.base.errors import (ConcretizationError, DataDependentShapeError, UnsupportedOperationError)
+from npxla.transpiler.base.errors import (ConcretizationError, DataDependentShapeError,
+                                          UnsupportedOperationError)
 
 RNG = np.random.default_rng(7)
 DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,

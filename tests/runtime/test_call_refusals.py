@@ -15,7 +15,9 @@ import pytest
 
 from differential import check
 from npxla import jit
-from npxla.transpiler.base.errors import (DTypeError, LibraryCallError, RecursionDepthError, SourceUnavailableError, TranspileError, UnsupportedFunctionError)
+from npxla.transpiler.base.errors import (DTypeError, LibraryCallError,
+                                          RecursionDepthError, SourceUnavailableError,
+                                          TranspileError, UnsupportedFunctionError)
 
 
 def _line_of_call(err):

@@ -3,7 +3,9 @@ import numpy as np
 import pytest
 
 from npxla import TranspileError, jit
-from npxla.transpiler.base.errors import (DataDependentShapeError, InternalCompilerError, Location, UnsupportedOperationError, UnsupportedSyntaxError)
+from npxla.transpiler.base.errors import (DataDependentShapeError, InternalCompilerError,
+                                          Location, UnsupportedOperationError,
+                                          UnsupportedSyntaxError)
 
 
 def _first_line(fn):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from npxla.transpiler.base.errors import (Location, TranspileError, UnsupportedOperationError,
-                                          UnsupportedSyntaxError)
+from npxla.transpiler.base.errors import (Location, TranspileError,
+                                          UnsupportedOperationError, UnsupportedSyntaxError)
 
 
 @dataclass(frozen=True)

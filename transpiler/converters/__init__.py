@@ -7,9 +7,10 @@ before calls (so the generated `ag__.*` calls are recognised and left alone by t
 call converter); control flow is converted before the expression converters, which
 then also reach the tests and lambdas it generated.
 """
-from npxla.transpiler.converters import (asserts, break_statements, call_trees, conditional_expressions, continue_statements,
-               control_flow, fstrings, logical_expressions, return_statements, slices,
-               unsupported)
+from npxla.transpiler.converters import (asserts, break_statements, call_trees,
+                                         conditional_expressions, continue_statements,
+                                         control_flow, fstrings, logical_expressions,
+                                         return_statements, slices, unsupported)
 
 PASSES = (unsupported, asserts, break_statements, continue_statements, return_statements, slices,
           fstrings, call_trees, control_flow, conditional_expressions, logical_expressions)

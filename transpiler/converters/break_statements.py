@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import gast
 
-from npxla.transpiler.converters.common import LoopJumpConverter, add_loop_test, assign_flag, guard, not_flag
+from npxla.transpiler.converters.common import (LoopJumpConverter, add_loop_test,
+                                                assign_flag, guard, not_flag)
 
 
 class _Transformer(LoopJumpConverter):

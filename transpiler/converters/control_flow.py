@@ -14,7 +14,8 @@ import contextlib
 
 import gast
 
-from npxla.transpiler.analysis import anno, branch_outputs, definitely_defined, loop_carried, maybe_defined
+from npxla.transpiler.analysis import (anno, branch_outputs, definitely_defined,
+                                       loop_carried, maybe_defined)
 from npxla.transpiler.analysis import analyze
 from npxla.transpiler.analysis.anno import Static
 from npxla.transpiler.base.errors import InternalCompilerError

@@ -13,7 +13,8 @@ from __future__ import annotations
 import gast
 
 from npxla.transpiler.pyct import templates
-from npxla.transpiler.converters.common import JumpRewriter, add_loop_test, functions, guard, not_flag
+from npxla.transpiler.converters.common import (JumpRewriter, add_loop_test, functions,
+                                                guard, not_flag)
 
 
 class _Returns(JumpRewriter):

@@ -13,7 +13,8 @@ This package imports neither JAX nor the runtime.
 """
 from __future__ import annotations
 
-from npxla.transpiler.lint.api import iter_files, lint_file, lint_paths, lint_source, lint_tree
+from npxla.transpiler.lint.api import (iter_files, lint_file, lint_paths, lint_source,
+                                       lint_tree)
 from npxla.transpiler.lint.findings import Finding, LintInternalError
 from npxla.transpiler.lint.rules import RULES
 

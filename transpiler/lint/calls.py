@@ -12,10 +12,11 @@ import ast
 
 from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.bindings import default_of, parameters
-from npxla.transpiler.lint.values import (
-    ARRAY, BOOL, CONTAINERS, DATA, DICT, FUNC, ITER, LIST, MAYBE, METHOD, NUMBER, PYTHON_ONLY,
-    RANGE, REF, RNG, SET, STATIC, STR, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val, const, element_of,
-    join, join_all, max_level, nd_join)
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, DICT, FUNC, ITER,
+                                          LIST, MAYBE, METHOD, NUMBER, PYTHON_ONLY, RANGE,
+                                          REF, RNG, SET, STATIC, STR, TUPLE, UNKNOWN,
+                                          UNKNOWN_STATIC, Val, const, element_of, join,
+                                          join_all, max_level, nd_join)
 
 
 class CallsMixin:

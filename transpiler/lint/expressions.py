@@ -12,10 +12,11 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import (
-    ARRAY, BOOL, CONTAINERS, DICT, FUNC, ITER, LIST, MAYBE, METHOD, NONE, NUMBER, PYTHON_ONLY,
-    REF, RNG, SET, STATIC, STR, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val, const, element_of, join,
-    join_all, max_level, nd_join)
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DICT, FUNC, ITER, LIST,
+                                          MAYBE, METHOD, NONE, NUMBER, PYTHON_ONLY, REF,
+                                          RNG, SET, STATIC, STR, TUPLE, UNKNOWN,
+                                          UNKNOWN_STATIC, Val, const, element_of, join,
+                                          join_all, max_level, nd_join)
 
 
 class ExpressionsMixin:

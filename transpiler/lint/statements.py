@@ -11,9 +11,10 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.lint.discovery import collect_imports
-from npxla.transpiler.lint.values import (
-    CONTAINERS, DICT, FUNC, LIST, MAYBE, NUMBER, PYTHON_ONLY, RANGE, REF, SET, STATIC, TUPLE,
-    UNKNOWN_STATIC, Val, const, element_of, join, max_level)
+from npxla.transpiler.lint.values import (CONTAINERS, DICT, FUNC, LIST, MAYBE, NUMBER,
+                                          PYTHON_ONLY, RANGE, REF, SET, STATIC, TUPLE,
+                                          UNKNOWN_STATIC, Val, const, element_of, join,
+                                          max_level)
 
 _MAX_LOOP_PASSES = 4
 

@@ -40,11 +40,12 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.bindings import block_modified, default_of, modified_names, parameters
+from npxla.transpiler.lint.bindings import (block_modified, default_of, modified_names,
+                                            parameters)
 from npxla.transpiler.lint.interpreter import FunctionContext
-from npxla.transpiler.lint.values import (
-    ARRAY, DATA, DICT, FUNC, LIST, MAYBE, REF, RNG, SET, STR, TUPLE, UNKNOWN, UNKNOWN_STATIC,
-    Val, const, max_level)
+from npxla.transpiler.lint.values import (ARRAY, DATA, DICT, FUNC, LIST, MAYBE, REF, RNG,
+                                          SET, STR, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val,
+                                          const, max_level)
 
 _MAX_CALL_DEPTH = 4
 

@@ -10,7 +10,8 @@ import tokenize
 
 from npxla.runtime.driver.commands import UsageError
 from npxla.transpiler.module_convert import convert_module
-from npxla.runtime.driver.commands.output import (Progress, diagnostic_from_error, diagnostic_from_finding, style_for)
+from npxla.runtime.driver.commands.output import (Progress, diagnostic_from_error,
+                                                  diagnostic_from_finding, style_for)
 from npxla.transpiler.lint import lint_source
 
 DESCRIPTION = """\

@@ -10,7 +10,8 @@ import sys
 import warnings
 
 from npxla.runtime.driver.commands import CommandFailed, UsageError
-from npxla.runtime.driver.commands.signature import SignatureError, bind, parse_signature, parse_static
+from npxla.runtime.driver.commands.signature import (SignatureError, bind, parse_signature,
+                                                     parse_static)
 from npxla.transpiler.module_convert import JitNames, jitted_functions
 from npxla.transpiler.base.errors import InternalCompilerError, TranspileError
 

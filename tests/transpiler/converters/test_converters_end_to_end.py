@@ -5,7 +5,8 @@ import pytest
 from differential import check
 
 from npxla import jit
-from npxla.transpiler.base.errors import (TranspileError, UndefinedVariableError, UnsupportedSyntaxError)
+from npxla.transpiler.base.errors import (TranspileError, UndefinedVariableError,
+                                          UnsupportedSyntaxError)
 
 X = np.array([1.0, -2.0, 3.0, -0.5, 4.0])
 

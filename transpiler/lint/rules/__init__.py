@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from npxla.transpiler.lint.rules.base import BOTH, JAX, NPXLA, RULES, Rule, register
 from npxla.transpiler.lint.rules import (syntax, shapes, concretization, formatting, staged,  # noqa: F401
-                                          results, state, support, jaxrules, performance)
+                                         results, state, support, jaxrules, performance)
 
 # keep RULES in code order whatever the import order
 _ordered = dict(sorted(RULES.items()))

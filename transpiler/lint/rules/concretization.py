@@ -3,9 +3,10 @@ exists when the compiled program runs, but the code needs it while compiling."""
 from __future__ import annotations
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, ITER, LIST, MAYBE, METHOD,
-                      PYTHON_ONLY, RANGE, TUPLE)
-from npxla.transpiler.lint.rules._util import (numpy_name, shape_arguments, slice_parts, traced, traced_level)
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, ITER, LIST, MAYBE,
+                                          METHOD, PYTHON_ONLY, RANGE, TUPLE)
+from npxla.transpiler.lint.rules._util import (numpy_name, shape_arguments, slice_parts,
+                                               traced, traced_level)
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
 _ERR = "ConcretizationError (NPX003)"

@@ -6,9 +6,10 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import ARRAY, BOOL, CONTAINERS, LIST, MAYBE, METHOD, PYTHON_ONLY, REF, TUPLE
-from npxla.transpiler.lint.rules._util import (is_at_property, numpy_name, shape_arguments, slice_parts, traced,
-                    traced_level)
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, LIST, MAYBE, METHOD,
+                                          PYTHON_ONLY, REF, TUPLE)
+from npxla.transpiler.lint.rules._util import (is_at_property, numpy_name, shape_arguments,
+                                               slice_parts, traced, traced_level)
 from npxla.transpiler.lint.rules.base import JAX, Rule, register
 
 _JAX = frozenset({JAX})

@@ -11,8 +11,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.transpiler.base.errors import (TranspileError, UnsupportedOperationError,
-                                          UnsupportedSyntaxError)
+from npxla.transpiler.base.catalogue import TRY_AROUND_STAGED_FLOW
+from npxla.transpiler.base.errors import TranspileError, UnsupportedOperationError
 from npxla.transpiler.base.origin import innermost_module
 
 from npxla.runtime.staging import journal
@@ -57,11 +57,7 @@ def raise_uncatchable(err):
 
 
 def refuse_in_try(what):
-    raise_uncatchable(UnsupportedSyntaxError(
-        f"a data-dependent {what} inside try/except cannot be compiled: the compiled "
-        "program cannot raise, so the except clause would never run",
-        hint="move the try/except outside the jitted function, or check the condition "
-             "explicitly (e.g. with np.where) instead of catching an exception"))
+    raise_uncatchable(TRY_AROUND_STAGED_FLOW.error_for(kind=what))
 
 
 def if_stmt(test, body, orelse, inputs, names, *, in_try=False):

@@ -20,10 +20,10 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from npxla.transpiler.base.catalogue import ELSE_ON_STAGED_LOOP
 from npxla.transpiler.base.errors import (IntegerOverflowError, InternalCompilerError,
                                           ShapeMismatchError, UndefinedVariableError,
-                                          UnsupportedOperationError,
-                                          UnsupportedSyntaxError)
+                                          UnsupportedOperationError)
 
 from npxla.runtime.staging import journal
 from npxla.runtime.staging.abstract import (AbstractArray, is_abstract, mark_ambiguous,
@@ -136,9 +136,7 @@ def _try_staged_while(test, body, carried, names):
 
 def _refuse_staged_flags(has_else, in_try, what):
     if has_else:
-        raise_uncatchable(UnsupportedSyntaxError(
-            f"the else clause of a data-dependent {what} cannot be compiled",
-            hint="set a flag before 'break' and test it after the loop instead of 'else:'"))
+        raise_uncatchable(ELSE_ON_STAGED_LOOP.error_for(kind=what.split()[0]))
     if in_try:
         refuse_in_try(what)
 

@@ -84,6 +84,16 @@ JUMP_IN_FINALLY = _declare(
     "'{what}' inside 'finally' cannot be compiled: it would silently discard an exception "
     "being raised",
     "move the statement after the try statement")
+TRY_AROUND_STAGED_FLOW = _declare(
+    "NPX131", "try-around-data-dependent-flow", UnsupportedSyntaxError,
+    "a data-dependent {kind} inside try/except cannot be compiled: the compiled program "
+    "cannot raise, so the except clause would never run",
+    "move the try/except outside the jitted function, or check the condition explicitly "
+    "(e.g. with np.where) instead of catching an exception")
+ELSE_ON_STAGED_LOOP = _declare(
+    "NPX132", "else-on-data-dependent-loop", UnsupportedSyntaxError,
+    "the else clause of a data-dependent {kind} loop cannot be compiled",
+    "set a flag before 'break' and test it after the loop instead of 'else:'")
 CONTAINER_MUTATION = _declare(
     "NPX133", "container-mutation-in-data-dependent-flow", UnsupportedOperationError,
     "{what} inside data-dependent control flow cannot be compiled: it would run once while "

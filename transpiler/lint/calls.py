@@ -61,33 +61,53 @@ class CallsMixin:
         return Val(level=min(MAYBE, max_level(list(args) + list(kwargs.values()) + [callee])))
 
     def _call_user(self, node, env, n, args, kwargs, unknown_args=False):
-        params = parameters(node)
-        values = {}
-        if unknown_args:
-            for p in params:
-                values[p.arg] = Val(level=MAYBE, origins=frozenset({("param", p.arg)}))
-        else:
-            positional = list(node.args.posonlyargs) + list(node.args.args)
-            for p, v in zip(positional, args):
-                values[p.arg] = v
-            if node.args.vararg is not None:
-                extra = args[len(positional):]
-                values[node.args.vararg.arg] = Val(kind=TUPLE, level=max_level(extra),
-                                                   items=tuple(extra))
-            for k, v in kwargs.items():
-                values[k] = v
-            for p in params:
-                if p.arg not in values:
-                    d = default_of(node, p)
-                    values[p.arg] = const(d.value) if isinstance(d, ast.Constant) else \
-                        (Val(kind=DICT) if p is node.args.kwarg else UNKNOWN_STATIC)
+        values = bind_arguments(node, args, kwargs, unknown_args)
         closure = None
         if env is not None:
             closure = dict(self.closure)
             closure.update(env)
-        result = self.analysis.run_function(node, self.flavor, values, closure,
-                                            self.depth + 1)
+        result, effects, deferred = self.analysis.run_effects(
+            node, self.flavor, values, closure, self.depth + 1)
+        if n is None:               # a nested function defined, not called: later
+            self.deferred.update(effects)
+            self.deferred.update(deferred)
+            return result
+        if getattr(node, "decorator_list", None):
+            effects = {**effects, **self.analysis.decorator_effects(node)}
+        self.callee_effects(n, getattr(node, "name", "<lambda>"), effects)
+        self.deferred.update(deferred)
         return result
+
+    def call_foreign(self, n, qual, args, kwargs):
+        """A call to a function of another module of the user's code: analysed there,
+        silently, for the container changes it makes (its value is still taken as a
+        library call's: what the rules see of the linted file does not change). Only
+        where those changes can matter: under a data-dependent branch or loop here, or
+        in a function called from the jitted one (whose caller may be in one)."""
+        if not (self.depth or self.staged_frames(DATA)):
+            return
+        found = self.analysis.foreign_function(qual)
+        if found is None:
+            return
+        other, fn = found
+        values = bind_arguments(fn, [_portable(a) for a in args],
+                                {k: _portable(v) for k, v in kwargs.items()})
+        other.muted += 1
+        try:
+            _, effects, _ = other.run_effects(fn, self.flavor, values, None, self.depth + 1)
+            if fn.decorator_list:
+                effects = {**effects, **other.decorator_effects(fn)}
+        finally:
+            other.muted -= 1
+        self.callee_effects(n, qual.rsplit(".", 1)[-1], effects)
+
+    def callee_effects(self, n, name, effects):
+        """Take a callee's container changes as this call's, and tell the rules."""
+        if not effects:
+            return
+        for k, v in effects.items():
+            self.effects.setdefault(k, v)
+        self.emit("callee_mutation", n, name, next(iter(effects.values())))
 
     def call_ref(self, n, qual, args, kwargs):
         allv = list(args) + list(kwargs.values())
@@ -112,6 +132,7 @@ class CallsMixin:
             return args[0] if args else UNKNOWN_STATIC
         if qual in ("jax.debug.print", "jax.debug.callback"):
             return const(None)
+        self.call_foreign(n, qual, args, kwargs)
         # another library: its result may be traced, but is not certainly array data
         return Val(level=min(level, MAYBE), origins=frozenset({("new", id(n))}))
 
@@ -344,6 +365,40 @@ class CallsMixin:
             return Val(level=min(level, MAYBE), origins=fresh)
         return Val(level=rlevel, kind=ARRAY if (array_method or recv.kind == ARRAY)
                    else UNKNOWN, origins=fresh)
+
+
+def bind_arguments(node, args, kwargs, unknown_args=False):
+    """{parameter name: value} for a call of function `node` with `args`/`kwargs`
+    (every parameter traced and unknown with `unknown_args`)."""
+    params = parameters(node)
+    values = {}
+    if unknown_args:
+        for p in params:
+            values[p.arg] = Val(level=MAYBE, origins=frozenset({("param", p.arg)}))
+        return values
+    positional = list(node.args.posonlyargs) + list(node.args.args)
+    for p, v in zip(positional, args):
+        values[p.arg] = v
+    if node.args.vararg is not None:
+        extra = args[len(positional):]
+        values[node.args.vararg.arg] = Val(kind=TUPLE, level=max_level(extra),
+                                           items=tuple(extra))
+    for k, v in kwargs.items():
+        values[k] = v
+    for p in params:
+        if p.arg not in values:
+            d = default_of(node, p)
+            values[p.arg] = const(d.value) if isinstance(d, ast.Constant) else \
+                (Val(kind=DICT) if p is node.args.kwarg else UNKNOWN_STATIC)
+    return values
+
+
+def _portable(v):
+    """An argument value as another module's analysis may use it: a function of this
+    file would be looked up there with the wrong globals, so it becomes unknown."""
+    if v.kind == FUNC:
+        return Val(level=v.level)
+    return v
 
 
 def _range_qual(args):

@@ -9,7 +9,7 @@ from npxla.transpiler.lint.rules.base import Rule
 from npxla.transpiler.lint.taint import Analysis
 
 _EVENTS = ("function", "call", "subscript", "control", "iterate", "inplace",
-           "container_mutation")
+           "container_mutation", "callee_mutation")
 
 
 def _handlers(rules):

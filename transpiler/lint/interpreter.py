@@ -13,7 +13,7 @@ import ast
 from npxla.transpiler.lint.calls import CallsMixin
 from npxla.transpiler.lint.expressions import ExpressionsMixin
 from npxla.transpiler.lint.statements import Frame, StatementsMixin
-from npxla.transpiler.lint.values import UNKNOWN_STATIC, Val, const, join_all
+from npxla.transpiler.lint.values import MUTABLE, STATIC, UNKNOWN_STATIC, Val, const, join_all
 
 
 class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
@@ -39,13 +39,19 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
         self._handlers = analysis.handlers.get(flavor, {})
         self._pending_defs = {}
         self.imports = dict(self.info.imports)
+        # the Python list/dict/set changes running this function makes (its own and
+        # its callees'), and those of the functions it defines without calling them:
+        # {(path, line, col): (kind, what, path, line)}
+        self.effects = {}
+        self.deferred = {}
+        self.exit_level = STATIC         # the level of a staged `return` seen (statements)
 
     # --- API for rules ----------------------------------------------------------------
     def value(self, node) -> Val:
         return self.values.get(node, UNKNOWN_STATIC)
 
     def report(self, rule, node, message, end=None):
-        if self.silent:
+        if self.silent or self.analysis.muted:
             return
         self.analysis.report_cb(rule, node, message, end)
 
@@ -63,6 +69,11 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
         return self.info.qualify(node, self.imports)
 
     def emit(self, event, *args):
+        if event == "container_mutation" and args[1].kind in MUTABLE:
+            node = args[0]
+            line = getattr(node, "lineno", 0)
+            self.effects.setdefault((self.info.path, line, getattr(node, "col_offset", 0)),
+                                    (args[1].kind, args[2], self.info.path, line))
         for handler in self._handlers.get(event, ()):
             handler(self, *args)
 

@@ -90,12 +90,30 @@ class StatementsMixin:
     # --- statements -------------------------------------------------------------------
     def block(self, stmts, env):
         """Run statements on `env` (mutated); return the environment after them, or None
-        when every path left the block (return/raise/break/continue)."""
-        for stmt in stmts:
-            if env is None:
-                return None
-            env = self.stmt(stmt, env)
-        return env
+        when every path left the block (return/raise/break/continue).
+
+        A `return` under a data-dependent condition (`if x.sum() > 0: return x`) makes
+        the rest of the function run only when the condition is false: `@jit` stages
+        it as the other branch. From the statement that may return on, the rest of the
+        block is analysed under a frame of that condition's level (`exit_level`, which
+        `s_Return` raises and which bubbles up to the enclosing blocks)."""
+        outer = self.exit_level
+        self.exit_level = STATIC
+        pushed = []
+        try:
+            for stmt in stmts:
+                if env is None:
+                    return None
+                env = self.stmt(stmt, env)
+                if env is not None and self.exit_level >= MAYBE and \
+                        (not pushed or pushed[-1].level < self.exit_level):
+                    pushed.append(Frame("if", stmt, self.exit_level))
+                    self.frames.append(pushed[-1])
+            return env
+        finally:
+            for f in pushed:
+                self.frames.remove(f)
+            self.exit_level = max(outer, self.exit_level)
 
     def stmt(self, s, env):
         self.env = env
@@ -153,6 +171,7 @@ class StatementsMixin:
         v = self.ev(s.value) if s.value is not None else const(None)
         if self.staged_frames(MAYBE):
             level = max(f.level for f in self.staged_frames(MAYBE))
+            self.exit_level = max(self.exit_level, level)
             if v.kind not in PYTHON_ONLY:
                 v = v.replace(level=max(v.level, level))
         self.returns.append(v)

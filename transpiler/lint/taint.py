@@ -34,14 +34,25 @@ handlers with the values at the point of the event:
 * `on_inplace(ctx, node, name, val)`: an in-place update of the array bound to `name`
   (`y += v`, `y[i] = v`, `out=y`).
 * `on_container_mutation(ctx, node, container, what)`: a Python list/dict/set changes.
+* `on_callee_mutation(ctx, node, callee, effect)`: a call to a function that changes a
+  Python list/dict/set when it runs (itself, through what it calls, or through the
+  wrapper a decorator puts around it); `effect` is `(kind, what, path, line)` of one
+  such change.
+
+Every analysed call also gives back the container changes it makes (its "effects"),
+because `@jit` refuses them inside a data-dependent branch of any caller up the stack,
+while the callee, analysed alone, sees no such branch. Helpers of other modules of the
+user's code are found statically (`modules`) and analysed silently for their effects.
 """
 from __future__ import annotations
 
 import ast
+import os
 
 from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.bindings import (block_modified, default_of, modified_names,
                                             parameters)
+from npxla.transpiler.lint import modules
 from npxla.transpiler.lint.interpreter import FunctionContext
 from npxla.transpiler.lint.values import (ARRAY, DATA, DICT, FUNC, LIST, MAYBE, REF, RNG,
                                           SET, STR, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val,
@@ -53,11 +64,18 @@ _MAX_CALL_DEPTH = 4
 class Analysis:
     """Analyses the jitted functions of one module and collects findings."""
 
-    def __init__(self, info, handlers, report):
+    def __init__(self, info, handlers, report, project=None, module_depth=0):
         self.info = info
         self.handlers = handlers          # flavor -> event -> [callable]
         self.report_cb = report
-        self._cache = {}                  # (fn id, flavor, arg key) -> return Val
+        self.module_depth = module_depth  # how many imports away from the linted file
+        # shared by the analyses of one lint run: other modules' analyses by file,
+        # decorator effects, and the decorators being summarised (recursion guard)
+        self.project = project if project is not None else {"modules": {}, "decorators": {},
+                                                            "busy": set()}
+        self.muted = 0                    # > 0: analysing for effects only, no reports
+        self._imports = None
+        self._cache = {}                  # (fn id, flavor, arg key) -> (Val, effects, deferred)
         self._active = set()
         self._globals = {}
         self._nodes = {}                  # fn id -> {node type: [nodes]}
@@ -254,6 +272,12 @@ class Analysis:
 
     def run_function(self, fn, flavor, args, closure, depth):
         """Analyse `fn` with parameter values `args`; return its return value."""
+        return self.run_effects(fn, flavor, args, closure, depth)[0]
+
+    def run_effects(self, fn, flavor, args, closure, depth):
+        """Analyse `fn` with parameter values `args`: (return value, effects of the
+        call, effects deferred to the functions it defines and does not call). Effects
+        are {(path, line, col): (kind, what, path, line)} of the container changes."""
         key = (id(fn), flavor, tuple(sorted(args.items(), key=lambda kv: kv[0])))
         if closure is not None:
             key = None
@@ -264,16 +288,120 @@ class Analysis:
             except Exception:
                 key = None
         if id(fn) in self._active or depth > _MAX_CALL_DEPTH:
-            return Val(level=max_level(args.values()))
+            return Val(level=max_level(args.values())), {}, {}
         self._active.add(id(fn))
         try:
             ctx = FunctionContext(self, fn, flavor, args, closure, depth)
-            result = ctx.run()
+            result = ctx.run(), ctx.effects, ctx.deferred
         finally:
             self._active.discard(id(fn))
         if key is not None:
             self._cache[key] = result
         return result
+
+    # --- other modules and decorators ---------------------------------------------------
+    def foreign_function(self, qual):
+        """(analysis of its module, FunctionDef) for a module-level function of another
+        module of the user's code that `qual` names, found without importing; or None.
+        Modules further than `modules.MAX_MODULE_DEPTH` imports away are not read."""
+        if self.module_depth >= modules.MAX_MODULE_DEPTH or not qual or \
+                qual.startswith(_NOT_FOLLOWED):
+            return None
+        found = modules.resolve(self.info.path, qual, self._import_table())
+        if found is None or len(found[1]) != 1:
+            return None
+        path, (name,) = found
+        other = self._module(path, self.module_depth + 1)
+        return other.exported(name, set()) if other is not None else None
+
+    def _module(self, path, depth):
+        """The (silent) analysis of the user's module at `path`, one per lint run;
+        `depth`: how many calls into other modules it takes to get there."""
+        table = self.project["modules"]
+        real = os.path.realpath(path)
+        if real not in table:
+            info = modules.parse_module(path)
+            table[real] = None if info is None else Analysis(
+                info, {}, _ignore_report, self.project, depth)
+        return table[real]
+
+    def exported(self, name, seen):
+        """(analysis, FunctionDef) of the function this module's global `name` is:
+        defined here, imported by name (`from .vector import normalize`, a package's
+        `__init__` re-exporting), or brought by `from .vector import *`. Following a
+        re-export is a name lookup, not a call: it does not count in the depth."""
+        if id(self) in seen:
+            return None
+        seen.add(id(self))
+        fn = self.info.functions.get(name)
+        if fn is not None:
+            return self, fn
+        imported = self.info.imports.get(name)
+        if imported:
+            found = modules.resolve(self.info.path, imported, self._import_table())
+            if found is None or len(found[1]) != 1:
+                return None
+            other = self._module(found[0], self.module_depth)
+            return other.exported(found[1][0], seen) if other is not None else None
+        if name in self.info.assigned:
+            return None
+        for path in modules.star_imports(self.info.path, self.info.tree):
+            other = self._module(path, self.module_depth)
+            found = other.exported(name, seen) if other is not None else None
+            if found is not None:
+                return found
+        return None
+
+    def _import_table(self):
+        if self._imports is None:
+            self._imports = modules.import_table(self.info.tree)
+        return self._imports
+
+    def decorator_effects(self, fn):
+        """The container changes the decorators of `fn` add around every call of it:
+        those of the wrapper a decorator of the user's code (of this file or another
+        module) returns. Each decorator function is analysed once, silently, with
+        unknown arguments; what it and the functions it defines do is its summary."""
+        out = {}
+        for dec in getattr(fn, "decorator_list", ()):
+            expr = dec.func if isinstance(dec, ast.Call) else dec
+            found = None
+            if isinstance(expr, ast.Name) and expr.id in self.info.functions and \
+                    expr.id not in self.info.imports:
+                found = (self, self.info.functions[expr.id])
+            else:
+                qual = self.info.qualify(expr)
+                if qual and not qual.startswith("?"):
+                    found = self.foreign_function(qual)
+            if found is None:
+                continue
+            owner, deco = found
+            key = (id(owner), id(deco))
+            cache = self.project["decorators"]
+            if key not in cache:
+                if key in self.project["busy"]:
+                    continue
+                self.project["busy"].add(key)
+                owner.muted += 1
+                try:
+                    args = {p.arg: Val(level=MAYBE, origins=frozenset({("param", p.arg)}))
+                            for p in parameters(deco)}
+                    _, effects, deferred = owner.run_effects(deco, "npxla", args, None, 0)
+                finally:
+                    owner.muted -= 1
+                    self.project["busy"].discard(key)
+                cache[key] = {**effects, **deferred}
+            out.update(cache[key])
+        return out
+
+
+# qualified names never looked for in the user's files (libraries @jit knows or calls
+# as they are; `resolve` also refuses every file that lives with the libraries)
+_NOT_FOLLOWED = ("numpy.", "jax.", "builtins.", "math.", "npxla.", "scipy.", "functools.")
+
+
+def _ignore_report(rule, node, message, end=None):
+    """Analyses of other modules run for effects only: they report nothing."""
 
 
 _NAMESPACE_QUALS = {"np": "numpy", "numpy": "numpy", "xp": "numpy", "jnp": "jax.numpy",

@@ -36,6 +36,7 @@ ITER = "iter"            # enumerate/zip/other iterator: elem = the item
 RNG = "rng"              # a NumPy random Generator / RandomState object
 
 CONTAINERS = frozenset({LIST, TUPLE, DICT, SET})
+MUTABLE = frozenset({LIST, DICT, SET})          # containers @jit will not see change
 PYTHON_ONLY = frozenset({STR, NONE, REF, FUNC, METHOD, RNG})   # never traced themselves
 _ARRAYISH = frozenset({ARRAY, BOOL, NUMBER, UNKNOWN})
 

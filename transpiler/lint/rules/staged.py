@@ -3,6 +3,8 @@
 `if`/`while`; a few Python constructs cannot be expressed around or inside those."""
 from __future__ import annotations
 
+import os
+
 from npxla.transpiler.lint.values import CONTAINERS, DATA, MAYBE
 from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
@@ -16,12 +18,9 @@ def _header_end(node):
 
 @register
 class TryAroundStagedFlow(Rule):
-    code = "NPX131"
-    name = "try-around-data-dependent-flow"
-    message = "a data-dependent {kind} inside try/except cannot be compiled: the compiled program cannot raise, so the except clause would never run"
+    refusal = C.TRY_AROUND_STAGED_FLOW
     defaults = {"kind": "if statement"}
     targets = _NPXLA
-    error = "UnsupportedSyntaxError (NPX001)"
     explain = """
         An `if`, `while` or `for` whose condition or trip count depends on traced
         values (array data, or a Python `int`/`bool` argument, which npxla traces) is
@@ -66,12 +65,9 @@ class TryAroundStagedFlow(Rule):
 
 @register
 class ElseOnStagedLoop(Rule):
-    code = "NPX132"
-    name = "else-on-data-dependent-loop"
-    message = "the else clause of a data-dependent {kind} loop cannot be compiled"
+    refusal = C.ELSE_ON_STAGED_LOOP
     defaults = {"kind": "while"}
     targets = _NPXLA
-    error = "UnsupportedSyntaxError (NPX001)"
     explain = """
         `while ... else` and `for ... else` run the `else` block when the loop ends
         without `break`. On a loop compiled into an XLA `while` (condition or trip count
@@ -117,9 +113,14 @@ class ContainerMutationInStagedFlow(Rule):
     explain = """
         The body of a branch or loop on array data is traced once, whichever way the
         data goes, so a Python list, dict or set changed there would change once while
-        compiling instead of once per iteration. Preallocate an array and assign into it
-        (`out[i] = ...`). Building a list in a loop over a static range, an array, or a
-        Python `int` argument works (npxla runs that loop in Python)."""
+        compiling instead of once per iteration. That holds for every list changed
+        while the branch runs: in a function it calls (even a list the helper makes for
+        itself), in the wrapper a decorator puts around that function, in a helper
+        imported from another module of your code, and in the code after a
+        data-dependent early `return`, which runs as the other branch. Preallocate an
+        array and assign into it (`out[i] = ...`). Building a list in a loop over a
+        static range, an array, or a Python `int` argument works (npxla runs that loop
+        in Python), and so does calling such a helper outside the branch."""
     bad = """
         import numpy as np
         from npxla import jit
@@ -155,6 +156,14 @@ class ContainerMutationInStagedFlow(Rule):
             if what.startswith("assignment"):
                 what = f"assignment into a Python {container.kind}"
             self.report(ctx, node, what=what)
+
+    def on_callee_mutation(self, ctx, node, callee, effect):
+        # the callee, analysed alone, is under no branch: its change is refused here
+        if ctx.staged_frames(DATA):
+            kind, what, path, line = effect
+            where = f"{os.path.basename(path)}:{line}"
+            self.report(ctx, node, what=f"calling '{callee}', which changes a Python "
+                                        f"{kind} ({what} at {where}),")
 
 
 @register

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import functools
 import os
-import site
 import sys
-import sysconfig
 import types
 
 from npxla.transpiler.base import errors as _errors
+from npxla.transpiler.base.libraries import is_installed_file
 from npxla.transpiler.pyct.loader import RUNTIME_NAME
 
 USER, LIBRARY, NPXLA = "user", "library", "npxla"
@@ -26,41 +25,15 @@ USER, LIBRARY, NPXLA = "user", "library", "npxla"
 _NPXLA_DIRS = tuple(os.path.realpath(p) + os.sep for p in (
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))),     # runtime/
     os.path.dirname(os.path.abspath(_errors.__file__))))             # transpiler/
-_PACKAGE_PARTS = ("site-packages", "dist-packages")
-
-
-def _library_dirs():
-    paths = set()
-    for scheme_paths in (sysconfig.get_paths(),
-                         sysconfig.get_paths(vars={"base": sys.base_prefix,
-                                                   "platbase": sys.base_exec_prefix})):
-        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-            if scheme_paths.get(key):
-                paths.add(scheme_paths[key])
-    try:
-        paths.update(site.getsitepackages())
-    except AttributeError:      # pragma: no cover - old virtualenv's site module
-        pass
-    user_site = getattr(site, "USER_SITE", None)
-    if user_site:
-        paths.add(user_site)
-    return tuple(sorted({os.path.realpath(p) + os.sep for p in paths}))
-
-
-_LIBRARY_DIRS = _library_dirs()
 _CACHE: dict = {}          # (module name, file) -> USER / LIBRARY / NPXLA
 
 
 @functools.lru_cache(maxsize=4096)
 def origin_of_file(path: str) -> str:
     """USER, LIBRARY or NPXLA for a source file path."""
-    real = os.path.realpath(path)
-    if real.startswith(_NPXLA_DIRS):
+    if os.path.realpath(path).startswith(_NPXLA_DIRS):
         return NPXLA
-    if real.startswith(_LIBRARY_DIRS) or any(
-            part in _PACKAGE_PARTS for part in real.split(os.sep)):
-        return LIBRARY
-    return USER
+    return LIBRARY if is_installed_file(path) else USER
 
 
 def origin_of_module(name) -> str:

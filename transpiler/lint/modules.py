@@ -22,48 +22,22 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
-import site
 import sys
-import sysconfig
 from collections import OrderedDict
 
+from npxla.transpiler.base.libraries import is_installed_file, is_npxla_file
 from npxla.transpiler.lint.discovery import _scan, module_info
 
 MAX_MODULE_DEPTH = 3          # the linted file, then at most 3 imported modules deep
 _CACHE_SIZE = 256
 _PARSED: OrderedDict = OrderedDict()      # (real path, mtime, size) -> ModuleInfo | None
 _SPECS: dict = {}                         # (top-level name, sys.path) -> ModuleSpec | None
-_OWN_ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                          "..", "..")) + os.sep
-_PACKAGE_PARTS = ("site-packages", "dist-packages")
-
-
-def _library_dirs():
-    paths = set()
-    for scheme in (sysconfig.get_paths(), sysconfig.get_paths(vars={
-            "base": sysconfig.get_config_var("installed_base") or "",
-            "platbase": sysconfig.get_config_var("installed_platbase") or ""})):
-        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-            if scheme.get(key):
-                paths.add(scheme[key])
-    try:
-        paths.update(site.getsitepackages())
-    except AttributeError:          # pragma: no cover - old virtualenv's site module
-        pass
-    if getattr(site, "USER_SITE", None):
-        paths.add(site.USER_SITE)
-    return tuple(sorted({os.path.realpath(p) + os.sep for p in paths if p}))
-
-
-_LIBRARY_DIRS = _library_dirs()
 
 
 def is_library_file(path) -> bool:
     """Whether `@jit` would call the code of this file as a library (not convert it):
     the same test as the runtime's provenance, by where the file lives."""
-    real = os.path.realpath(path)
-    return real.startswith(_OWN_ROOT) or real.startswith(_LIBRARY_DIRS) or \
-        any(part in _PACKAGE_PARTS for part in real.split(os.sep))
+    return is_npxla_file(path) or is_installed_file(path)
 
 
 def parse_module(path):

@@ -12,7 +12,6 @@ from npxla.runtime.driver.commands import UsageError
 from npxla.transpiler.module_convert import convert_module
 from npxla.runtime.driver.commands.output import (Progress, diagnostic_from_error,
                                                   diagnostic_from_finding, style_for)
-from npxla.transpiler.lint import lint_source
 
 DESCRIPTION = """\
 Convert the @jit functions of Python files to the plain Python that @jit stages.
@@ -134,6 +133,8 @@ class _Lint:
         """Findings inside `functions`' line ranges ([] without a working linter)."""
         if self._findings is None:
             try:
+                # lazy: a missing or broken linter must not break convert
+                from npxla.transpiler.lint import lint_source
                 self._findings = lint_source(self.source, self.path)
             except Exception:   # noqa: BLE001 - no linter (yet) or a broken one must
                 self._findings = []   # never hide the conversion's own diagnostic

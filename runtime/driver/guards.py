@@ -31,7 +31,7 @@ import numpy as np
 
 from npxla.runtime.driver import reads
 from npxla.runtime.driver.guardgen import generate
-from npxla.runtime.driver.guardvalues import _DATA_MAX, _SCALARS, MISSING, _is_data
+from npxla.runtime.driver.guardvalues import DATA_MAX, SCALARS, MISSING, is_data
 from npxla.runtime.operators.call import _LIBRARY_PREFIXES
 from npxla.runtime.cache.fingerprint import Unstable, function_digest, value_digest
 from npxla.runtime.driver.overlay import Overlay
@@ -233,7 +233,7 @@ class Environment:
                 self.arrays.append(arr)
             arr.nodes.append(node)
             node.array = arr
-        elif t in _SCALARS or isinstance(v, np.generic):
+        elif t in SCALARS or isinstance(v, np.generic):
             node.check = "scalar"
         elif t is types.FunctionType:
             node.check = "is"
@@ -250,7 +250,7 @@ class Environment:
         elif t is types.ModuleType or isinstance(v, type):
             node.check = "is"
         elif t in (tuple, list, dict) or (isinstance(v, tuple) and hasattr(t, "_fields")):
-            if _is_data(v, [_DATA_MAX]):
+            if is_data(v, [DATA_MAX]):
                 node.check = "data"
             else:
                 node.check = "container"
@@ -470,9 +470,9 @@ def _cell_value(cell):
 
 def _traced_or_data(v):
     t = type(v)
-    if t is np.ndarray or t in _SCALARS or isinstance(v, np.generic):
+    if t is np.ndarray or t in SCALARS or isinstance(v, np.generic):
         return True
-    if type(v).__name__ == "Static" or _is_data(v, [_DATA_MAX]):
+    if type(v).__name__ == "Static" or is_data(v, [DATA_MAX]):
         return True
     mod = type(v).__module__
     return mod.startswith("jax") and hasattr(v, "shape")

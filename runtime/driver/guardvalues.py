@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-_SCALARS = (bool, int, float, complex, str, bytes, type(None))
-_DATA_MAX = 1 << 16      # elements of a pure-data container guarded by value
+SCALARS = (bool, int, float, complex, str, bytes, type(None))
+DATA_MAX = 1 << 16      # elements of a pure-data container guarded by value
 DATA_TYPED = 32          # up to this size compared element by element with types
 
 
@@ -24,18 +24,18 @@ class _Missing:
 MISSING = _Missing()
 
 
-def _is_data(v, budget):
+def is_data(v, budget):
     """Plain data (scalars in tuples/lists/dicts), small enough to compare by value."""
     t = type(v)
     budget[0] -= 1
     if budget[0] < 0:
         return False
-    if t in _SCALARS:
+    if t in SCALARS:
         return True
     if t in (tuple, list):
-        return all(_is_data(x, budget) for x in v)
+        return all(is_data(x, budget) for x in v)
     if t is dict:
-        return all(type(k) in _SCALARS and _is_data(x, budget) for k, x in v.items())
+        return all(type(k) in SCALARS and is_data(x, budget) for k, x in v.items())
     return False
 
 
@@ -45,7 +45,7 @@ def data_key(v):
     t = type(v)
     if t is float:
         return (t, v) if v == v and v != 0.0 else (t, repr(v))
-    if t in _SCALARS:
+    if t in SCALARS:
         return (t, v)
     if t is dict:
         return (t, tuple((data_key(k), data_key(x)) for k, x in v.items()))

@@ -19,6 +19,7 @@ from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.values import fresh
 
 _MIN = int(np.iinfo(np.int64).min)
 _MAX = int(np.iinfo(np.int64).max)
@@ -34,8 +35,7 @@ def _strong(x):
     """An int64 operand that is not weak, so the check's own arithmetic is NumPy's."""
     if type(x) is not AbstractArray:
         return as_abstract(np.int64(x))
-    return AbstractArray(x.shape, x.dtype, ir=None if x.const is not None else x.ir,
-                         const=x.const, deps=x.deps)
+    return fresh(x)
 
 
 def _const(value):

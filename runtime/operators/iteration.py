@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.transpiler.base.errors import ConcretizationError
+from npxla.transpiler.base.catalogue import TRACED_RANGE_ITERATED
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.lowering import structural as S
@@ -37,10 +37,8 @@ class Iteration:
 
     def __iter__(self):
         if not self.static:
-            raise ConcretizationError(
-                "a range/enumerate/zip whose length depends on traced values was iterated "
-                "in Python", hint="use it directly as the iterable of a for loop",
-                deps=self.count.deps)
+            raise TRACED_RANGE_ITERATED.error_for(deps=self.count.deps,
+                                                  how="a range, enumerate or zip")
         return iter(self.python())
 
 

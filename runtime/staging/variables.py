@@ -7,7 +7,8 @@ program really reads it.
 """
 from __future__ import annotations
 
-from npxla.transpiler.base.errors import ConcretizationError, UndefinedVariableError
+from npxla.transpiler.base.catalogue import NONE_ON_PATH
+from npxla.transpiler.base.errors import UndefinedVariableError
 from npxla.runtime.staging.abstract import is_abstract
 
 
@@ -57,11 +58,8 @@ class UndefinedReturnValue:
 def return_value(do_return, retval):
     """The converted function's result when it may also fall off its end (-> None)."""
     if is_abstract(do_return) and do_return.const is None:
-        raise ConcretizationError(
-            "the function returns a value on some data-dependent paths and falls off its "
-            "end (returning None) on others; a compiled function has one result type",
-            hint="add a final 'return' so that every path returns a value",
-            deps=do_return.deps)
+        raise NONE_ON_PATH.error_for(deps=do_return.deps, inside="a value",
+                                     other="None (it falls off its end)")
     if do_return:
         return None if type(retval) is UndefinedReturnValue else retval
     return None

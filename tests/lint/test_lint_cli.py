@@ -22,8 +22,8 @@ BAD = textwrap.dedent("""\
 
     @jit
     def f(x):
-        y = x[x > 0]
-        return np.nonzero(x), y
+        y = x.item()
+        return np.zeros(int(x.max())), y
     """)
 
 
@@ -54,10 +54,10 @@ def test_text_output_and_exit_codes(bad_file, tmp_path):
     code, out, _ = run([str(bad_file)])
     assert code == 1
     assert out.splitlines() == [
-        f"{bad_file}:6:9: NPX111 {RULES['NPX111'].format()}",
-        f"{bad_file}:7:12: NPX112 {RULES['NPX112'].format(fn='np.nonzero')}"]
+        f"{bad_file}:6:9: NPX121 {RULES['NPX121'].format(method='item')}",
+        f"{bad_file}:7:21: NPX122 {RULES['NPX122'].format(what='a shape or size')}"]
     clean = tmp_path / "clean.py"
-    clean.write_text("import numpy as np\n\ndef f(x):\n    return x[x > 0]\n")
+    clean.write_text("import numpy as np\n\ndef f(x):\n    return x.item()\n")
     assert run([str(clean)]) == (0, "", "")
     assert run([str(bad_file), "--exit-zero"])[0] == 0
 
@@ -67,8 +67,8 @@ def test_json_output(bad_file):
     data = json.loads(out)
     assert code == 1 and len(data) == 2
     assert set(data[0]) == {"path", "line", "col", "end_line", "end_col", "code", "message"}
-    assert data[0]["code"] == "NPX111" and (data[0]["line"], data[0]["col"]) == (6, 9)
-    assert (data[0]["end_line"], data[0]["end_col"]) == (6, 17)      # x[x > 0]
+    assert data[0]["code"] == "NPX121" and (data[0]["line"], data[0]["col"]) == (6, 9)
+    assert (data[0]["end_line"], data[0]["end_col"]) == (6, 17)      # x.item()
 
 
 def test_sarif_output(bad_file):
@@ -79,34 +79,35 @@ def test_sarif_output(bad_file):
     rules = run_["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == list(RULES)
     result = run_["results"][0]
-    assert result["ruleId"] == "NPX111" and rules[result["ruleIndex"]]["id"] == "NPX111"
+    assert result["ruleId"] == "NPX121" and rules[result["ruleIndex"]]["id"] == "NPX121"
     assert result["level"] == "error"
     region = result["locations"][0]["physicalLocation"]["region"]
     assert region == {"startLine": 6, "startColumn": 9, "endLine": 6, "endColumn": 17}
 
 
 def test_select_ignore(bad_file):
-    assert [l.split()[1] for l in run([str(bad_file), "--select", "NPX112"])[1].splitlines()] \
-        == ["NPX112"]
-    assert [l.split()[1] for l in run([str(bad_file), "--ignore", "NPX11"])[1].splitlines()] \
+    assert [l.split()[1] for l in run([str(bad_file), "--select", "NPX122"])[1].splitlines()] \
+        == ["NPX122"]
+    assert [l.split()[1] for l in run([str(bad_file), "--ignore", "NPX12"])[1].splitlines()] \
         == []
     code, _, err = run([str(bad_file), "--select", "E501"])
     assert code == 2 and "unknown rule code" in err
 
 
 def test_noqa(tmp_path):
-    src = BAD.replace("y = x[x > 0]", "y = x[x > 0]  # noqa: NPX111") \
-             .replace("return np.nonzero(x), y", "return np.nonzero(x), y  # noqa: E501")
-    assert [f.code for f in lint_source(src)] == ["NPX112"]
-    src = BAD.replace("return np.nonzero(x), y", "return np.nonzero(x), y  # noqa")
-    assert [f.code for f in lint_source(src)] == ["NPX111"]
-    src = BAD.replace("y = x[x > 0]", "y = x[x > 0]  # NOQA:NPX1")
-    assert [f.code for f in lint_source(src)] == ["NPX112"]
+    last = "return np.zeros(int(x.max())), y"
+    src = BAD.replace("y = x.item()", "y = x.item()  # noqa: NPX121") \
+             .replace(last, last + "  # noqa: E501")
+    assert [f.code for f in lint_source(src)] == ["NPX122"]
+    src = BAD.replace(last, last + "  # noqa")
+    assert [f.code for f in lint_source(src)] == ["NPX121"]
+    src = BAD.replace("y = x.item()", "y = x.item()  # NOQA:NPX1")
+    assert [f.code for f in lint_source(src)] == ["NPX122"]
 
 
 def test_stdin():
     code, out, _ = run(["-", "--stdin-filename", "mod.py"], stdin=BAD)
-    assert code == 1 and out.startswith("mod.py:6:9: NPX111")
+    assert code == 1 and out.startswith("mod.py:6:9: NPX121")
     code, out, _ = run(["-"], stdin="x = 1\n")
     assert (code, out) == (0, "")
 
@@ -155,7 +156,7 @@ def test_progress_and_colour_only_on_a_terminal(tmp_path):
     assert code == 1
     assert "10/10 files" in err and "\r" in err          # the progress bar
     assert "\033[" in out                                 # colour
-    assert "NPX111" in out
+    assert "NPX121" in out
     _, out, err = run([str(tmp_path), "--no-progress", "--color", "never"],
                       stdout=TTY(), stderr=TTY())
     assert err == "" and "\033" not in out
@@ -174,16 +175,16 @@ def test_the_linted_file_is_never_imported_or_run(tmp_path):
 
         @jit
         def f(x):
-            return x[x > 0]
+            return x.item()
         """))
     code, out, _ = run([str(victim)])
-    assert code == 1 and "NPX111" in out
+    assert code == 1 and "NPX121" in out
     assert lint_paths([str(victim)])
     assert not marker.exists()
     # also through the command line, in a fresh interpreter
     proc = subprocess.run([sys.executable, "-m", "npxla.transpiler.lint", str(victim)],
                           cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 1 and "NPX111" in proc.stdout
+    assert proc.returncode == 1 and "NPX121" in proc.stdout
     assert not marker.exists()
 
 

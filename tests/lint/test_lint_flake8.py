@@ -20,8 +20,8 @@ SRC = textwrap.dedent("""\
 
     @jit
     def f(x):
-        y = x[x > 0]
-        return np.nonzero(x), y
+        y = x.item()
+        return np.zeros(int(x.max())), y
     """)
 
 
@@ -32,7 +32,7 @@ def test_plugin_class_reports_the_linter_findings():
     assert [(r[0], r[1] + 1, r[2].split()[0]) for r in results] == \
         [(f.line, f.col, f.code) for f in expected]
     assert all(r[3] is Plugin for r in results)
-    assert results[0][2] == f"NPX111 {expected[0].message}"
+    assert results[0][2] == f"NPX121 {expected[0].message}"
     assert Plugin.name == "npxla" and Plugin.version
 
 
@@ -54,7 +54,7 @@ def test_entry_point_is_registered_in_setup_cfg():
 
 def test_inside_flake8(tmp_path):
     pytest.importorskip("flake8")
-    (tmp_path / "m.py").write_text(SRC.replace("y = x[x > 0]", "y = x[x > 0]  # noqa: NPX111"))
+    (tmp_path / "m.py").write_text(SRC.replace("y = x.item()", "y = x.item()  # noqa: NPX121"))
     from importlib.metadata import entry_points
     if not any(ep.value.startswith("npxla.transpiler.lint") for ep in
                entry_points(group="flake8.extension")):
@@ -69,5 +69,5 @@ def test_inside_flake8(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.splitlines() == [
-        "./m.py:8:12: NPX112 " + lint_source(SRC)[1].message] or \
-        proc.stdout.splitlines() == ["m.py:8:12: NPX112 " + lint_source(SRC)[1].message]
+        "./m.py:8:21: NPX122 " + lint_source(SRC)[1].message] or \
+        proc.stdout.splitlines() == ["m.py:8:21: NPX122 " + lint_source(SRC)[1].message]

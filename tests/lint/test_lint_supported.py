@@ -38,7 +38,14 @@ def test_supported_table_agrees_with_the_registry_by_object():
     for qual in ("numpy.i0", "numpy.unwrap", "numpy.apply_along_axis", "numpy.roots"):
         assert qual in S.NUMPY_UNSUPPORTED, qual
         assert registry.lookup(eval("np." + qual[6:])) is None
-    assert S.NUMPY_REFUSED["numpy.unique"] == "DataDependentShapeError"
+    # results of data-dependent size: @jit gives them a run-time length (registered),
+    # except the set operations, which have no implementation
+    for qual in ("numpy.unique", "numpy.nonzero", "numpy.flatnonzero", "numpy.argwhere",
+                 "numpy.compress", "numpy.extract"):
+        assert qual in S.NUMPY_SUPPORTED and qual not in S.NUMPY_REFUSED, qual
+    for qual in ("numpy.union1d", "numpy.intersect1d", "numpy.setdiff1d", "numpy.trim_zeros"):
+        assert qual in S.NUMPY_UNSUPPORTED, qual
+        assert registry.lookup(eval("np." + qual[6:])) is None
     assert not S.NUMPY_SUPPORTED & S.NUMPY_UNSUPPORTED
     assert {"fill", "view", "flat", "strides"} <= S.NDARRAY_UNSUPPORTED
     assert {"sum", "reshape", "T", "shape", "dtype"} <= S.NDARRAY_SUPPORTED
@@ -80,7 +87,13 @@ CASES = [
     ("unwrap", "def f(x):\n    return np.unwrap(x * 4.0)\n", "(np.arange(3.0),)", "NPX151"),
     ("float_arg", "def f(x, t):\n    return x * np.i0(t)\n", "(np.arange(3.0), 0.5)",
      "NPX151"),
+    ("ufunc_reduceat", "def f(x):\n    return np.add.reduceat(x, [0, 2])\n",
+     "(np.arange(3.0),)", "NPX151"),
     ("ufunc_outer", "def f(x):\n    return np.add.outer(x, x)\n", "(np.arange(3.0),)",
+     None),
+    ("set_operation", "def f(x):\n    return np.union1d(x, x + 1.0)\n", "(np.arange(3.0),)",
+     "NPX151"),
+    ("trim_zeros", "def f(x):\n    return np.trim_zeros(x)\n", "(np.arange(3.0),)",
      "NPX151"),
     ("apply_along_axis", "def f(x):\n    return np.apply_along_axis(np.sum, 0, x)\n",
      "(np.eye(3),)", "NPX151"),
@@ -273,3 +286,33 @@ def test_suggested_replacements_compile():
     assert named
     for name in named:
         assert "numpy." + name in S.NUMPY_SUPPORTED, name
+
+
+# --- data-dependent sizes: @jit compiles them, jax.jit refuses them -------------------------
+# (name, the expression returned, the code the linter gives it under jax.jit)
+BOUNDED = [
+    ("mask", "x[x > 1.0].sum()", "NPX111"),
+    ("nonzero", "np.nonzero(x > 1.0)[0]", "NPX112"),
+    ("flatnonzero", "np.flatnonzero(x)", "NPX112"),
+    ("argwhere", "np.argwhere(x)", "NPX112"),
+    ("unique", "np.unique(x)", "NPX113"),
+    ("compress", "np.compress(x > 1.0, x)", "NPX113"),
+    ("extract", "np.extract(x > 1.0, x)", "NPX113"),
+    ("where_one_argument", "np.where(x > 1.0)[0]", "NPX114"),
+    ("slice_bound_of_data", "x[:np.argmax(x)]", "NPX203"),
+]
+
+
+@pytest.mark.parametrize("name,expr,jax_code", BOUNDED, ids=[c[0] for c in BOUNDED])
+def test_data_dependent_sizes_compile_and_are_not_flagged(name, expr, jax_code, tmp_path):
+    from npxla import jit
+    source = f"import numpy as np\n\ndef f(x):\n    return {expr}\n"
+    module, path = _module(tmp_path, name, source)
+    x = np.array([0.0, 2.0, 1.0, 3.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(jit(module.f)(x), module.f(x))
+    assert lint_source(source, path, jitted=("f",)) == []
+    jax_source = "import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef f(x):\n" + \
+        f"    return {expr.replace('np.', 'jnp.')}\n"
+    assert [f.code for f in lint_source(jax_source, "t.py")] == [jax_code]

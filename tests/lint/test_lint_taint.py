@@ -6,7 +6,7 @@ import pytest
 
 from npxla.transpiler.lint import lint_source
 
-HEADER = "import numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom npxla import jit\n\n"
+HEADER = "import math\nimport numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom npxla import jit\n\n"
 
 
 def codes(body, **kw):
@@ -118,7 +118,7 @@ def test_traced_through_assignments_and_tuples():
 def test_traced_through_calls_to_functions_of_the_file():
     assert codes("""
     def helper(v, n):
-        return v[:n]
+        return v[0] + np.zeros(n)
 
     @jit
     def f(x):
@@ -131,8 +131,17 @@ def test_traced_through_nested_functions_and_lambdas():
     @jit
     def f(x):
         def pos(v):
+            return v.item()
+        g = lambda v: np.ones(int(v.max()))
+        return pos(x), g(x), x.sum()
+    """) == [(4, "NPX121"), (5, "NPX122")]
+    # the same analysis under jax.jit, with the rules only jax.jit applies
+    assert codes("""
+    @jax.jit
+    def f(x):
+        def pos(v):
             return v[v > 0]
-        g = lambda v: np.nonzero(v)
+        g = lambda v: jnp.nonzero(v)
         return pos(x), g(x)
     """) == [(4, "NPX111"), (5, "NPX112")]
 
@@ -166,8 +175,34 @@ def test_loop_carried_values_are_traced():
         while x.sum() < 100:
             x = x * 2
             k = k + 1
-        return x[:k]
+        return x, np.zeros(k)
     """) == [(7, "NPX122")]
+
+
+def test_traced_slice_bounds_have_a_run_time_length():
+    # @jit gives a slice with traced bounds and step 1 a length known at run time
+    # (docs/semantics.md, "Lengths known at run time"): only shapes and steps are refused
+    assert codes("""
+    @jit
+    def f(x, lo):
+        k = x.argmax()
+        return x[:k], x[lo[0]:lo[1]], x[k:][::-1], x[1:k:1], x[:k].sum()
+    """) == []
+    assert codes("""
+    @jit
+    def f(x):
+        k = x.argmax()
+        a = x[::k]
+        b = x[k::2]
+        return a, b, x.reshape(k, -1)
+    """) == [(4, "NPX122"), (5, "NPX122"), (6, "NPX122")]
+    # jax.jit refuses the bounds too (its own rule)
+    assert codes("""
+    @jax.jit
+    def f(x):
+        k = jnp.argmax(x)
+        return x[:k]
+    """) == [(4, "NPX203")]
 
 
 def test_staged_loop_index_needed_as_python_value():
@@ -369,4 +404,74 @@ def test_jit_in_loop():
     """,
 ])
 def test_real_code_false_positives_stay_fixed(body):
+    assert codes(body) == []
+
+
+# --- what parameters are: evidence read from the function (transpiler/lint/evidence.py) ---
+@pytest.mark.parametrize("body", [
+    # a real number: compared with a float literal, or given to math.cos
+    """
+    @jit
+    def f(x, z):
+        out = []
+        if z:
+            out.append(math.cos(z))
+        return x
+    """,
+    # a sequence or array: unpacked, indexed with a constant, converted by np.asarray
+    """
+    @jit
+    def f(q):
+        out = []
+        a, b = q
+        if not np.isclose(np.linalg.norm(q), 1.0):
+            out.append(a)
+        return q
+    """,
+    """
+    @jit
+    def f(q):
+        out = []
+        q = np.asarray(q)
+        if q.sum() < 0.5:
+            out.append(1)
+        return q
+    """,
+])
+def test_parameters_with_evidence_are_data(body):
+    assert [c for _, c in codes(body)] == ["NPX133"]
+
+
+@pytest.mark.parametrize("body", [
+    # no evidence: maybe a Python int, which npxla specialises
+    """
+    @jit
+    def f(x, n):
+        out = []
+        if n:
+            out.append(1)
+        return x
+    """,
+    # integer evidence wins: int() after `n = np.asarray(n)`, a range bound
+    """
+    @jit
+    def f(x, n):
+        out = []
+        n = np.asarray(n)
+        if n > 0.5:
+            out.append(int(n))
+        return x
+    """,
+    """
+    @jit
+    def f(x, n):
+        out = []
+        for i in range(n):
+            x = x + 1
+        if n == 0.0:
+            out.append(1)
+        return x
+    """,
+])
+def test_parameters_without_evidence_may_be_ints(body):
     assert codes(body) == []

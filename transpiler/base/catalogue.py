@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from npxla.transpiler.base.errors import (Location, TranspileError,
-                                          UnsupportedOperationError, UnsupportedSyntaxError)
+from npxla.transpiler.base.errors import (ConcretizationError, DataDependentShapeError,
+                                          LibraryCallError, Location, TranspileError,
+                                          UnsupportedFunctionError, UnsupportedOperationError,
+                                          UnsupportedSyntaxError)
 
 
 @dataclass(frozen=True)
@@ -21,16 +23,27 @@ class Refusal:
     error: type                # the TranspileError subclass the compiler raises
     message: str               # format string; fields filled by whoever reports it
     hint: str = ""             # format string, same fields
+    # who reports it besides the other: "" (the compiler raises it from here and a lint
+    # rule reads it), or why only one side does: "compiler-only: ...", "lint-only: ..."
+    only: str = ""
+    # raise sites that still build their own error (modules being rewritten): they are
+    # to call `error_for`; the catalogue test checks they still raise this error class
+    unconverted: tuple = ()
+    # other TranspileError classes the compiler raises for the same code, where another
+    # check finds the same problem first
+    also: tuple = ()
 
     def text(self, **fields) -> str:
         return _fill(self.message, fields)
 
     def error_for(self, location: Location | None = None, cls: type | None = None,
-                  **fields) -> TranspileError:
+                  deps=None, **fields) -> TranspileError:
         """The compiler's exception for this refusal (`cls`: a subclass that carries
-        more, such as the runtime's ContainerMutation)."""
+        more, such as the runtime's ContainerMutation; `deps`: the argument positions a
+        ConcretizationError's value came from, for staging's retry)."""
+        extra = {} if deps is None else {"deps": deps}
         return (cls or self.error)(self.text(**fields), hint=_fill(self.hint, fields) or None,
-                                   location=location)
+                                   location=location, **extra)
 
 
 def _fill(template, fields):
@@ -106,3 +119,134 @@ RANDOM_STATE = _declare(
     "stream)",
     "draw the random numbers outside the jitted function (with the same generator or "
     "seed) and pass them in as an argument")
+
+# --- data-dependent shapes (NPX11x) --------------------------------------------------------
+BOOLEAN_MASK = _declare(
+    "NPX111", "boolean-mask-index", DataDependentShapeError,
+    "boolean-mask indexing x[mask] gives an array whose length depends on the data; use "
+    "np.where(mask, x, fill)",
+    "XLA needs every array shape at compile time: keep the shape with np.where(mask, x, "
+    "fill), or reduce with a mask (np.sum(np.where(mask, x, 0)))",
+    unconverted=("runtime/numpy/fancy.py",))
+NONZERO = _declare(
+    "NPX112", "nonzero-indices", DataDependentShapeError,
+    "'{fn}' returns indices whose count depends on the data; use a mask with np.where "
+    "instead",
+    "work with the mask itself: np.where(mask, a, b), mask.sum(), np.argmax(mask) for "
+    "the first index",
+    unconverted=("runtime/numpy/takeput.py", "runtime/numpy/bounded_results.py"))
+DATA_DEPENDENT_SIZE = _declare(
+    "NPX113", "data-dependent-size", DataDependentShapeError,
+    "'{fn}' returns an array whose size depends on the data, which cannot be compiled",
+    "compute it outside the jitted function, or keep the shape fixed with masks "
+    "(count distinct sorted values with np.sum(np.diff(np.sort(x)) != 0) + 1)",
+    unconverted=("runtime/numpy/bounded_results.py", "runtime/numpy/histograms.py",
+                 "runtime/numpy/arrange.py"),
+    also=(UnsupportedFunctionError,))
+WHERE_ONE_ARGUMENT = _declare(
+    "NPX114", "where-one-argument", DataDependentShapeError,
+    "np.where(condition) returns indices whose count depends on the data; use the "
+    "3-argument form np.where(condition, x, y)",
+    unconverted=("runtime/numpy/bounded_results.py",))
+
+# --- traced values needed as Python values (NPX12x) ----------------------------------------
+ITEM_TOLIST = _declare(
+    "NPX121", "item-tolist", ConcretizationError,
+    "'.{method}()' converts a traced array to a Python value, which only exists when the "
+    "compiled program runs",
+    "keep it an array (a 0-d array works wherever a number does), or return it and "
+    "convert after the call",
+    unconverted=("runtime/staging/abstract.py",))
+TRACED_SHAPE = _declare(
+    "NPX122", "traced-shape", ConcretizationError,
+    "a value computed from array data is used as {what}, which must be known when compiling",
+    "derive it from shapes (x.shape[0], len(x)) or pass it as a static argument "
+    "(static_argnums)",
+    unconverted=("runtime/staging/abstract.py", "runtime/numpy/reductions.py"))
+TRACED_RANGE_ITERATED = _declare(
+    "NPX123", "traced-range-iterated-in-python", ConcretizationError,
+    "a range whose length depends on array data is iterated in Python ({how}); only a for "
+    "loop can run a data-dependent number of times",
+    "use it directly as the iterable of a for loop that fills a preallocated array")
+TRACED_SEQUENCE_INDEX = _declare(
+    "NPX124", "traced-index-into-python-sequence", ConcretizationError,
+    "a value computed from array data indexes a Python {kind}, which needs a Python int",
+    "turn the sequence into an array first (np.array(weights)[i])",
+    unconverted=("runtime/staging/abstract.py",))
+PERCENT_FORMAT = _declare(
+    "NPX125", "percent-format-of-traced-value", ConcretizationError,
+    "'%'-formatting needs the Python value of a traced array while compiling; use an "
+    "f-string (@jit formats it when the program runs)",
+    unconverted=("runtime/staging/abstract.py",))
+
+# --- data-dependent control flow (NPX134, NPX135) -------------------------------------------
+PATH_DEPENDENT_ALIAS = _declare(
+    "NPX134", "inplace-update-of-path-dependent-alias", UnsupportedOperationError,
+    "'{name}' may be the same array as before (or a view of one) on some paths of a "
+    "data-dependent {where} and a new array on others, so this in-place update cannot be "
+    "compiled",
+    "copy first (y = y.copy()) or write y = y + 1",
+    unconverted=("runtime/staging/abstract.py", "runtime/operators/loops.py"))
+NONE_ON_PATH = _declare(
+    "NPX135", "none-on-data-dependent-path", ConcretizationError,
+    "the function returns {inside} on a path of this data-dependent branch and {other} on "
+    "another: a compiled function has one result type",
+    "add a final 'return' so that every path returns a value",
+    also=(UnsupportedOperationError,))
+
+# --- functions and methods @jit does not compile (NPX15x) -----------------------------------
+UNSUPPORTED_FUNCTION = _declare(
+    "NPX151", "unsupported-numpy-function", UnsupportedFunctionError,
+    "'{fn}' is not supported on traced values: {why}{instead}",
+    unconverted=("runtime/numpy/registry.py",))
+UNSUPPORTED_ATTRIBUTE = _declare(
+    "NPX152", "unsupported-ndarray-attribute", UnsupportedFunctionError,
+    "'.{attr}' is not supported on the arrays of a jitted function{instead}",
+    unconverted=("runtime/numpy/registry.py",))
+LIBRARY_CALL = _declare(
+    "NPX153", "library-call-on-traced-array", LibraryCallError,
+    "'{fn}' comes from {lib}, which @jit does not compile: called as plain Python on a "
+    "traced value it fails{instead}",
+    "npxla compiles NumPy functions and your own Python code, not other libraries: "
+    "compute this outside the jitted function and pass the result in, or write it with "
+    "NumPy functions")
+
+
+# --- what gives a data-dependent shape, per jit flavour ---------------------------------------
+@dataclass(frozen=True)
+class ShapeRefusal:
+    """A function or pattern whose result's size depends on the data: the refusal that
+    reports it, and whether each flavour refuses it (npxla's `@jit` learns to give some of
+    them a bounded, run-time length: flip `npxla` to False then)."""
+    refusal: Refusal
+    npxla: bool = True
+    jax: bool = True
+
+    def refused_by(self, flavor: str) -> bool:
+        return self.npxla if flavor == "npxla" else self.jax
+
+
+# keys: NumPy names (`"nonzero"`, also as methods `x.nonzero()`), and the patterns
+# "x[mask]" (reading through a boolean mask), "where/1" (one-argument np.where) and
+# "x[i:j]" (slice bounds computed from data; jax.jit: NPX203, a rule of its own)
+DATA_DEPENDENT_SHAPES = {
+    # @jit computes these into a buffer as long as their bound with a traced count
+    # (runtime/numpy/bounded_*.py); jax.jit refuses them
+    "x[mask]": ShapeRefusal(BOOLEAN_MASK, npxla=False),
+    "x[i:j]": ShapeRefusal(TRACED_SHAPE, npxla=False),
+    "where/1": ShapeRefusal(WHERE_ONE_ARGUMENT, npxla=False),
+    **{name: ShapeRefusal(NONZERO, npxla=False)
+       for name in ("nonzero", "flatnonzero", "argwhere")},
+    **{name: ShapeRefusal(DATA_DEPENDENT_SIZE, npxla=False)
+       for name in ("unique", "extract", "compress")},
+    **{name: ShapeRefusal(DATA_DEPENDENT_SIZE) for name in (
+        "unique_values", "unique_counts", "unique_inverse", "unique_all", "union1d",
+        "intersect1d", "setdiff1d", "setxor1d", "trim_zeros")},
+}
+
+
+def shape_refused(key: str, flavor: str) -> bool:
+    """Whether `flavor` ("npxla" or "jax") refuses the data-dependent-shape function or
+    pattern `key` (a key of DATA_DEPENDENT_SHAPES)."""
+    entry = DATA_DEPENDENT_SHAPES.get(key)
+    return entry is not None and entry.refused_by(flavor)

@@ -79,27 +79,28 @@ class CallsMixin:
         return result
 
     def call_foreign(self, n, qual, args, kwargs):
-        """A call to a function of another module of the user's code: analysed there,
-        silently, for the container changes it makes (its value is still taken as a
-        library call's: what the rules see of the linted file does not change). Only
-        where those changes can matter: under a data-dependent branch or loop here, or
-        in a function called from the jitted one (whose caller may be in one)."""
-        if not (self.depth or self.staged_frames(DATA)):
-            return
+        """A call to a function of another module of the user's code (which `@jit`
+        converts like this file's): analysed there, silently, with the argument values
+        of the call. Its container changes become this call's; how traced its result is
+        comes from there (a helper returning `x.sum()` gives array data), but not the
+        rest of the value (its kind and aliases belong to the other module's names).
+        None when `qual` is not the user's code."""
         found = self.analysis.foreign_function(qual)
         if found is None:
-            return
+            return None
         other, fn = found
         values = bind_arguments(fn, [_portable(a) for a in args],
                                 {k: _portable(v) for k, v in kwargs.items()})
         other.muted += 1
         try:
-            _, effects, _ = other.run_effects(fn, self.flavor, values, None, self.depth + 1)
+            result, effects, _ = other.run_effects(fn, self.flavor, values, None,
+                                                   self.depth + 1)
             if fn.decorator_list:
                 effects = {**effects, **other.decorator_effects(fn)}
         finally:
             other.muted -= 1
         self.callee_effects(n, qual.rsplit(".", 1)[-1], effects)
+        return result
 
     def callee_effects(self, n, name, effects):
         """Take a callee's container changes as this call's, and tell the rules."""
@@ -132,9 +133,10 @@ class CallsMixin:
             return args[0] if args else UNKNOWN_STATIC
         if qual in ("jax.debug.print", "jax.debug.callback"):
             return const(None)
-        self.call_foreign(n, qual, args, kwargs)
+        result = self.call_foreign(n, qual, args, kwargs)
         # another library: its result may be traced, but is not certainly array data
-        return Val(level=min(level, MAYBE), origins=frozenset({("new", id(n))}))
+        level = min(level, MAYBE) if result is None else result.level
+        return Val(level=level, origins=frozenset({("new", id(n))}))
 
     def call_builtin(self, n, name, args, kwargs, level):
         """The value of the builtin `name(*args, **kwargs)`; `level` is the arguments'

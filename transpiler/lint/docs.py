@@ -24,7 +24,7 @@ and flags what `jax.jit` would reject in functions compiled with it. Lint codes 
 |---|---|
 | `NPX0xx` | errors `@jit` raises (`npxla.transpiler.base.errors`): `NPX001` UnsupportedSyntaxError, `NPX002` UnsupportedFunctionError, `NPX003` ConcretizationError, `NPX004` DataDependentShapeError, `NPX009` UnsupportedOperationError, ... |
 | `NPX10x` | syntax `@jit` refuses |
-| `NPX11x` | data-dependent shapes |
+| `NPX11x` | data-dependent shapes: `jax.jit` only, since `@jit` gives `x[mask]`, `np.nonzero`, `np.unique`, ... a length known at run time (set operations it does not compile are `NPX151`) |
 | `NPX12x` | traced values needed as Python values |
 | `NPX13x` | restrictions around data-dependent control flow |
 | `NPX14x` | state outside the function (random streams, outside arrays) |

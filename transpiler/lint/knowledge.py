@@ -63,11 +63,8 @@ NAMESPACE_NAMES = frozenset({"xp", "np", "numpy", "jnp", "math", "cmath", "lib",
 NDARRAY_ATTRS = frozenset("shape ndim size dtype T mT flat strides nbytes itemsize flags base".split())
 STATIC_ATTRS = frozenset("shape ndim size dtype strides nbytes itemsize flags".split())
 
-# Data-dependent output shapes.
-NONZERO_FAMILY = frozenset({"nonzero", "flatnonzero", "argwhere"})
-UNIQUE_FAMILY = frozenset({"unique", "unique_values", "unique_counts", "unique_inverse",
-                           "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d",
-                           "extract", "trim_zeros", "compress"})
+# Data-dependent output shapes: the catalogue's table (`transpiler.base.catalogue.
+# DATA_DEPENDENT_SHAPES`), with whether each jit flavour refuses them.
 
 # Arguments that are shapes, sizes, counts or axes: (positions, keyword names).
 # `"*"` in positions: every positional argument from the next one on.
@@ -138,3 +135,20 @@ SIDE_EFFECT_CALLS = frozenset({
     "logging.critical", "logging.exception", "logging.log",
 })
 SIDE_EFFECT_MODULES = ("random.", "subprocess.", "shutil.")
+
+# NumPy functions whose leading positional arguments are arrays: name -> how many. A
+# parameter passed there is an array or a sequence (`transpiler.lint.evidence`).
+ARRAY_ARGUMENTS = {name: 1 for name in """
+asarray asanyarray array ascontiguousarray asfortranarray atleast_1d atleast_2d atleast_3d
+linalg.norm linalg.inv linalg.det linalg.eig linalg.eigh linalg.svd linalg.qr linalg.pinv
+linalg.cholesky linalg.matrix_rank linalg.eigvals linalg.eigvalsh diag diagonal trace
+ravel reshape transpose cumsum cumprod diff sort argsort
+""".split()}
+ARRAY_ARGUMENTS.update({name: 2 for name in """
+dot vdot inner outer cross matmul tensordot kron linalg.solve linalg.lstsq
+""".split()})
+# `math` functions of real numbers: a parameter passed to one is a real number.
+MATH_REAL_FUNCTIONS = frozenset("""
+sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh exp expm1 log log1p
+log2 log10 sqrt degrees radians hypot erf erfc gamma lgamma
+""".split())

@@ -53,9 +53,10 @@ from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.bindings import (block_modified, default_of, modified_names,
                                             parameters)
 from npxla.transpiler.lint import modules
+from npxla.transpiler.lint.evidence import parameter_evidence
 from npxla.transpiler.lint.interpreter import FunctionContext
 from npxla.transpiler.lint.values import (ARRAY, DATA, DICT, FUNC, LIST, MAYBE, REF, RNG,
-                                          SET, STR, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val,
+                                          NUMBER, SET, STR, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val,
                                           const, max_level)
 
 _MAX_CALL_DEPTH = 4
@@ -128,51 +129,14 @@ class Analysis:
             hit = self._locals[id(fn)] = frozenset(names)
         return hit
 
-    def array_evidence(self, fn):
-        """Parameters the function certainly receives as NumPy arrays: used as one
-        (`x.shape`, `x.sum()`, `x[:, 0]`, `x.T`, `x @ y`) before being rebound, and
-        never with an attribute an ndarray does not have (`xp.asarray`: a namespace).
+    def evidence(self, fn):
+        """(array parameters, real-number parameters) of `fn` (`evidence` module).
 
-        A parameter with this evidence starts the analysis as array data (`DATA`) rather
-        than as a value that may be a Python int (`MAYBE`), which is what lets the
-        rules about values needed as Python values fire on it under npxla's `@jit`."""
-        params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-        params -= K.NAMESPACE_NAMES
-        rebound = {}
-        for node in self.nodes_of(fn, ast.Name):
-            if node.id in params and not isinstance(node.ctx, ast.Load):
-                pos = (node.lineno, node.col_offset)
-                if node.id not in rebound or pos < rebound[node.id]:
-                    rebound[node.id] = pos
-
-        def use(name_node):
-            if not isinstance(name_node, ast.Name) or name_node.id not in params:
-                return None
-            first = rebound.get(name_node.id)
-            if first is not None and (name_node.lineno, name_node.col_offset) >= first:
-                return None
-            return name_node.id
-
-        out, not_array = set(), set()
-        for node in self.nodes_of(fn, ast.Attribute):
-            name = use(node.value)
-            if name is None:
-                continue
-            if node.attr in K.NDARRAY_ATTRS or node.attr in K.NDARRAY_METHODS:
-                out.add(name)
-            elif node.attr not in K.NDARRAY_ALL:
-                not_array.add(name)
-        for node in self.nodes_of(fn, ast.Subscript):
-            name = use(node.value)
-            if name is not None and isinstance(node.slice, ast.Tuple):
-                out.add(name)
-        for node in self.nodes_of(fn, ast.BinOp):
-            if isinstance(node.op, ast.MatMult):
-                for side in (node.left, node.right):
-                    name = use(side)
-                    if name is not None:
-                        out.add(name)
-        return frozenset(out - not_array)
+        A parameter with either starts the analysis as array data (`DATA`) rather than
+        as a value that may be a Python int (`MAYBE`), which is what lets the rules
+        about values needed as Python values and about data-dependent branches fire on
+        it under npxla's `@jit`."""
+        return parameter_evidence(fn, self.nodes_of, self.info.qualify)
 
     def nodes_of(self, fn, types):
         """Nodes of the given types anywhere in `fn` (nested functions included)."""
@@ -243,7 +207,7 @@ class Analysis:
     # --- entry points -----------------------------------------------------------------
     def analyze_target(self, target):
         fn = target.node
-        evidence = self.array_evidence(fn)
+        arrays, reals = self.evidence(fn)
         args = {}
         for i, a in enumerate(parameters(fn)):
             name = a.arg
@@ -259,14 +223,15 @@ class Analysis:
             elif fn.args.kwarg is not None and a is fn.args.kwarg:
                 args[name] = Val(level=MAYBE, kind=DICT, elem=Val(level=MAYBE))
             else:
-                level = DATA if name in evidence else MAYBE
-                kind = ARRAY if name in evidence else UNKNOWN
+                level = DATA if name in arrays or name in reals else MAYBE
+                kind = ARRAY if name in arrays else NUMBER if name in reals else UNKNOWN
                 default = default_of(fn, a)
                 if default is not None and isinstance(default, ast.Constant) and \
                         isinstance(default.value, str):
                     args[name] = Val(kind=STR)
                     continue
-                args[name] = Val(level=level, kind=kind, nd=1 if name in evidence else None,
+                nd = 1 if name in arrays else 0 if name in reals else None
+                args[name] = Val(level=level, kind=kind, nd=nd,
                                  origins=frozenset({("param", name)}), qual="param")
         self.run_function(fn, target.flavor, args, closure=None, depth=0)
 

@@ -40,7 +40,8 @@ class Rule:
         entry = cls.__dict__.get("refusal")
         if entry is not None:
             cls.code, cls.name, cls.message = entry.code, entry.name, entry.message
-            cls.error = f"{entry.error.__name__} ({entry.error.code})" + (
+            cls.error = " / ".join(f"{e.__name__} ({e.code})"
+                                   for e in (entry.error,) + entry.also) + (
                 f"; {cls.jax_note}" if getattr(cls, "jax_note", "") else "")
 
     def format(self, **fields):

@@ -2,23 +2,23 @@
 exists when the compiled program runs, but the code needs it while compiling."""
 from __future__ import annotations
 
+import ast
+
 from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, ITER, LIST, MAYBE,
                                           METHOD, PYTHON_ONLY, RANGE, TUPLE)
-from npxla.transpiler.lint.rules._util import (numpy_name, shape_arguments, slice_parts,
-                                               traced, traced_level)
+from npxla.transpiler.lint.rules._util import (numpy_name, shape_arguments, traced,
+                                               traced_level)
+from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
-_ERR = "ConcretizationError (NPX003)"
 
 
 @register
 class ItemTolist(Rule):
-    code = "NPX121"
-    name = "item-tolist"
-    message = "'.{method}()' converts a traced array to a Python value, which only exists when the compiled program runs"
+    refusal = C.ITEM_TOLIST
     defaults = {"method": "item"}
-    error = _ERR + "; jax: ConcretizationTypeError"
+    jax_note = "jax: ConcretizationTypeError"
     explain = """
         `.item()` and `.tolist()` ask for the Python value of an array computed from
         the inputs, but while compiling the array has no value yet. Keep it an array
@@ -58,36 +58,36 @@ class ItemTolist(Rule):
 
 @register
 class TracedShape(Rule):
-    code = "NPX122"
-    name = "traced-shape"
-    message = "a value computed from array data is used as {what}, which must be known when compiling"
+    refusal = C.TRACED_SHAPE
     defaults = {"what": "a shape"}
     targets = frozenset({NPXLA})
-    error = _ERR
     explain = """
         XLA compiles one program per set of shapes, so shapes, sizes, counts, axes and
-        slice bounds must be known before the run. A value computed from array *data*
-        (`int(x.max())`, `x.argmax()`, an element of an array) is not. Derive it from shapes
-        instead (`x.shape[0]`, `len(x)`), or pass it as a static argument
+        slice steps must be known before the run. A value computed from array *data*
+        (`int(x.max())`, `x.argmax()`, an element of an array) is not. Derive it from
+        shapes instead (`x.shape[0]`, `len(x)`), or pass it as a static argument
         (`jit(f, static_argnums=...)`). Python `int` arguments are fine: npxla
         specialises the function on their values. A traced *index* (`x[i]`) is fine
-        too; only slice bounds (`x[:k]`) must be static."""
+        too, and so are traced slice *bounds* with step 1 (`x[:k]`, `x[lo[i]:lo[i + 1]]`):
+        `@jit` gives such a slice a length known at run time (docs/semantics.md,
+        "Lengths known at run time"); a traced step (`x[::k]`), or traced bounds with
+        another step (`x[k::2]`), are refused."""
     bad = """
         import numpy as np
         from npxla import jit
 
         @jit
-        def head(x):
+        def padded(x):
             k = int(x.max())
-            return x[:k]
+            return np.zeros(k)
         """
     good = """
         import numpy as np
         from npxla import jit
 
         @jit(static_argnums=1)
-        def head(x, k):
-            return x[:k]
+        def padded(x, k):
+            return np.zeros(k)
         """
     example_args = "(np.array([2.0, 5.0, 7.0]),)"
     example_good_args = "(np.array([2.0, 5.0, 7.0]), 2)"
@@ -117,10 +117,31 @@ class TracedShape(Rule):
     def on_subscript(self, ctx, node, base, index, mode, value):
         if base.kind in PYTHON_ONLY and base.kind != "ref":
             return
-        for part in slice_parts(node.slice):
-            if traced_level(ctx.value(part)) >= self.threshold:
-                self.report(ctx, part, what="a slice bound")
+        bounds_refused = C.shape_refused("x[i:j]", ctx.flavor)
+        nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for part in nodes:
+            if not isinstance(part, ast.Slice):
+                continue
+            # a traced step is never compiled; traced bounds are (npxla gives the slice
+            # a length known at run time, docs/semantics.md) when the step is 1
+            if part.step is not None and \
+                    traced_level(ctx.value(part.step)) >= self.threshold:
+                self.report(ctx, part.step, what="a slice step")
                 return
+            for bound in (part.lower, part.upper):
+                if bound is None or traced_level(ctx.value(bound)) < self.threshold:
+                    continue
+                if bounds_refused:
+                    self.report(ctx, bound, what="a slice bound")
+                    return
+                if part.step is not None and not _unit_step(ctx.value(part.step)):
+                    self.report(ctx, bound, what="a slice bound with a step other than 1")
+                    return
+
+
+def _unit_step(v):
+    """Whether a static slice step is 1 (or not known: no finding on a guess)."""
+    return not v.has_const or v.const == 1
 
 
 def _range_level(v):
@@ -133,12 +154,9 @@ def _range_level(v):
 
 @register
 class TracedRangeInPython(Rule):
-    code = "NPX123"
-    name = "traced-range-iterated-in-python"
-    message = "a range whose length depends on array data is iterated in Python ({how}); only a for loop can run a data-dependent number of times"
+    refusal = C.TRACED_RANGE_ITERATED
     defaults = {"how": "a comprehension"}
     targets = frozenset({NPXLA})
-    error = _ERR
     explain = """
         A `for` loop over `range(n)` with `n` computed from array data compiles to an
         XLA loop. Iterating the same range in Python (a list comprehension,
@@ -177,12 +195,9 @@ class TracedRangeInPython(Rule):
 
 @register
 class TracedSequenceIndex(Rule):
-    code = "NPX124"
-    name = "traced-index-into-python-sequence"
-    message = "a value computed from array data indexes a Python {kind}, which needs a Python int"
+    refusal = C.TRACED_SEQUENCE_INDEX
     defaults = {"kind": "list"}
     targets = frozenset({NPXLA})
-    error = _ERR
     explain = """
         Python lists and tuples live outside the compiled program: indexing one needs
         a Python `int`, but the index is computed from array data. Turn the sequence

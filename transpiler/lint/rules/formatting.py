@@ -8,6 +8,7 @@ import ast
 from npxla.transpiler.lint.values import CONTAINERS, DICT, MAYBE, PYTHON_ONLY, STR
 from npxla.transpiler.lint.rules._util import traced_level
 from npxla.transpiler.lint.rules._watch import get, watch, watched
+from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
 
@@ -27,11 +28,8 @@ def _traced_operands(v):
 
 @register
 class PercentFormatOfTracedValue(Rule):
-    code = "NPX125"
-    name = "percent-format-of-traced-value"
-    message = "'%'-formatting needs the Python value of a traced array while compiling; use an f-string (@jit formats it when the program runs)"
+    refusal = C.PERCENT_FORMAT
     targets = frozenset({NPXLA})
-    error = "ConcretizationError (NPX003)"
     explain = """
         `"... %e" % s` converts `s` to a Python number (or string) while the function
         is compiled, but a value computed from the inputs (or a Python `int`/`float`

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.lint.values import DATA, MAYBE
+from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -71,12 +72,9 @@ class _Shape:
 
 @register
 class NoneOnDataDependentPath(Rule):
-    code = "NPX135"
-    name = "none-on-data-dependent-path"
-    message = "the function returns {inside} on a path of this data-dependent branch and {other} on another: a compiled function has one result type"
+    refusal = C.NONE_ON_PATH
     defaults = {"inside": "None", "other": "a value"}
     targets = frozenset({NPXLA})
-    error = "UnsupportedOperationError (NPX009) / ConcretizationError (NPX003)"
     explain = """
         A branch whose condition depends on traced values (array data, or a Python
         `int`/`bool`/`float` argument, which npxla traces) is compiled with both sides,

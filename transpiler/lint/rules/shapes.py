@@ -1,23 +1,25 @@
 """NPX11x: data-dependent shapes. XLA needs every array's shape when it compiles, so
-anything whose *size* depends on array values cannot be compiled."""
+`jax.jit` cannot compile anything whose *size* depends on array values. npxla's `@jit`
+gives these a bounded, run-time length (docs/semantics.md, "Lengths known at run
+time"), so the rules apply to `jax.jit` only; the set operations npxla has no
+compiled version of are NPX151 (unsupported function) under `@jit`."""
 from __future__ import annotations
 
 import ast
 
-from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.values import BOOL, CONTAINERS, MAYBE, METHOD, PYTHON_ONLY
 from npxla.transpiler.lint.rules._util import is_at_property, is_jnp, numpy_name, traced
-from npxla.transpiler.lint.rules.base import Rule, register
+from npxla.transpiler.base import catalogue as C
+from npxla.transpiler.lint.rules.base import JAX, Rule, register
 
-_ERR = "DataDependentShapeError (NPX004)"
+_JAX_ONLY = frozenset({JAX})
 
 
 @register
 class BooleanMaskIndex(Rule):
-    code = "NPX111"
-    name = "boolean-mask-index"
-    message = "boolean-mask indexing x[mask] gives an array whose length depends on the data; use np.where(mask, x, fill)"
-    error = _ERR + "; jax: NonConcreteBooleanIndexError"
+    targets = _JAX_ONLY
+    refusal = C.BOOLEAN_MASK
+    jax_note = "jax: NonConcreteBooleanIndexError"
     explain = """
         `x[mask]` with a boolean array computed from traced values keeps only the
         selected elements, so the length of the result depends on the data. Keep the
@@ -26,26 +28,27 @@ class BooleanMaskIndex(Rule):
         (`np.sum(np.where(mask, x, 0))`, `np.count_nonzero(mask)`). Updating through a
         mask (`x[mask] = 0`, `x[mask] += 1`) is fine: the shape does not change."""
     bad = """
-        import numpy as np
-        from npxla import jit
+        import jax
+        import jax.numpy as jnp
 
-        @jit
+        @jax.jit
         def positive_mean(x):
             return x[x > 0].mean()
         """
     good = """
-        import numpy as np
-        from npxla import jit
+        import jax
+        import jax.numpy as jnp
 
-        @jit
+        @jax.jit
         def positive_mean(x):
             mask = x > 0
-            return np.where(mask, x, 0).sum() / np.count_nonzero(mask)
+            return jnp.where(mask, x, 0).sum() / jnp.count_nonzero(mask)
         """
     example_args = "(np.array([1.0, -2.0, 3.0]),)"
 
     def on_subscript(self, ctx, node, base, index, mode, value):
-        if mode != "load" or is_at_property(node):
+        if mode != "load" or is_at_property(node) or \
+                not C.shape_refused("x[mask]", ctx.flavor):
             return
         if base.kind in CONTAINERS or base.kind in PYTHON_ONLY:
             return
@@ -56,10 +59,18 @@ class BooleanMaskIndex(Rule):
                 return
 
 
-def _nonzero_call(callee, args, kwargs, ctx, names):
-    """The data argument if this call is np.<name>(traced, ...) / x.<name>()."""
+def _refused(refusal, flavor):
+    """The names of DATA_DEPENDENT_SHAPES that `flavor` refuses with `refusal`."""
+    return frozenset(key for key, entry in C.DATA_DEPENDENT_SHAPES.items()
+                     if entry.refusal is refusal and entry.refused_by(flavor))
+
+
+def _nonzero_call(callee, args, kwargs, ctx, refusal):
+    """The data argument if this call is np.<name>(traced, ...) / x.<name>() for a name
+    that the catalogue's data-dependent-shape table refuses with `refusal`."""
     if "size" in kwargs:          # jnp.nonzero(x, size=n): a static size
         return None
+    names = _refused(refusal, ctx.flavor)
     name = numpy_name(callee, jax=True)
     if name is not None and name in names and (not is_jnp(callee) or ctx.is_jax):
         data = args[0] if args else (next(iter(kwargs.values()), None))
@@ -77,11 +88,10 @@ def _nonzero_call(callee, args, kwargs, ctx, names):
 
 @register
 class NonzeroFamily(Rule):
-    code = "NPX112"
-    name = "nonzero-indices"
-    message = "'{fn}' returns indices whose count depends on the data; use a mask with np.where instead"
+    targets = _JAX_ONLY
+    refusal = C.NONZERO
     defaults = {"fn": "np.nonzero"}
-    error = "UnsupportedFunctionError (NPX002) / DataDependentShapeError (NPX004); jax: ConcretizationTypeError"
+    jax_note = "jax: ConcretizationTypeError"
     explain = """
         `np.nonzero`, `np.flatnonzero`, `np.argwhere` and `x.nonzero()` return one
         index per non-zero element, so the result's length depends on the data. Work
@@ -89,35 +99,34 @@ class NonzeroFamily(Rule):
         `np.argmax(mask)` for the first index). Under `jax.jit`, pass a static
         `size=` to `jnp.nonzero`."""
     bad = """
-        import numpy as np
-        from npxla import jit
+        import jax
+        import jax.numpy as jnp
 
-        @jit
+        @jax.jit
         def first_negative(x):
-            return np.nonzero(x < 0)[0][0]
+            return jnp.nonzero(x < 0)[0][0]
         """
     good = """
-        import numpy as np
-        from npxla import jit
+        import jax
+        import jax.numpy as jnp
 
-        @jit
+        @jax.jit
         def first_negative(x):
-            return np.argmax(x < 0)
+            return jnp.argmax(x < 0)
         """
     example_args = "(np.array([1.0, -2.0, -3.0]),)"
 
     def on_call(self, ctx, node, callee, args, kwargs):
-        if _nonzero_call(callee, args, kwargs, ctx, K.NONZERO_FAMILY) is not None:
+        if _nonzero_call(callee, args, kwargs, ctx, C.NONZERO) is not None:
             self.report(ctx, node, fn=_display(node))
 
 
 @register
 class UniqueFamily(Rule):
-    code = "NPX113"
-    name = "data-dependent-size"
-    message = "'{fn}' returns an array whose size depends on the data, which cannot be compiled"
+    targets = _JAX_ONLY
+    refusal = C.DATA_DEPENDENT_SIZE
     defaults = {"fn": "np.unique"}
-    error = "UnsupportedFunctionError (NPX002) / DataDependentShapeError (NPX004); jax: ConcretizationTypeError"
+    jax_note = "jax: ConcretizationTypeError"
     explain = """
         `np.unique`, the set operations (`np.union1d`, `np.intersect1d`,
         `np.setdiff1d`, `np.setxor1d`), `np.extract`, `np.compress` with a traced
@@ -126,60 +135,60 @@ class UniqueFamily(Rule):
         (e.g. count distinct sorted values with `np.sum(np.diff(np.sort(x)) != 0) + 1`).
         Under `jax.jit`, pass a static `size=` to `jnp.unique`."""
     bad = """
-        import numpy as np
-        from npxla import jit
+        import jax
+        import jax.numpy as jnp
 
-        @jit
+        @jax.jit
         def n_distinct(x):
-            return np.unique(x).shape[0]
+            return jnp.unique(x).shape[0]
         """
     good = """
-        import numpy as np
-        from npxla import jit
+        import jax
+        import jax.numpy as jnp
 
+        @jax.jit
         def n_distinct(x):
-            return np.unique(x).shape[0]      # not jitted: data-dependent size
+            s = jnp.sort(x)
+            return jnp.sum(s[1:] != s[:-1]) + 1
         """
     example_args = "(np.array([1.0, 2.0, 2.0]),)"
 
     def on_call(self, ctx, node, callee, args, kwargs):
-        if _nonzero_call(callee, args, kwargs, ctx, K.UNIQUE_FAMILY) is not None:
+        if _nonzero_call(callee, args, kwargs, ctx, C.DATA_DEPENDENT_SIZE) is not None:
             self.report(ctx, node, fn=_display(node))
 
 
 @register
 class WhereOneArgument(Rule):
-    code = "NPX114"
-    name = "where-one-argument"
-    message = "np.where(condition) returns indices whose count depends on the data; use the 3-argument form np.where(condition, x, y)"
-    error = _ERR + "; jax: ConcretizationTypeError"
+    targets = _JAX_ONLY
+    refusal = C.WHERE_ONE_ARGUMENT
+    jax_note = "jax: ConcretizationTypeError"
     explain = """
         With one argument `np.where(c)` is `np.nonzero(c)`: its length depends on the
         data. The three-argument form `np.where(c, x, y)` keeps the shape and compiles.
         (Under `jax.jit`, `jnp.where(c, size=n)` with a static `n` also works.)"""
     bad = """
-        import numpy as np
-        from npxla import jit
+        import jax
+        import jax.numpy as jnp
 
-        @jit
+        @jax.jit
         def clip_negative(x):
-            x = x.copy()
-            x[np.where(x < 0)] = 0.0
-            return x
+            return x.at[jnp.where(x < 0)].set(0.0)
         """
     good = """
-        import numpy as np
-        from npxla import jit
+        import jax
+        import jax.numpy as jnp
 
-        @jit
+        @jax.jit
         def clip_negative(x):
-            return np.where(x < 0, 0.0, x)
+            return jnp.where(x < 0, 0.0, x)
         """
     example_args = "(np.array([1.0, -2.0, 3.0]),)"
 
     def on_call(self, ctx, node, callee, args, kwargs):
         name = numpy_name(callee, jax=ctx.is_jax)
-        if name != "where" or len(node.args) != 1 or "size" in kwargs or \
+        if name != "where" or not C.shape_refused("where/1", ctx.flavor) or \
+                len(node.args) != 1 or "size" in kwargs or \
                 any(k in kwargs for k in ("x", "y")):
             return
         if isinstance(node.args[0], ast.Starred):

@@ -168,12 +168,9 @@ class ContainerMutationInStagedFlow(Rule):
 
 @register
 class InplaceUpdateOfPathDependentAlias(Rule):
-    code = "NPX134"
-    name = "inplace-update-of-path-dependent-alias"
-    message = "'{name}' may be the same array as before (or a view of one) on some paths of a data-dependent {where} and a new array on others, so this in-place update cannot be compiled"
+    refusal = C.PATH_DEPENDENT_ALIAS
     defaults = {"name": "y", "where": "branch or loop"}
     targets = _NPXLA
-    error = "UnsupportedOperationError (NPX009)"
     explain = """
         NumPy's in-place updates change every variable bound to the same array. When a
         data-dependent branch rebinds a variable on some paths only (`y = x` then

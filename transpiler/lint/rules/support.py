@@ -29,10 +29,10 @@ from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, MAYBE, METHOD,
                                           PYTHON_ONLY, REF, element_of)
 from npxla.transpiler.lint.rules._watch import get, watch, watched
+from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
 _NPXLA = frozenset({NPXLA})
-_ERR = "UnsupportedFunctionError (NPX002)"
 
 # Libraries npxla calls as plain Python that cannot take traced arrays (compiled code,
 # their own array types), reported whether or not they are installed where the linter
@@ -146,13 +146,10 @@ def numpy_status(qual):
 
 @register
 class UnsupportedNumpyFunction(Rule):
-    code = "NPX151"
-    name = "unsupported-numpy-function"
-    message = "'{fn}' is not supported on traced values: {why}{instead}"
+    refusal = C.UNSUPPORTED_FUNCTION
     defaults = {"fn": "np.i0", "why": "@jit computes it only from constant arguments",
                 "instead": ""}
     targets = _NPXLA
-    error = _ERR
     explain = """
         @jit compiles the NumPy functions its registry implements (the list is in
         docs/numpy-support.md). Any other NumPy function, ufunc or ufunc method is
@@ -225,12 +222,9 @@ class UnsupportedNumpyFunction(Rule):
 
 @register
 class UnsupportedNdarrayAttribute(Rule):
-    code = "NPX152"
-    name = "unsupported-ndarray-attribute"
-    message = "'.{attr}' is not supported on the arrays of a jitted function{instead}"
+    refusal = C.UNSUPPORTED_ATTRIBUTE
     defaults = {"attr": "fill", "instead": ""}
     targets = _NPXLA
-    error = _ERR
     explain = """
         Inside a jitted function the arrays are npxla's staged arrays, which implement
         the ndarray methods and properties listed in docs/numpy-support.md. The others
@@ -468,12 +462,9 @@ def library_callee(qual, path):
 
 @register
 class LibraryCallOnTracedArray(Rule):
-    code = "NPX153"
-    name = "library-call-on-traced-array"
-    message = "'{fn}' comes from {lib}, which @jit does not compile: called as plain Python on a traced value it fails{instead}"
+    refusal = C.LIBRARY_CALL
     defaults = {"fn": "scipy.special.erf", "lib": "scipy", "instead": ""}
     targets = _NPXLA
-    error = "LibraryCallError (NPX002)"
     explain = """
         npxla compiles NumPy and your own Python code. A function of another library
         (SciPy, pandas, scikit-learn, `statistics`, any package installed in

@@ -17,14 +17,13 @@ import types
 import numpy as np
 
 from npxla.transpiler.base.errors import (ConcretizationError, InternalCompilerError,
-                                          Location, RecursionDepthError, TranspileError,
+                                          Location, TranspileError,
                                           UnsupportedOperationError)
-from npxla.transpiler.base.origin import innermost_module, locate
 
 from npxla.runtime import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
 from npxla.runtime.operators.printing import execute as execute_with_callbacks
 from npxla.runtime.staging.pytree import check_static, flatten, leaf_key, unflatten
-from npxla.runtime.driver.forwarding import caller_location, forwarder, is_forwarder_file
+from npxla.runtime.driver.forwarding import forwarder
 from npxla.runtime.driver import guards
 from npxla.runtime.cache import persist
 from npxla.runtime.numpy.errorflags import raise_for
@@ -34,6 +33,7 @@ from npxla.runtime.operators.conditionals import raises_at_run_time
 from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.driver import staging
 from npxla.runtime.driver.staging import ARRAY, memory_sharing, stage
+from npxla.runtime.driver.failures import classify, hidden_concretization, located
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.xla import devices, fastcall
 from npxla.runtime.xla.compile import compile_module, hlo_text
@@ -123,7 +123,9 @@ class Compiled:
             np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
         results = []
         for slot in st.out_slots:
-            if slot[0] == "out":
+            if slot[0] == "bounded":
+                results.append(trim(outs[slot[1]], outs[slot[2]], slot[3], output))
+            elif slot[0] == "out":
                 buf = outs[slot[1]]
                 if output == "device":
                     results.append(buf)
@@ -147,6 +149,18 @@ def _to_result(buf, kind):
             return np.array(view)
         return view.item() if kind is True else view[()]
     return writable(view, buf)
+
+
+def trim(buf, counts, axes, output="numpy"):
+    """A result whose size depended on data (`x[x < 0]`, `np.nonzero`): the staged
+    program returned it at the front of a buffer of its bound, with its lengths."""
+    counts = np.asarray(counts)
+    index = [slice(None)] * len(buf.shape)
+    for a, n in zip(axes, counts):
+        index[a] = slice(0, int(n))
+    if output == "device":
+        return buf[tuple(index)]
+    return np.array(np.asarray(buf)[tuple(index)])
 
 
 class Specialised:
@@ -437,11 +451,20 @@ class JittedFunction:
                 if self._widen_static(e, leaves + implicit, static, unrolled, env,
                                       len(leaves)):
                     continue
-                raise _located(e, e.__traceback__) from None
+                raise located(e, e.__traceback__) from None
             except TranspileError as e:
-                raise _located(e, e.__traceback__) from None
+                raise located(e, e.__traceback__) from None
             except Exception as e:
-                raise _classify(e) from None
+                # library code (NumPy's np.mgrid) that caught our ConcretizationError as
+                # the TypeError it also is, then failed on its fallback path: the value
+                # it needed decides, as if the error had reached us
+                hidden = hidden_concretization(e)
+                if hidden is None:
+                    raise classify(e) from None
+                if self._widen_static(hidden, leaves + implicit, static, unrolled, env,
+                                      len(leaves)):
+                    continue
+                raise located(hidden, hidden.__traceback__) from None
             try:
                 env.check_unchanged()
             except TranspileError as e:
@@ -540,40 +563,3 @@ def _native_order(tree, swapped):
         swapped.append((tree, copy))
         return copy
     return tree
-
-
-def _located(err: TranspileError, tb):
-    """`err` at the innermost user line in `tb`, else at the line that called the jitted
-    function (an argument refused before any user code ran)."""
-    where = locate(tb)
-    if where is None or is_forwarder_file(where.file):
-        where = caller_location()
-    return err.with_location(where).with_traceback(None)
-
-
-def _classify(exc: Exception):
-    """User-level Python errors keep their type (with the user's line attached);
-    failures inside MLIR/jaxlib are npxla bugs and must not leak raw."""
-    tb = exc.__traceback__
-    where = locate(tb)
-    if where is None or is_forwarder_file(where.file):
-        where = caller_location()
-    module = innermost_module(tb)
-    if isinstance(exc, RecursionError):
-        return RecursionDepthError(
-            "staging went deeper than Python's recursion limit (a recursive function is "
-            "staged by inlining every level)", location=where).with_traceback(None)
-    if "RESOURCE_EXHAUSTED" in str(exc).split(":", 1)[0]:
-        exc = MemoryError(f"the device ran out of memory: {str(exc).splitlines()[0]}")
-    if isinstance(exc, MemoryError):      # NumPy's or `memory.check`'s: the user's sizes
-        if where is not None:
-            exc.add_note(where.render())
-        return exc.with_traceback(None)
-    if module.startswith(("jaxlib", "jax.", "npxla.runtime.lowering", "npxla.runtime.hlo")) or \
-            type(exc).__module__.startswith(("jaxlib", "jax")):
-        return InternalCompilerError(
-            f"lowering failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
-            location=where).with_traceback(None)
-    if where is not None:
-        exc.add_note(where.render())
-    return exc

@@ -16,6 +16,8 @@ import numpy as np
 from npxla.transpiler.base.errors import UnsupportedOperationError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.staging.bounded import BoundedArray
+from npxla.runtime.numpy.bounded_core import counts_vector, to_origin
 from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.staging.pytypes import is_marked, mark_ndarray
@@ -95,6 +97,9 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
         for kind, i, j in sharing:       # one array passed twice: one handle, as in NumPy
             if kind == "same" and i not in static_leaves and j not in static_leaves:
                 handles[j] = handles[i]
+        trace.arguments = tuple(handles)
+        trace.specialisable = frozenset(i for i, leaf in enumerate(leaves)
+                                        if type(leaf) in (int, bool) and i not in static_leaves)
         call_args, call_kwargs = unflatten(treedef, iter(handles[:n_explicit]))
         if bind is not None:
             fn, call_args, call_kwargs = bind(handles[n_explicit:], call_args, call_kwargs)
@@ -114,7 +119,14 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
         out_treedef = flatten(result, out_leaves, everything=True)
         outputs, slots = [], []
         for leaf in out_leaves:
-            if isinstance(leaf, AbstractArray):
+            if type(leaf) is BoundedArray:
+                # a data-dependent size: the buffer with the array at its front, and the
+                # counts; the caller's side cuts the array out (`jitted.trim`)
+                dyn = tuple(leaf.dynamic_axes())
+                slots.append(("bounded", len(outputs), len(outputs) + 1, dyn))
+                outputs.append(to_origin(leaf).ir)
+                outputs.append(counts_vector(leaf).ir)
+            elif isinstance(leaf, AbstractArray):
                 if leaf.const is not None:
                     slots.append(("const", _python_or_numpy(leaf.const, _kind(leaf))))
                 else:

@@ -23,6 +23,7 @@ from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.reduce import identity
 from npxla.runtime.numpy import slicing
+from npxla.runtime.numpy.bounded_index import compact
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.fancy_plan import (Plan, basic_index, classify, const_index,
                                             from_value, indices, is_basic, is_const,
@@ -51,6 +52,8 @@ def refuse_mask_read():
 def read(x, items, mode="raise"):
     p = plan(x, items)
     if p.has_mask:
+        if len(items) == 1 and items[0][0] == "bool":
+            return compact(x, items[0][1])      # x[mask]: a bounded array
         refuse_mask_read()
     idx = indices(p, mode)
     y = operand(p, x)

@@ -13,7 +13,8 @@ import numpy as np
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.staging.pytypes import as_scalar, is_marked, mark_ndarray
-from npxla.runtime.numpy import fancy
+from npxla.runtime.staging.bounded import is_bounded
+from npxla.runtime.numpy import bounded_index, bounded_methods, fancy
 from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.fancy_plan import (basic_index, classify, const_index, is_basic,
                                             is_const)
@@ -29,6 +30,10 @@ def _is_scalar_copy(index, r: Region):
 
 
 def getitem(x: AbstractArray, index):
+    if is_bounded(index):
+        return bounded_index.gather_rows(x, index, getitem)
+    if bounded_index.dynamic_slices(index):
+        return bounded_index.slice_dynamic(x, index, getitem)
     items = classify(index)
     if not is_basic(items):
         if x.const is not None and is_const(items):
@@ -45,6 +50,12 @@ def getitem(x: AbstractArray, index):
 
 
 def setitem(x: AbstractArray, index, value):
+    if bounded_index.dynamic_slices(index):
+        bounded_index.assign(bounded_index.slice_dynamic(x, index, getitem), value)
+        return
+    if is_bounded(value):
+        _store_bounded(x, index, value)
+        return
     items = classify(index)
     value = asarray(value)      # a list of traced scalars is an array too
     _check_scalar_fits(x.dtype, value)
@@ -58,6 +69,22 @@ def setitem(x: AbstractArray, index, value):
         return
     index = basic_index(items)
     x.assign(write_at(x, parse(x, index), index, value))
+
+
+def _store_bounded(x, index, value):
+    """`x[index] = value` for a value whose length is only known at run time: through a
+    boolean mask it fills the selected places in order; into a view it must match."""
+    items = classify(index)
+    masks = [v for k, v in items if k == "bool" and v.const is None]
+    if masks:
+        if len(items) != 1:
+            value.refuse("assigning it through a mask combined with other indices")
+        bounded_index.mask_assign(x, masks[0], value)
+        return
+    target = getitem(x, index)
+    if not is_abstract(target) or target._view is None:
+        value.refuse("assigning it to a single element")
+    bounded_index.assign(target, value)
 
 
 def _check_scalar_fits(dtype, value):
@@ -84,3 +111,6 @@ def _check_scalar_fits(dtype, value):
     high = dispatch(np.greater, (v, info.max), {})
     check(dispatch(np.logical_or, (low, high), {}),
           f"Python integer out of bounds for {dtype}", error=OverflowError)
+
+
+bounded_methods.install(getitem, setitem)

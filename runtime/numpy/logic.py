@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.transpiler.base.errors import DataDependentShapeError
-
 from npxla.runtime.staging.abstract import as_abstract
 from npxla.transpiler.base.dtypes import result_type
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import elementwise_extra as X
 from npxla.runtime.numpy.arithmetic import (cmp, full, is_complex, is_int, isnan, or_,
                                             register_table, select, signbit, splat_safe)
+from npxla.runtime.numpy.bounded_results import where_indices
 from npxla.runtime.numpy.convert import broadcast_shapes, broadcast_to_shape, cast_to
 from npxla.runtime.numpy.registry import implements
 
@@ -83,9 +82,7 @@ def where(condition, x=None, y=None):
     """3-argument where: x and y promote like a binary ufunc (NEP 50 weak scalars);
     the condition is taken as truth values. The 1-argument form is np.nonzero."""
     if x is None and y is None:
-        raise DataDependentShapeError(
-            "np.where(condition) returns indices whose count depends on the data",
-            hint="use the 3-argument form np.where(condition, x, y)")
+        return where_indices(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     cond, x, y = as_abstract(condition), as_abstract(x), as_abstract(y)

@@ -15,6 +15,7 @@ import numpy as np
 from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.staging.bounded import BoundedArray, bounded_layer
 
 
 @dataclass
@@ -92,7 +93,9 @@ def entries():
 # --- dispatch -------------------------------------------------------------------------
 
 def _leaves(tree, out):
-    if type(tree) is AbstractArray:
+    """The abstract arrays in `tree`, bounded arrays included (their `const` is None,
+    so nothing folds them)."""
+    if type(tree) is AbstractArray or type(tree) is BoundedArray:
         out.append(tree)
     elif isinstance(tree, (list, tuple)):
         for t in tree:
@@ -156,6 +159,8 @@ def call_entry(entry: Entry, fn, args, kwargs, explicit=False):
 
 def _call_entry(entry: Entry, fn, args, kwargs):
     leaves = _leaves((args, kwargs), [])
+    if any(type(leaf) is BoundedArray for leaf in leaves):
+        return bounded_layer.call(entry, fn, args, kwargs)
     out_kw = kwargs.get("out") if isinstance(kwargs, dict) else None
     if entry.fold and out_kw is None and all(leaf.const is not None for leaf in leaves):
         if leaves or entry.creates:
@@ -176,6 +181,9 @@ def dispatch(fn, args, kwargs):
     entry = lookup(fn)
     if entry is None:
         leaves = _leaves((args, kwargs), [])
+        for leaf in leaves:
+            if type(leaf) is BoundedArray:
+                leaf.refuse(_public_name(fn))
         if all(leaf.const is not None for leaf in leaves):  # NumPy computes it exactly
             return wrap_result(fn(*_to_const(args), **_to_const(kwargs)), _deps_of(leaves))
         raise UnsupportedFunctionError(

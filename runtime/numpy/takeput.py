@@ -1,5 +1,5 @@
 """np.take / np.put, the *_along_axis pair, np.ix_, np.extract / np.compress, and the
-refusals of functions whose result length depends on the data (np.nonzero & co.).
+traced-condition forms of the last two (bounded_results.py computes those).
 
 Why a module of its own: these are NumPy *functions* expressed as advanced indices
 (`value_at`, `scatter_last`), with their own argument rules (clip modes, intp casts of
@@ -14,6 +14,7 @@ from numpy.lib.array_utils import normalize_axis_index
 from npxla.transpiler.base.errors import DataDependentShapeError
 
 from npxla.runtime.staging.abstract import as_abstract, is_abstract
+from npxla.runtime.numpy import bounded_results
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.fancy import refuse_outside_array, value_at
 from npxla.runtime.numpy.fancy_plan import normalise, reshaped, scatter_last
@@ -168,56 +169,22 @@ def _refuse_count(what, hint):
         "depends on the data, and XLA needs every shape at compile time", hint=hint)
 
 
-_NONZERO_HINT = ("keep the shape: use the mask itself (np.where(mask, x, 0), "
-                 "np.count_nonzero(mask)), or np.argmax(mask) for the first True index")
-
-
-@implements(np.nonzero, method="nonzero", family="indexing")
-def nonzero(a):
-    _refuse_count("np.nonzero(x)", _NONZERO_HINT)
-
-
-@implements(np.flatnonzero, family="indexing")
-def flatnonzero(a):
-    _refuse_count("np.flatnonzero(x)", _NONZERO_HINT)
-
-
-@implements(np.argwhere, family="indexing")
-def argwhere(a):
-    _refuse_count("np.argwhere(x)", _NONZERO_HINT)
-
-
-@implements(np.unique, family="indexing")
-def unique(ar, *args, **kwargs):
-    raise DataDependentShapeError(
-        "np.unique(x) returns as many elements as there are distinct values, which "
-        "depends on the data, and XLA needs every shape at compile time",
-        hint="keep the shape: s = np.sort(x) with first = np.concatenate(([True], "
-             "s[1:] != s[:-1])) marks each distinct value; np.count_nonzero(first) "
-             "counts them")
-
-
-def _const_condition(condition, what):
-    cond = asarray(condition)
-    if cond.const is None:
-        _refuse_count(f"{what} with a traced condition",
-                      "keep the shape: np.where(condition, a, 0) selects without "
-                      "shrinking")
-    return cond.const
-
-
 @implements(np.extract, family="indexing",
-            notes="the condition must be a constant (a traced one gives a data-dependent length)")
+            notes="a traced condition gives an array whose length is known at run time")
 def extract(condition, arr):
-    cond = _const_condition(condition, "np.extract")
+    cond = asarray(condition).const
+    if cond is None:
+        return bounded_results.extract(condition, arr)
     arr = asarray(arr)
     return value_at(reshape_value(arr, (arr.size,)), np.nonzero(np.ravel(cond))[0])
 
 
 @implements(np.compress, family="indexing",
-            notes="the condition must be a constant (a traced one gives a data-dependent length)")
+            notes="a traced condition gives an array whose length is known at run time")
 def compress(condition, a, axis=None, out=None):
-    cond = _const_condition(condition, "np.compress")
+    cond = asarray(condition).const
+    if cond is None:
+        return bounded_results.compress(condition, a, axis, out)
     if cond.ndim != 1:
         raise ValueError("condition must be a 1-d array")
     return take(a, np.nonzero(cond)[0], axis=axis, out=out)

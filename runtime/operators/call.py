@@ -23,11 +23,13 @@ import numpy as np
 from npxla.transpiler.base.errors import (ConcretizationError, LibraryCallError,
                                           RecursionDepthError, TranspileError,
                                           UnsupportedFunctionError)
-from npxla.transpiler.base.catalogue import RANDOM_STATE
+from npxla.transpiler.base.catalogue import LIBRARY_CALL, RANDOM_STATE, UNSUPPORTED_FUNCTION
 from npxla.transpiler.base.origin import locate
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.staging.bounded import is_bounded
+from npxla.runtime.numpy.bounded_core import length as bounded_length
 from npxla.runtime.numpy.registry import call_entry, has_abstract, lookup
 from npxla.runtime.operators import higher_order, hostcalls, introspection
 from npxla.transpiler.conversion import convert
@@ -102,6 +104,8 @@ def converted_call(f, args, kwargs):
     special = _ITERATION.get(f) if type(f) is type else None
     if special is not None:
         return special(*args, **kwargs)
+    if f is len and len(args) == 1 and is_bounded(args[0]):
+        return bounded_length(args[0])     # a traced count: the length is data
     owner = getattr(f, "__self__", None)
     if type(owner) in _MUTATORS and getattr(f, "__name__", "") in _MUTATORS[type(owner)]:
         refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()")
@@ -225,15 +229,14 @@ def _plain_call(f, args, kwargs):
         if not isinstance(e, TranspileError) and not _traced(args, kwargs):
             raise
         name = call_name(f)
+        instead = "" if isinstance(e, TranspileError) else f" ({type(e).__name__}: {e})"
+        deps = getattr(e, "deps", frozenset())
         if name.startswith("np."):
-            message = f"{name} is not supported on traced arrays yet"
-        else:
-            message = (f"{name} is not supported in compiled code: it comes from "
-                       f"{name.split('.')[0]}, which npxla does not compile, and was given "
-                       "a traced array")
-        if not isinstance(e, TranspileError):
-            message += f" ({type(e).__name__}: {e})"
-        raise LibraryCallError(message, deps=getattr(e, "deps", frozenset())) from None
+            raise UNSUPPORTED_FUNCTION.error_for(
+                cls=LibraryCallError, deps=deps, fn=name, why="npxla has no compiled "
+                "version of it yet", instead=instead) from None
+        raise LIBRARY_CALL.error_for(deps=deps, fn=name, lib=name.split(".")[0],
+                                     instead=instead) from None
 
 
 def _traced(args, kwargs):

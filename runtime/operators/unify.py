@@ -18,6 +18,7 @@ from npxla.transpiler.base.errors import (IntegerOverflowError, ShapeMismatchErr
                                           UnsupportedOperationError)
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.staging.bounded import BoundedArray
 from npxla.transpiler.base.dtypes import dtype_of_python_scalar, result_type
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
 from npxla.runtime.numpy.convert import cast_to
@@ -47,6 +48,8 @@ def type_of(x):
     """ArrayType of an array-like leaf, None for other Python objects."""
     if type(x) is AbstractArray:
         return ArrayType(x.shape, x.dtype, x.weak)
+    if type(x) is BoundedArray:     # one static type per variable: its extent cannot vary
+        x.refuse("keeping it in a variable across a staged branch or loop iteration")
     if type(x) in _PY_SCALARS:
         return ArrayType((), dtype_of_python_scalar(x), True)
     if isinstance(x, (np.ndarray, np.generic)):
@@ -59,6 +62,8 @@ def _same_python(a, b):
         return False
     if a is b:
         return True
+    if type(a) is BoundedArray:      # `==` would stage an array comparison
+        return False
     if isinstance(a, (np.ndarray, np.generic)):
         return a.dtype == b.dtype and np.shape(a) == np.shape(b) and \
             bool(np.array_equal(a, b, equal_nan=True))

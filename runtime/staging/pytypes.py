@@ -23,6 +23,7 @@ import weakref
 
 import numpy as np
 
+from npxla.runtime.staging.bounded import BoundedArray
 from npxla.runtime.staging.abstract import AbstractArray
 
 # id(handle) -> weak reference to it: handles are unhashable (arrays), so no WeakSet
@@ -50,7 +51,7 @@ def is_marked(handle) -> bool:
 def python_type(x) -> type:
     """`type(x)` of the value NumPy code would hold where staging holds `x`."""
     if type(x) is not AbstractArray:
-        return type(x)
+        return np.ndarray if type(x) is BoundedArray else type(x)
     if x.shape:
         return np.ndarray
     if x.weak:

@@ -31,6 +31,8 @@ class Trace:
     below is thread-local), so concurrent stagings never see each other's state."""
 
     def __init__(self, unrolled=frozenset(), platform="cpu"):
+        """All state of one staging run lives here, none in module globals: threads that
+        stage at once each have their own trace."""
         # the platform compiled for: lowerings that differ per platform read it
         self.platform = platform
         self.context = _new_context()
@@ -59,6 +61,12 @@ class Trace:
         self.scopes: list = []
         # (message, location) -> handle holding a failing check's offending value
         self.payload_sites: dict = {}
+        # the handles of the function's arguments, set by the driver once made (an
+        # in-place reshape must not change the caller's array)
+        self.arguments: tuple | None = None
+        # flat positions of the Python int/bool arguments: the driver can specialise a
+        # value that depends on them (an exact shape beats a run-time length)
+        self.specialisable: frozenset = frozenset()
 
     def __enter__(self):
         self._exit_stack = contextlib.ExitStack()

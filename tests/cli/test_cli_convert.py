@@ -309,12 +309,12 @@ calls = 0
 def count(x):
     global calls
     calls += 1
-    return x[x > 0]
+    return x.item()
 
 
 @jit
-def masked(x):
-    return np.nonzero(x)
+def bessel(x):
+    return np.i0(x)
 '''
 
 
@@ -327,15 +327,15 @@ def test_unconvertible_function_gets_lint_diagnostics(tmp_path, capsys):
     lines = [l for l in err.splitlines() if not l.startswith("    ")]
     assert lines[0].startswith(f"{path}:9:5: NPX001 UnsupportedSyntaxError: 'global calls'")
     # the linter's findings inside the function follow (not the one at the same place)
-    assert any(l.startswith(f"{path}:11:12: NPX") and "boolean-mask" in l for l in lines[1:])
-    assert not any(":16:" in l for l in lines)      # `masked` converts: not reported
+    assert any(l.startswith(f"{path}:11:12: NPX121") and "'.item()'" in l for l in lines[1:])
+    assert not any(":16:" in l for l in lines)      # `bessel` converts: not reported
 
 
 def test_strict_fails_on_lint_findings(tmp_path, capsys):
     pytest.importorskip("npxla.transpiler.lint")
     path = tmp_path / "strict.py"
     path.write_text("import numpy as np\nfrom npxla import jit\n\n\n@jit\n"
-                    "def masked(x):\n    return np.nonzero(x)\n")
+                    "def bessel(x):\n    return np.i0(x)\n")
     assert run_cli(["convert", "--check", str(path)], capsys)[0] == 0
     code, out, err = run_cli(["convert", "--check", "--strict", str(path)], capsys)
     assert code == 1 and out == "" and f"{path}:7:12: NPX" in err and "1 with lint findings" in err

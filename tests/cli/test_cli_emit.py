@@ -64,7 +64,7 @@ def test_dotted_name_and_output_file(tmp_path, capsys):
 
 
 def test_transpile_error_is_located_without_traceback(capsys):
-    code, out, err = emit(capsys, "masked", "--sig", "f64[10]")
+    code, out, err = emit(capsys, "repeated", "--sig", "f64[10]")
     assert code == 1 and out == ""
     assert f"{TARGET}:41:12" in err and "DataDependentShapeError" in err and "hint:" in err
     assert "Traceback" not in err

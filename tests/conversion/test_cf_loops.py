@@ -6,6 +6,7 @@ Loops over a static range whose body computes with arrays are staged too (the
 program does not grow with the trip count).
 """
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -196,18 +197,20 @@ def row_prefix(A):
     return s
 
 
-def test_index_used_as_slice_bound_unrolls_with_a_warning():
-    with pytest.warns(NpxlaPerformanceWarning, match="unrolled"):
+def test_index_used_as_slice_bound_stays_one_loop():
+    # x[:i] has a run-time length bounded by x's (runtime/numpy/bounded_*.py)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NpxlaPerformanceWarning)
         check(prefix_slices, X)
-    with pytest.warns(UserWarning):
         check(row_prefix, np.arange(16.0).reshape(4, 4))
+    assert stablehlo(prefix_slices, X).count("stablehlo.while") == 1
 
 
 def test_index_warning_points_at_the_loop():
     def loop(x):
         s = 0.0
         for i in range(3):
-            s = s + x[:i + 1].sum()
+            s = s + np.median(x[:i + 1])    # no bounded np.median: the loop unrolls
         return s
     with pytest.warns(NpxlaPerformanceWarning) as record:
         check(loop, X)
@@ -223,38 +226,52 @@ def prefix_traced_count(x, n):
     return s
 
 
+def median_traced_count(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + np.median(x[:i + 1])
+    return s
+
+
 def line_of(fn, text):
     lines, start = inspect.getsourcelines(fn)
     return start + next(k for k, s in enumerate(lines) if text in s)
 
 
-def test_index_as_slice_bound_with_traced_trip_count_is_a_located_error():
-    # the statement that needs the index as a Python int, caret under the slice bound
+def test_index_as_slice_bound_with_traced_trip_count_is_one_loop():
+    check(prefix_traced_count, X, np.int64(3))
+    assert "stablehlo.while" in stablehlo(prefix_traced_count, X, np.int64(3))
+
+
+def test_index_dependent_length_a_function_cannot_take_is_a_located_error():
+    # the call that needs the length as a Python int, caret under it
     with pytest.raises(ConcretizationError) as info:
-        jit(prefix_traced_count)(X, np.int64(3))
+        jit(median_traced_count)(X, np.int64(3))
     msg = str(info.value)
-    lineno = line_of(prefix_traced_count, "s = s + x[:i].sum()")
-    assert msg.startswith(f"{__file__}:{lineno}:17\n            s = s + x[:i].sum()\n"
-                          "                    ^^^^^\n"), msg
-    assert "was used where a concrete Python int is needed" in msg
+    lineno = line_of(median_traced_count, "s = s + np.median(x[:i + 1])")
+    assert msg.startswith(f"{__file__}:{lineno}:17\n"), msg
+    assert "np.median" in msg and "only known at run time" in msg
     assert "hint: " in msg
 
 
 def test_index_as_slice_bound_with_traced_trip_count_hint_names_the_loop():
     with pytest.raises(ConcretizationError) as info:
-        jit(prefix_traced_count)(X, np.int64(3))
+        jit(median_traced_count)(X, np.int64(3))
     hint = info.value.hint
-    where = f"{__file__}:{line_of(prefix_traced_count, 'for i in range(n):')}"
+    where = f"{__file__}:{line_of(median_traced_count, 'for i in range(n):')}"
     assert f"the value depends on the index of the loop at {where}, whose trip count is " \
         "only known at run time" in hint, hint
     assert "np.where" in hint, hint
 
 
 def test_index_as_slice_bound_with_python_int_trip_count_specialises():
-    # the Python int n is specialised on its value, then the loop is unrolled
+    # the Python int n is specialised on its value, then the loop is unrolled (np.median
+    # has no bounded implementation); x[:i].sum() alone stays one loop
+    check(prefix_traced_count, X, 3)
+    assert "stablehlo.while" in stablehlo(prefix_traced_count, X, 3)
     with pytest.warns(NpxlaPerformanceWarning, match="loop is unrolled") as record:
-        check(prefix_traced_count, X, 3)
-        assert "stablehlo.while" not in stablehlo(prefix_traced_count, X, 3)
+        check(median_traced_count, X, 3)
+        assert "stablehlo.while" not in stablehlo(median_traced_count, X, 3)
     w = record[0]
     assert w.filename == __file__
     assert open(__file__).read().splitlines()[w.lineno - 1].strip() == "for i in range(n):"
@@ -627,8 +644,7 @@ def test_inplace_updates_inside_staged_loops():
 
 
 def test_slice_bounds_from_the_index_of_a_static_range():
-    with pytest.warns(NpxlaPerformanceWarning):
-        check(slice_augassign_in_static_range, X.copy(), 1.5)
+    check(slice_augassign_in_static_range, X.copy(), 1.5)
 
 
 # --- carried structures -------------------------------------------------------------
@@ -795,7 +811,7 @@ def count_then_slice(x):
     for i in range(3):
         k += 1
         x = x + i
-    return x[:k]
+    return x[:k], np.zeros(k)
 
 
 def test_value_computed_in_static_loop_needed_static_unrolls_the_loop():

@@ -227,11 +227,13 @@ def test_where():
     check(empty, np.zeros((0, 3), bool), np.zeros((0, 3), np.float32))
 
 
-def test_where_one_argument_is_data_dependent():
-    def f(c):
-        return np.where(c)
-    with pytest.raises(ValueError, match="depends on the data"):
-        jit(f)(np.array([True, False]))
+def where_one_argument(c):
+    return np.where(c)
+
+
+def test_where_one_argument_is_nonzero():
+    check(where_one_argument, np.array([True, False, True]))
+    check(where_one_argument, np.array([[0.0, 1.5], [2.0, 0.0]]))
 
 
 def test_complex_parts_and_angle():

@@ -102,11 +102,18 @@ def test_masked_assignment_lowers_to_select():
     check(f, np.array([-1.0, 3.0, -2.0, 0.5]))
 
 
-def test_boolean_mask_read_is_a_located_error():
+def test_boolean_mask_read_is_an_array_of_run_time_length():
+    def f(x):
+        return x[x < 0]
+    x = np.array([1.0, -2.0, 3.0, -4.0])
+    np.testing.assert_array_equal(jit(f)(x), f(x))
+
+
+def test_boolean_mask_combined_with_other_indices_is_a_located_error():
     from npxla.transpiler.base.errors import DataDependentShapeError
 
     def f(x):
-        return x[x < 0]
+        return x[x < 0, None]
     with pytest.raises(DataDependentShapeError) as info:
         jit(f)(np.arange(3.0))
     err = info.value

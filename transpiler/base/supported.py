@@ -18,8 +18,8 @@ NUMPY_SUPPORTED = frozenset({
     "numpy.any", "numpy.append", "numpy.arange", "numpy.arccos", "numpy.arccosh",
     "numpy.arcsin", "numpy.arcsinh", "numpy.arctan", "numpy.arctan2", "numpy.arctanh",
     "numpy.argmax", "numpy.argmin", "numpy.argpartition", "numpy.argsort",
-    "numpy.around", "numpy.array", "numpy.array_equal", "numpy.array_equiv",
-    "numpy.array_split", "numpy.asanyarray", "numpy.asarray",
+    "numpy.argwhere", "numpy.around", "numpy.array", "numpy.array_equal",
+    "numpy.array_equiv", "numpy.array_split", "numpy.asanyarray", "numpy.asarray",
     "numpy.ascontiguousarray", "numpy.asin", "numpy.asinh", "numpy.astype",
     "numpy.atan", "numpy.atan2", "numpy.atanh", "numpy.atleast_1d", "numpy.atleast_2d",
     "numpy.atleast_3d", "numpy.average", "numpy.bincount", "numpy.bitwise_and",
@@ -42,11 +42,11 @@ NUMPY_SUPPORTED = frozenset({
     "numpy.fft.ifft2", "numpy.fft.ifftn", "numpy.fft.ifftshift", "numpy.fft.ihfft",
     "numpy.fft.irfft", "numpy.fft.irfft2", "numpy.fft.irfftn", "numpy.fft.rfft",
     "numpy.fft.rfft2", "numpy.fft.rfftfreq", "numpy.fft.rfftn", "numpy.fix",
-    "numpy.flip", "numpy.fliplr", "numpy.flipud", "numpy.float16", "numpy.float32",
-    "numpy.float64", "numpy.float_power", "numpy.floor", "numpy.floor_divide",
-    "numpy.fmax", "numpy.fmin", "numpy.fmod", "numpy.full", "numpy.full_like",
-    "numpy.gradient", "numpy.greater", "numpy.greater_equal", "numpy.half",
-    "numpy.heaviside", "numpy.histogram", "numpy.hsplit", "numpy.hstack",
+    "numpy.flatnonzero", "numpy.flip", "numpy.fliplr", "numpy.flipud", "numpy.float16",
+    "numpy.float32", "numpy.float64", "numpy.float_power", "numpy.floor",
+    "numpy.floor_divide", "numpy.fmax", "numpy.fmin", "numpy.fmod", "numpy.full",
+    "numpy.full_like", "numpy.gradient", "numpy.greater", "numpy.greater_equal",
+    "numpy.half", "numpy.heaviside", "numpy.histogram", "numpy.hsplit", "numpy.hstack",
     "numpy.hypot", "numpy.identity", "numpy.imag", "numpy.indices", "numpy.inner",
     "numpy.insert", "numpy.int16", "numpy.int32", "numpy.int64", "numpy.int8",
     "numpy.int_", "numpy.intc", "numpy.interp", "numpy.intp", "numpy.invert",
@@ -70,35 +70,31 @@ NUMPY_SUPPORTED = frozenset({
     "numpy.nanargmin", "numpy.nancumprod", "numpy.nancumsum", "numpy.nanmax",
     "numpy.nanmean", "numpy.nanmedian", "numpy.nanmin", "numpy.nanpercentile",
     "numpy.nanprod", "numpy.nanquantile", "numpy.nanstd", "numpy.nansum",
-    "numpy.nanvar", "numpy.ndim", "numpy.negative", "numpy.nextafter",
-    "numpy.not_equal", "numpy.ones", "numpy.ones_like", "numpy.outer", "numpy.pad",
-    "numpy.partition", "numpy.percentile", "numpy.permute_dims", "numpy.piecewise",
-    "numpy.polyfit", "numpy.polyval", "numpy.positive", "numpy.pow", "numpy.power",
-    "numpy.prod", "numpy.ptp", "numpy.put", "numpy.put_along_axis", "numpy.quantile",
-    "numpy.rad2deg", "numpy.radians", "numpy.ravel", "numpy.real", "numpy.reciprocal",
-    "numpy.remainder", "numpy.repeat", "numpy.reshape", "numpy.result_type",
-    "numpy.right_shift", "numpy.rint", "numpy.roll", "numpy.rollaxis", "numpy.rot90",
-    "numpy.round", "numpy.searchsorted", "numpy.select", "numpy.shape", "numpy.short",
-    "numpy.sign", "numpy.signbit", "numpy.sin", "numpy.sinc", "numpy.single",
-    "numpy.sinh", "numpy.size", "numpy.sort", "numpy.sort_complex", "numpy.spacing",
-    "numpy.split", "numpy.sqrt", "numpy.square", "numpy.squeeze", "numpy.stack",
-    "numpy.std", "numpy.subtract", "numpy.sum", "numpy.swapaxes", "numpy.take",
-    "numpy.take_along_axis", "numpy.tan", "numpy.tanh", "numpy.tensordot",
-    "numpy.tile", "numpy.trace", "numpy.transpose", "numpy.trapezoid", "numpy.tri",
-    "numpy.tril", "numpy.triu", "numpy.true_divide", "numpy.trunc", "numpy.ubyte",
-    "numpy.uint", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.uint8",
-    "numpy.uintc", "numpy.uintp", "numpy.ulong", "numpy.ulonglong", "numpy.ushort",
-    "numpy.vander", "numpy.var", "numpy.vdot", "numpy.vsplit", "numpy.vstack",
-    "numpy.where", "numpy.zeros", "numpy.zeros_like",
+    "numpy.nanvar", "numpy.ndarray", "numpy.ndim", "numpy.negative", "numpy.nextafter",
+    "numpy.nonzero", "numpy.not_equal", "numpy.ones", "numpy.ones_like", "numpy.outer",
+    "numpy.pad", "numpy.partition", "numpy.percentile", "numpy.permute_dims",
+    "numpy.piecewise", "numpy.polyfit", "numpy.polyval", "numpy.positive", "numpy.pow",
+    "numpy.power", "numpy.prod", "numpy.ptp", "numpy.put", "numpy.put_along_axis",
+    "numpy.quantile", "numpy.rad2deg", "numpy.radians", "numpy.ravel", "numpy.real",
+    "numpy.reciprocal", "numpy.remainder", "numpy.repeat", "numpy.reshape",
+    "numpy.result_type", "numpy.right_shift", "numpy.rint", "numpy.roll",
+    "numpy.rollaxis", "numpy.rot90", "numpy.round", "numpy.searchsorted",
+    "numpy.select", "numpy.shape", "numpy.short", "numpy.sign", "numpy.signbit",
+    "numpy.sin", "numpy.sinc", "numpy.single", "numpy.sinh", "numpy.size",
+    "numpy.sort", "numpy.sort_complex", "numpy.spacing", "numpy.split", "numpy.sqrt",
+    "numpy.square", "numpy.squeeze", "numpy.stack", "numpy.std", "numpy.subtract",
+    "numpy.sum", "numpy.swapaxes", "numpy.take", "numpy.take_along_axis", "numpy.tan",
+    "numpy.tanh", "numpy.tensordot", "numpy.tile", "numpy.trace", "numpy.transpose",
+    "numpy.trapezoid", "numpy.tri", "numpy.tril", "numpy.triu", "numpy.true_divide",
+    "numpy.trunc", "numpy.ubyte", "numpy.uint", "numpy.uint16", "numpy.uint32",
+    "numpy.uint64", "numpy.uint8", "numpy.uintc", "numpy.uintp", "numpy.ulong",
+    "numpy.ulonglong", "numpy.unique", "numpy.ushort", "numpy.vander", "numpy.var",
+    "numpy.vdot", "numpy.vsplit", "numpy.vstack", "numpy.where", "numpy.zeros",
+    "numpy.zeros_like",
 })
 
 # NumPy callables registered only to refuse traced arrays, with the error @jit raises.
-NUMPY_REFUSED = {
-    "numpy.argwhere": "DataDependentShapeError",
-    "numpy.flatnonzero": "DataDependentShapeError",
-    "numpy.nonzero": "DataDependentShapeError",
-    "numpy.unique": "DataDependentShapeError",
-}
+NUMPY_REFUSED = {}
 
 # The other public NumPy callables: NumPy computes them while staging when every
 # argument is a constant; given a traced array @jit raises UnsupportedFunctionError
@@ -136,11 +132,11 @@ NUMPY_UNSUPPORTED = frozenset({
     "numpy.linalg.trace", "numpy.linalg.vecdot", "numpy.load", "numpy.loadtxt",
     "numpy.logspace", "numpy.longdouble", "numpy.mask_indices", "numpy.matrix",
     "numpy.matrix_transpose", "numpy.matvec", "numpy.may_share_memory", "numpy.memmap",
-    "numpy.min_scalar_type", "numpy.mintypecode", "numpy.ndarray", "numpy.ndenumerate",
-    "numpy.ndindex", "numpy.nditer", "numpy.nested_iters", "numpy.number",
-    "numpy.object_", "numpy.packbits", "numpy.place", "numpy.poly", "numpy.poly1d",
-    "numpy.polyadd", "numpy.polyder", "numpy.polydiv", "numpy.polyint",
-    "numpy.polymul", "numpy.polynomial.Chebyshev", "numpy.polynomial.Hermite",
+    "numpy.min_scalar_type", "numpy.mintypecode", "numpy.ndenumerate", "numpy.ndindex",
+    "numpy.nditer", "numpy.nested_iters", "numpy.number", "numpy.object_",
+    "numpy.packbits", "numpy.place", "numpy.poly", "numpy.poly1d", "numpy.polyadd",
+    "numpy.polyder", "numpy.polydiv", "numpy.polyint", "numpy.polymul",
+    "numpy.polynomial.Chebyshev", "numpy.polynomial.Hermite",
     "numpy.polynomial.HermiteE", "numpy.polynomial.Laguerre",
     "numpy.polynomial.Legendre", "numpy.polynomial.Polynomial",
     "numpy.polynomial.chebyshev.ABCPolyBase", "numpy.polynomial.chebyshev.Chebyshev",
@@ -284,17 +280,30 @@ NUMPY_UFUNCS = frozenset({
 # ufunc methods (`np.add.reduce`) that compile; the other methods of UFUNC_METHOD_NAMES
 # raise UnsupportedFunctionError on traced arrays.
 UFUNC_METHODS_SUPPORTED = frozenset({
-    "numpy.add.accumulate", "numpy.add.at", "numpy.add.reduce",
-    "numpy.bitwise_and.accumulate", "numpy.bitwise_and.at",
-    "numpy.bitwise_or.accumulate", "numpy.bitwise_or.at",
-    "numpy.bitwise_xor.accumulate", "numpy.bitwise_xor.at", "numpy.fmax.accumulate",
-    "numpy.fmin.accumulate", "numpy.logical_and.accumulate", "numpy.logical_and.at",
-    "numpy.logical_and.reduce", "numpy.logical_or.accumulate", "numpy.logical_or.at",
+    "numpy.add.accumulate", "numpy.add.at", "numpy.add.outer", "numpy.add.reduce",
+    "numpy.arctan2.outer", "numpy.atan2.outer", "numpy.bitwise_and.accumulate",
+    "numpy.bitwise_and.at", "numpy.bitwise_and.outer",
+    "numpy.bitwise_left_shift.outer", "numpy.bitwise_or.accumulate",
+    "numpy.bitwise_or.at", "numpy.bitwise_or.outer", "numpy.bitwise_right_shift.outer",
+    "numpy.bitwise_xor.accumulate", "numpy.bitwise_xor.at", "numpy.bitwise_xor.outer",
+    "numpy.copysign.outer", "numpy.divide.outer", "numpy.divmod.outer",
+    "numpy.equal.outer", "numpy.float_power.outer", "numpy.floor_divide.outer",
+    "numpy.fmax.accumulate", "numpy.fmax.outer", "numpy.fmin.accumulate",
+    "numpy.fmin.outer", "numpy.fmod.outer", "numpy.greater.outer",
+    "numpy.greater_equal.outer", "numpy.heaviside.outer", "numpy.hypot.outer",
+    "numpy.left_shift.outer", "numpy.less.outer", "numpy.less_equal.outer",
+    "numpy.logaddexp.outer", "numpy.logaddexp2.outer", "numpy.logical_and.accumulate",
+    "numpy.logical_and.at", "numpy.logical_and.outer", "numpy.logical_and.reduce",
+    "numpy.logical_or.accumulate", "numpy.logical_or.at", "numpy.logical_or.outer",
     "numpy.logical_or.reduce", "numpy.logical_xor.accumulate", "numpy.logical_xor.at",
-    "numpy.maximum.accumulate", "numpy.maximum.at", "numpy.maximum.reduce",
-    "numpy.minimum.accumulate", "numpy.minimum.at", "numpy.minimum.reduce",
-    "numpy.multiply.accumulate", "numpy.multiply.at", "numpy.multiply.reduce",
-    "numpy.subtract.at",
+    "numpy.logical_xor.outer", "numpy.maximum.accumulate", "numpy.maximum.at",
+    "numpy.maximum.outer", "numpy.maximum.reduce", "numpy.minimum.accumulate",
+    "numpy.minimum.at", "numpy.minimum.outer", "numpy.minimum.reduce",
+    "numpy.mod.outer", "numpy.multiply.accumulate", "numpy.multiply.at",
+    "numpy.multiply.outer", "numpy.multiply.reduce", "numpy.nextafter.outer",
+    "numpy.not_equal.outer", "numpy.pow.outer", "numpy.power.outer",
+    "numpy.remainder.outer", "numpy.right_shift.outer", "numpy.subtract.at",
+    "numpy.subtract.outer", "numpy.true_divide.outer",
 })
 
 # The methods every ufunc has.
@@ -307,15 +316,13 @@ NDARRAY_SUPPORTED = frozenset({
     "T", "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "clip",
     "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "dtype",
     "flatten", "imag", "item", "itemsize", "max", "mean", "min", "nbytes", "ndim",
-    "partition", "prod", "put", "ravel", "real", "repeat", "reshape", "round",
-    "searchsorted", "shape", "size", "sort", "squeeze", "std", "sum", "swapaxes",
-    "take", "tolist", "trace", "transpose", "var",
+    "nonzero", "partition", "prod", "put", "ravel", "real", "repeat", "reshape",
+    "round", "searchsorted", "shape", "size", "sort", "squeeze", "std", "sum",
+    "swapaxes", "take", "tolist", "trace", "transpose", "var",
 })
 
 # ndarray methods registered only to refuse, with the error.
-NDARRAY_REFUSED = {
-    "nonzero": "DataDependentShapeError",
-}
+NDARRAY_REFUSED = {}
 
 # The other public ndarray attributes: UnsupportedFunctionError on any array @jit
 # creates or traces, constant or not.
@@ -346,7 +353,8 @@ MATH_UNSUPPORTED = frozenset({
 # Builtins with an implementation for traced values.
 BUILTINS_REGISTERED = frozenset({
     "builtins.abs", "builtins.bool", "builtins.complex", "builtins.float",
-    "builtins.int", "builtins.max", "builtins.min", "builtins.round", "builtins.sum",
+    "builtins.int", "builtins.max", "builtins.min", "builtins.round",
+    "builtins.setattr", "builtins.sum",
 })
 
 # Calls converted code routes to handlers of their own (print, range, type questions,

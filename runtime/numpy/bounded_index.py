@@ -1,0 +1,310 @@
+"""Indexing that makes, reads and writes arrays with dynamic extents.
+
+- `x[i, :j]`, `x[i + 1:M, i]`, `x[lo[k]:lo[k + 1]]`: a slice with a traced start or stop
+  (step 1) is a *view* whose buffer is the whole axis (so writes through it, and reads
+  after writes to `x`, behave as NumPy's view) and whose extent is the normalised
+  window. A known start is cut off statically, so `:j` keeps offset 0.
+- `b[k]`, `b[a:c]`, `b[::-1]` on a bounded array: offset arithmetic on the same buffer.
+- Assigning into any of them (`A[i, :j] = v`, `y[:k] += d`) is a select of the valid
+  window, written through the buffer view.
+- `x[mask]` compacts the selected elements to the front of a buffer as long as the
+  mask (a prefix scan plus one scatter); `x[mask] = v` with such a `v` gathers back.
+- `x[idx]` with a bounded integer index gathers with the padding indices zeroed.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from npxla.transpiler.base.errors import ConcretizationError
+
+from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.staging.bounded import BoundedArray, is_bounded
+from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import gather as G
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.scan import cumulative
+from npxla.runtime.numpy import bounded_core as B
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.errorflags import check
+from npxla.runtime.numpy.slicing import _expand, is_int
+
+_I64 = np.dtype(np.int64)
+
+
+# --- which indices make dynamic extents -----------------------------------------------
+def _traced_bound(v):
+    return (is_abstract(v) and v.const is None) or is_bounded(v)
+
+
+def dynamic_slices(index) -> bool:
+    """Whether a basic index has a slice with a traced start or stop that a bounded
+    array should stand for. A bound computed only from Python scalar *arguments* is
+    left to the driver, which specialises the function on their values (exact shapes,
+    better code); loop indices and array data are not specialisable."""
+    entries = index if isinstance(index, tuple) else (index,)
+    found = False
+    for e in entries:
+        if isinstance(e, slice):
+            for v in (e.start, e.stop):
+                if _traced_bound(v):
+                    trace = current_trace()
+                    if trace is not None and not v.deps.isdisjoint(trace.specialisable):
+                        return False
+                    found = True
+    return found
+
+
+def _refuse_step(deps):
+    raise ConcretizationError(
+        "a slice with a traced start or stop and a step other than 1 is not supported",
+        deps=deps, hint="slice with step 1 and index the result ([::2]) with static "
+                        "bounds, or use a mask")
+
+
+def _window(entry, n):
+    """(static slice for the buffer, offset, count) of a slice with traced bounds."""
+    step = entry.step
+    if step is not None and (_traced_bound(step) or operator.index(step) != 1):
+        _refuse_step(B.deps_of(entry.start, entry.stop, step))
+    for v in (entry.start, entry.stop):
+        if is_bounded(v) or (is_abstract(v) and (v.ndim or v.dtype.kind not in "iub")):
+            raise TypeError("slice indices must be integers or None or have an __index__ "
+                            "method")
+    start = 0 if entry.start is None else B.normalise_bound(entry.start, n)
+    stop = n if entry.stop is None else B.normalise_bound(entry.stop, n)
+    ks, ke = B.known(start), B.known(stop)
+    if ks is not None:
+        return slice(ks, None), 0, B.maximum(B.sub(stop, ks), 0)
+    if ke is not None:
+        offset = B.minimum(start, ke)
+        return slice(None, ke), offset, B.maximum(B.sub(ke, start), 0)
+    return slice(None), start, B.maximum(B.sub(stop, start), 0)
+
+
+def slice_dynamic(x: AbstractArray, index, getitem) -> BoundedArray:
+    """`x[index]` where some slice bound is traced (`getitem`: the static path)."""
+    entries = _expand(index, x.ndim)
+    new, plan = [], []
+    deps = frozenset()
+    axis = out_axis = 0
+    for e in entries:
+        if e is None:
+            new.append(None)
+            out_axis += 1
+            continue
+        if isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop)):
+            cut, offset, count = _window(e, x.shape[axis])
+            new.append(cut)
+            plan.append((out_axis, B.extent(offset, count)))
+            deps |= B.deps_of(e.start, e.stop)
+        else:
+            new.append(e)
+        if isinstance(e, slice):
+            out_axis += 1
+        axis += 1
+    buf = getitem(x, tuple(new))
+    ext = [None] * buf.ndim
+    for a, e in plan:
+        ext[a] = e
+    return BoundedArray(buf, ext, deps)
+
+
+# --- indexing a bounded array -----------------------------------------------------------
+def _position(i, e: B.Extent, axis):
+    """Buffer position of integer index `i` into a dynamic axis, bounds-checked."""
+    count = e.count
+    ki, kc = B.known(i), B.known(count)
+    if ki is not None and kc is not None:
+        if not -kc <= ki < kc:
+            raise IndexError(f"index {ki} is out of bounds for axis {axis} with size {kc}")
+        return B.add(e.offset, ki % kc)
+    i = B.traced(i)
+    wrapped = S.select(B.compare(i, 0, "LT"), B.add(i, count), i)
+    bad = E.bitwise_or(B.compare(wrapped, 0, "LT"), B.compare(wrapped, count, "GE"))
+    check(bad, f"index {{}} is out of bounds for axis {axis}", payload=i)
+    return B.add(e.offset, B.clip(wrapped, 0, B.maximum(B.sub(count, 1), 0)))
+
+
+def translate(b: BoundedArray, index):
+    """`index` into bounded `b` as an index into its buffer, and the extents of the
+    result's axes (ints, slices with step 1 or a plain reverse, None, `...`)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if any(not (e is None or e is Ellipsis or isinstance(e, slice) or is_int(e) or
+                (is_abstract(e) and e.ndim == 0 and e.dtype.kind in "iu")) for e in index):
+        b.refuse("advanced indexing (an index array or a mask)")
+    entries = _expand(index, b.ndim)
+    new, ext = [], []
+    axis = 0
+    for e in entries:
+        if e is None:
+            new.append(None), ext.append(None)
+            continue
+        n, ex = b.bound[axis], b.ext[axis]
+        if ex is None:
+            if isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop)):
+                cut, offset, count = _window(e, n)
+                new.append(cut), ext.append(B.extent(offset, count))
+            else:
+                new.append(e)
+                if isinstance(e, slice):
+                    ext.append(None)
+        elif isinstance(e, slice):
+            cut, e2 = _sub_window(b, e, n, ex)
+            new.append(cut), ext.append(e2)
+        else:
+            new.append(_position(e, ex, axis))
+        axis += 1
+    return new, ext
+
+
+def _index_deps(index):
+    deps = frozenset()
+    for e in (index if isinstance(index, tuple) else (index,)):
+        deps |= B.deps_of(*((e.start, e.stop, e.step) if isinstance(e, slice) else (e,)))
+    return deps
+
+
+def getitem_bounded(b: BoundedArray, index, getitem):
+    """`b[index]`: a view of the same buffer with moved extents."""
+    new, ext = translate(b, index)
+    buf = getitem(b.buf, tuple(new))
+    return B.make(buf, ext, b.extent_deps | _index_deps(index)) if is_abstract(buf) and buf.ndim == len(ext) else buf
+
+
+def _sub_window(b, e, n, ex):
+    step = e.step
+    if step is not None and (_traced_bound(step) or operator.index(step) not in (1, -1)):
+        b.refuse("a slice with a step other than 1 or -1")
+    if step is not None and operator.index(step) == -1:
+        if e.start is not None or e.stop is not None:
+            b.refuse("a reversed slice with bounds")
+        return slice(None, None, -1), B.extent(B.sub(B.sub(n, ex.offset), ex.count),
+                                              ex.count)
+    count = ex.count
+    start = 0 if e.start is None else _relative(e.start, count)
+    stop = count if e.stop is None else _relative(e.stop, count)
+    return slice(None), B.extent(B.add(ex.offset, start),
+                                 B.maximum(B.sub(stop, start), 0))
+
+
+def _relative(v, count):
+    """A slice bound inside a window of `count` elements (negatives from its end)."""
+    kc = B.known(count)
+    if kc is not None and B.known(v) is not None:
+        return B.normalise_bound(v, kc)
+    v = B.traced(v)
+    wrapped = S.select(B.compare(v, 0, "LT"), B.add(v, count), v)
+    return B.clip(wrapped, 0, count)
+
+
+# --- assignment ---------------------------------------------------------------------------
+def assign(target, value):
+    """Write `value` (broadcast, cast like NumPy's setitem) into `target`, a bounded
+    array or a static view, through its buffer: only the valid window changes."""
+    tb, text = B.parts(target)
+    value = B.as_operand(value)
+    vb, vext = B.parts(value)
+    vb = cast_to(vb, tb.dtype)
+    nd = tb.ndim
+    if vb.ndim > nd:
+        raise ValueError(f"could not broadcast input array from shape {vb.shape} into "
+                         f"shape {tb.shape}")
+    for k in range(nd):
+        a = vb.ndim - nd + k
+        if a < 0:
+            continue
+        te, ve = text[k], vext[a]
+        what = "could not broadcast input array into the assigned slice"
+        if te is not None and ve is not None:
+            if B.same(ve.count, te.count):
+                vb = B.relocate(vb, a, ve.offset, te.offset, tb.shape[k])
+            else:                       # equal, or 1 (broadcast), at run time
+                ok = E.bitwise_or(B.compare(ve.count, te.count, "EQ"),
+                                  B.compare(ve.count, 1, "EQ"))
+                check(E.bitwise_not(ok), what, error=ValueError)
+                vb = B.broadcast_one(vb, a, ve, te.offset, tb.shape[k])
+        elif te is not None and vb.shape[a] != 1:
+            B.check_counts(vb.shape[a], te.count, what)
+            vb = B.relocate(vb, a, 0, te.offset, tb.shape[k])
+        elif ve is not None:
+            B.check_counts(ve.count, tb.shape[k], what)
+            vb = B.relocate(vb, a, ve.offset, 0, tb.shape[k])
+        elif vb.shape[a] not in (1, tb.shape[k]):
+            raise ValueError(f"could not broadcast input array from shape {vb.shape} into "
+                             f"shape {tb.shape}")
+    vb = broadcast_to_shape(vb, tb.shape)
+    if is_bounded(target):
+        vb = S.select(B.valid_mask(target), vb, tb)
+    tb.assign(vb)
+
+
+# --- boolean masks ---------------------------------------------------------------------------
+def _flat(x, lead):
+    n = int(np.prod(x.shape[:lead], dtype=np.int64))
+    return S.reshape(x, shape=(n,) + x.shape[lead:]), n
+
+
+def _ranks(mask):
+    """Per flat position: how many selected positions precede it, and the total."""
+    m, n = _flat(mask, mask.ndim)
+    if n == 0:
+        return m, None, 0, 0
+    run = cumulative(cast_to(m, _I64), kind="add", axis=0)
+    count = S.reshape(S.static_slice(run, start=(n - 1,), limit=(n,), strides=(1,)),
+                      shape=()) if n else as_abstract(np.int64(0))
+    return m, run, count, n
+
+
+def compact(x: AbstractArray, mask: AbstractArray) -> BoundedArray:
+    """`x[mask]` for a mask over x's leading axes: the selected rows, in order, at the
+    front of a buffer with one row per mask element."""
+    m, run, count, n = _ranks(mask)
+    rows, _ = _flat(x, mask.ndim)
+    if n == 0:
+        return BoundedArray(rows, (B.extent(0, 0),) + (None,) * (rows.ndim - 1),
+                            deps=mask.deps)
+    dest = S.select(m, _minus_one(run),
+                    broadcast_to_shape(as_abstract(np.int64(n)), (n,)))
+    zeros = broadcast_to_shape(as_abstract(np.zeros((), x.dtype)), rows.shape)
+    buf = G.scatter(zeros, S.reshape(dest, shape=(n, 1)), rows, kind="replace") if n \
+        else zeros
+    return BoundedArray(buf, (B.extent(0, count),) + (None,) * (rows.ndim - 1),
+                        deps=mask.deps)
+
+
+def _minus_one(run):
+    return B.sub(run, broadcast_to_shape(as_abstract(np.int64(1)), run.shape))
+
+
+def mask_assign(x: AbstractArray, mask: AbstractArray, value: BoundedArray):
+    """`x[mask] = value` where `value` has a dynamic first axis: the i-th selected
+    position takes value's i-th row (NumPy's rule), after a run-time count check."""
+    m, run, count, n = _ranks(mask)
+    if n == 0:
+        return
+    e = value.ext[0]
+    if e is None or any(value.ext[1:]):
+        value.refuse("assigning it through a boolean mask")
+    B.check_counts(e.count, count, "NumPy boolean array indexing assignment cannot "
+                   "assign the input values to the output values where the mask is true")
+    rows, _ = _flat(x, mask.ndim)
+    vb = cast_to(value.buf, x.dtype)
+    if vb.shape[1:] != rows.shape[1:]:
+        vb = broadcast_to_shape(vb, (vb.shape[0],) + rows.shape[1:])
+    src = B.clip(B.add(_minus_one(run), broadcast_to_shape(B.traced(e.offset), (n,))), 0,
+                 vb.shape[0] - 1)
+    picked = G.gather(vb, S.reshape(src, shape=(n, 1)))
+    sel = S.broadcast_in_dim(m, shape=rows.shape, dims=(0,))
+    new = S.select(sel, picked, rows)
+    x.assign(S.reshape(new, shape=x.shape))
+
+
+def gather_rows(x: AbstractArray, idx: BoundedArray, getitem):
+    """`x[idx]` with a bounded integer index array: padding indices read row 0."""
+    safe = B.filled(idx, 0)
+    out = getitem(x, safe)
+    return B.make(out, idx.ext + (None,) * (out.ndim - idx.ndim), idx.extent_deps)

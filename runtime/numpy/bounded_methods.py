@@ -1,0 +1,179 @@
+"""The NumPy behaviour of bounded arrays, installed on the class like methods.py does
+for `AbstractArray`: operators, in-place operators, indexing, methods, properties and
+NumPy's protocols, plus the registry hook that routes a registered NumPy function to
+the bounded implementations (`HANDLERS`). A function without a handler refuses with the
+extent's dependencies (see `BoundedArray.refuse`): a loop index makes staging unroll
+that loop, as it did before dynamic extents, and data gets a located error.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npxla.runtime.staging.bounded import BoundedArray, bounded_layer, is_bounded
+from npxla.runtime.numpy import bounded_core as B
+from npxla.runtime.numpy import bounded_index as BI
+from npxla.runtime.numpy import bounded_ops as ops
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.registry import dispatch
+from npxla.runtime.numpy.ufunc_core import check_cast
+from npxla.runtime.numpy.values import fresh
+
+
+def _len(entry_fn, args, kwargs):
+    (x,) = args
+    return B.shape_of(x)[0]
+
+
+def _shape(fn, args, kwargs):
+    return B.shape_of(args[0])
+
+
+def _size(fn, args, kwargs):
+    return B.size_of(args[0])
+
+
+def _copy(fn, args, kwargs):
+    x = args[0]
+    return B.make(fresh(x.buf), x.ext, x.extent_deps)
+
+
+def _cumulative(identity):
+    def run(fn, args, kwargs):
+        params = ops._bind(fn, args, kwargs)
+        x = params.pop("a")
+        axis = params.get("axis")
+        if params.get("out") is not None or (axis is None and x.ndim != 1):
+            x.refuse(f"np.{fn.__name__} of a multi-dimensional bounded array without axis=")
+        buf = B.filled(x, identity)
+        return B.make(dispatch(fn, (buf,), params), x.ext, x.extent_deps)
+    return run
+
+
+def _reduction(name):
+    return lambda fn, args, kwargs: ops.reduction(fn, name, args, kwargs)
+
+
+def _contraction(name):
+    return lambda fn, args, kwargs: ops.contraction(fn, name, args, kwargs)
+
+
+HANDLERS = {
+    "np.where": ops.elementwise, "np.clip": ops.elementwise,
+    "np.linalg.norm": lambda fn, args, kwargs: ops.vector_norm(fn, "norm", args, kwargs), "len": _len, "np.shape": _shape, "np.size": _size,
+    "np.copy": _copy, "np.cumsum": _cumulative(0), "np.cumprod": _cumulative(1),
+}
+for _name in list(ops._REDUCTIONS) + ["mean", "nanmean", "var", "std"]:
+    HANDLERS["np." + _name] = _reduction(_name)
+for _name in ("dot", "matmul", "inner", "vdot"):
+    HANDLERS["np." + _name] = _contraction(_name)
+
+
+def call(entry, fn, args, kwargs):
+    """A registered NumPy function some of whose arguments are bounded arrays."""
+    handler = HANDLERS.get(entry.name)
+    if handler is None and isinstance(fn, np.ufunc) and fn.signature is None:
+        handler = ops.elementwise
+    if handler is None:
+        ops.first_bounded((args, kwargs)).refuse(entry.name)
+    return handler(fn, args, kwargs)
+
+
+# --- the class's NumPy behaviour -----------------------------------------------------------
+_METHODS = {name: getattr(np, name) for name in (
+    "sum", "prod", "max", "min", "mean", "std", "var", "any", "all", "argmax", "argmin",
+    "dot", "cumsum", "cumprod", "copy", "clip")}
+
+
+def _getattr(self, name):
+    fn = _METHODS.get(name)
+    if fn is not None:
+        return lambda *args, **kwargs: dispatch(fn, (self,) + args, kwargs)
+    prop = _PROPERTIES.get(name)
+    if prop is not None:
+        return prop(self)
+    if name == "astype":
+        return lambda dtype, *a, **k: B.make(cast_to(self.buf, np.dtype(dtype)), self.ext,
+                                             self.extent_deps)
+    if name.startswith("__") or not hasattr(np.ndarray, name):
+        raise AttributeError(f"'numpy.ndarray' object has no attribute '{name}'")
+    self.refuse(f"ndarray.{name}")
+
+
+def _transpose(x):
+    buf = dispatch(np.transpose, (x.buf,), {})
+    return B.make(buf, tuple(reversed(x.ext)), x.extent_deps)
+
+
+_PROPERTIES = {
+    "shape": B.shape_of, "size": B.size_of, "T": _transpose,
+    "real": lambda x: ops.elementwise(np.real, (x,), {}) if x.dtype.kind == "c" else x,
+}
+
+
+def _binary(fn, reflected=False):
+    def op(self, other):
+        if isinstance(other, (str, bytes, dict, set)) or callable(other):
+            return NotImplemented
+        return dispatch(fn, (other, self) if reflected else (self, other), {})
+    return op
+
+
+def _inplace(fn):
+    def op(self, other):
+        new = ops.elementwise(fn, (self, other), {})
+        check_cast(fn.__name__, new.dtype, self.dtype)
+        BI.assign(self, new)
+        return self
+    return op
+
+
+def _setitem(self, index, value):
+    target = BI.getitem_bounded(self, index, _static_getitem)
+    if not is_bounded(target) and (target.ndim == 0 or target._view is None):
+        new, _ = BI.translate(self, index)
+        _static_setitem(self.buf, tuple(new), value)
+        return
+    BI.assign(target, value)
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    if method != "__call__":
+        self.refuse(f"np.{ufunc.__name__}.{method}")
+    return ops.elementwise(ufunc, inputs, kwargs)
+
+
+def _array_function(self, func, types, args, kwargs):
+    return dispatch(func, args, kwargs)
+
+
+_BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
+    "matmul": np.matmul, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "lshift": np.left_shift, "rshift": np.right_shift,
+}
+for _py, _fn in _BINARY.items():
+    setattr(BoundedArray, f"__{_py}__", _binary(_fn))
+    setattr(BoundedArray, f"__r{_py}__", _binary(_fn, reflected=True))
+    setattr(BoundedArray, f"__i{_py}__", _inplace(_fn))
+for _py, _fn in {"lt": np.less, "le": np.less_equal, "gt": np.greater,
+                 "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}.items():
+    setattr(BoundedArray, f"__{_py}__", _binary(_fn))
+for _py, _fn in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
+                 "invert": np.invert}.items():
+    setattr(BoundedArray, f"__{_py}__", lambda self, _f=_fn: ops.elementwise(_f, (self,), {}))
+
+_static_getitem = None
+_static_setitem = None
+
+
+def install(getitem, setitem):
+    """Called by the indexing module with the static item access it implements."""
+    global _static_getitem, _static_setitem
+    _static_getitem, _static_setitem = getitem, setitem
+    BoundedArray.__getitem__ = lambda self, index: BI.getitem_bounded(self, index, getitem)
+    BoundedArray.__setitem__ = _setitem
+    BoundedArray.__getattr__ = _getattr
+    BoundedArray.__array_ufunc__ = _array_ufunc
+    BoundedArray.__array_function__ = _array_function
+    bounded_layer.call = call

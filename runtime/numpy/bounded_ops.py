@@ -1,0 +1,285 @@
+"""NumPy functions on bounded arrays: elementwise ufuncs, reductions and contractions.
+
+Elementwise operations run on the buffers after `conform` has brought every operand to
+one extent, so padding only ever meets padding. Reductions and contractions replace the
+padding by the operation's identity first (`filled`): 0 for sums and dot products, 1
+for products, -inf/+inf (or the integer limits) for max/min and arg-max/min; a mean
+divides by the traced count, so an empty selection gives NaN as NumPy does (without
+NumPy's warning). A max/min/argmax of an empty dynamic axis raises NumPy's ValueError
+as a run-time check.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
+
+from npxla.runtime.staging.abstract import is_abstract
+from npxla.runtime.staging.bounded import is_bounded
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.numpy import bounded_core as B
+from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.errorflags import check
+from npxla.runtime.numpy.registry import dispatch
+
+_I64 = np.dtype(np.int64)
+
+
+def first_bounded(tree):
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        if is_bounded(x):
+            return x
+        if isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+    return None
+
+
+# --- elementwise ------------------------------------------------------------------------
+# integer ufuncs whose run-time checks or results could be upset by padding values
+_PAD_SENSITIVE = {"power", "floor_divide", "remainder", "fmod", "divmod", "left_shift",
+                  "right_shift", "true_divide", "divide"}
+
+
+def elementwise(fn, args, kwargs):
+    """A ufunc (or np.where / np.clip) on operands of which some are bounded."""
+    if kwargs.get("out") is not None or kwargs.get("where", True) is not True:
+        first_bounded(args).refuse(f"np.{fn.__name__} with out= or where=")
+    arrays = [k for k, a in enumerate(args) if is_bounded(a) or is_abstract(a) or
+              isinstance(a, (np.ndarray, list, tuple))]
+    ops = [B.as_operand(args[k]) for k in arrays]
+    if getattr(fn, "__name__", "") in _PAD_SENSITIVE:
+        ops = [_safe(x) for x in ops]
+    bufs, bound, ext = B.conform(ops)
+    new = list(args)
+    for k, buf in zip(arrays, bufs):
+        new[k] = buf
+    result = dispatch(fn, tuple(new), kwargs)
+    deps = B.extent_deps(*ops)
+    if isinstance(result, tuple):
+        return tuple(B.make(r, ext, deps) for r in result)
+    return B.make(result, ext, deps)
+
+
+def _safe(x):
+    if is_bounded(x) and x.dtype.kind in "iu":
+        return B.make(B.filled(x, 1), x.ext, x.extent_deps)
+    return x
+
+
+# --- reductions ---------------------------------------------------------------------------
+def _lowest(dtype):
+    if dtype.kind == "b":
+        return False
+    return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    if dtype.kind == "b":
+        return True
+    return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+
+
+# name -> (padding value for a dtype, needs a non-empty axis)
+_REDUCTIONS = {
+    "sum": (lambda d: 0, False), "nansum": (lambda d: 0, False),
+    "prod": (lambda d: 1, False), "nanprod": (lambda d: 1, False),
+    "max": (_lowest, True), "amax": (_lowest, True), "min": (_highest, True),
+    "amin": (_highest, True), "any": (lambda d: False, False),
+    "all": (lambda d: True, False), "count_nonzero": (lambda d: 0, False),
+    "argmax": (_lowest, True), "argmin": (_highest, True),
+}
+_EMPTY = {"max": "maximum", "amax": "maximum", "min": "minimum", "amin": "minimum"}
+
+
+def _axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted(normalize_axis_tuple(axes, ndim)))
+
+
+def _bind(fn, args, kwargs):
+    params = inspect.signature(fn).bind(*args, **kwargs).arguments
+    return dict(params)
+
+
+def _kept(b, axes, keepdims):
+    return [None if a in axes else e for a, e in enumerate(b.ext)
+            if keepdims or a not in axes]
+
+
+def _refuse_extras(b, name, params):
+    for key in ("out", "initial", "where", "mean", "correction"):
+        if params.get(key) is not None and key in params and \
+                not (key == "where" and params[key] is True):
+            b.refuse(f"np.{name} with {key}=")
+
+
+def reduction(fn, name, args, kwargs):
+    params = _bind(fn, args, kwargs)
+    b = params.pop("a", None)
+    if b is None:
+        b = params.pop("x")
+    if not is_bounded(b):
+        first_bounded((args, kwargs)).refuse(f"np.{name} with a bounded argument")
+    _refuse_extras(b, name, params)
+    axes = _axes(params.get("axis"), b.ndim)
+    keepdims = bool(params.get("keepdims", False))
+    if name in ("mean", "nanmean"):
+        return _mean(b, axes, params.get("dtype"), keepdims)
+    if name in ("var", "std"):
+        return _var(b, axes, name, params)
+    pad, nonempty = _REDUCTIONS[name]
+    dyn = [a for a in axes if b.ext[a] is not None]
+    if nonempty:
+        _check_nonempty(b, dyn, name)
+    buf = B.filled(b, pad(b.dtype), dyn)
+    call = {k: v for k, v in params.items() if k not in ("out",)}
+    result = dispatch(fn, (buf,), call)
+    if name in ("argmax", "argmin"):
+        return _arg_index(b, axes, params.get("axis"), result, keepdims)
+    return B.make(result, _kept(b, axes, keepdims), b.extent_deps)
+
+
+def _check_nonempty(b, dyn, name):
+    for a in dyn:
+        empty = B.compare(b.ext[a].count, 0, "EQ")
+        if name in _EMPTY:
+            msg = (f"zero-size array to reduction operation {_EMPTY[name]} which has no "
+                   "identity")
+        else:
+            msg = f"attempt to get {name} of an empty sequence"
+        check(empty, msg, error=ValueError)
+
+
+def _arg_index(b, axes, axis, result, keepdims):
+    """Arg-max/min found in buffer coordinates, returned in the array's."""
+    if axis is None:
+        idx = B.traced(result)
+        coords, flat = [], 0
+        for a in reversed(range(b.ndim)):
+            coords.append(E.remainder(idx, B.traced(b.bound[a])))
+            idx = E.divide(idx, B.traced(b.bound[a]))
+        coords.reverse()
+        shape = B.shape_of(b)
+        for a in range(b.ndim):
+            pos = coords[a] if b.ext[a] is None else B.sub(coords[a], b.ext[a].offset)
+            flat = B.add(B.mul(flat, shape[a]), pos)
+        return cast_to(B.traced(flat), _I64)
+    (a,) = axes
+    ext = _kept(b, axes, keepdims)
+    if b.ext[a] is None:
+        return B.make(result, ext, b.extent_deps)
+    off = B.traced(b.ext[a].offset)
+    return B.make(B.sub(result, B.traced(off)), ext, b.extent_deps)
+
+
+def _count(b, axes):
+    n = 1
+    for a in axes:
+        n = B.mul(n, b.ext[a].count if b.ext[a] is not None else b.bound[a])
+    return n
+
+
+def _mean(b, axes, dtype, keepdims):
+    if dtype is None:
+        dtype = np.mean(np.zeros(1, b.dtype)).dtype
+    dyn = [a for a in axes if b.ext[a] is not None]
+    total = dispatch(np.sum, (B.filled(b, 0, dyn),),
+                     {"axis": axes, "dtype": dtype, "keepdims": keepdims})
+    n = cast_to(B.traced(_count(b, axes)), np.dtype(dtype) if np.dtype(dtype).kind in "fc"
+                else np.float64)
+    out = dispatch(np.true_divide, (total, n), {})
+    out = cast_to(out, dtype)
+    return B.make(out, _kept(b, axes, keepdims), b.extent_deps)
+
+
+def _var(b, axes, name, params):
+    ddof = params.get("ddof", 0) or 0
+    keepdims = bool(params.get("keepdims", False))
+    m = _mean(b, axes, params.get("dtype"), True)
+    d = elementwise(np.subtract, (b, m), {})
+    sq = elementwise(np.square, (elementwise(np.absolute, (d,), {}),), {}) \
+        if d.dtype.kind == "c" else elementwise(np.square, (d,), {})
+    sq = sq if is_bounded(sq) else B.make(sq, (None,) * sq.ndim)
+    dyn = [a for a in axes if b.ext[a] is not None]
+    total = dispatch(np.sum, (B.filled(sq, 0, dyn),), {"axis": axes, "keepdims": keepdims})
+    n = B.sub(_count(b, axes), ddof)
+    n = cast_to(B.traced(B.maximum(n, 0)), total.dtype if total.dtype.kind == "f"
+                else np.float64)
+    var = dispatch(np.true_divide, (total, n), {})
+    out = dispatch(np.sqrt, (var,), {}) if name == "std" else var
+    return B.make(out, _kept(b, axes, keepdims), b.extent_deps)
+
+
+# --- contractions -------------------------------------------------------------------------
+def contraction(fn, name, args, kwargs):
+    """np.dot / np.matmul / `@` / np.inner / np.vdot with bounded operands: the two
+    contracted axes are brought to one extent and zero-padded, the others keep theirs."""
+    if kwargs.get("out") is not None:
+        first_bounded(args).refuse(f"np.{name} with out=")
+    a, b = (B.as_operand(x) for x in args[:2])
+    if name == "vdot":
+        a, b = _flat1(a), _flat1(b)
+        name = "dot"
+        fn = np.dot
+        if a.dtype.kind == "c":
+            a = elementwise(np.conjugate, (a,), {})
+    ab, ae = B.parts(a)
+    bb, be = B.parts(b)
+    if ab.ndim == 0 or bb.ndim == 0:
+        return elementwise(np.multiply, (a, b), {})
+    if max(ab.ndim, bb.ndim) > 2 and name != "inner":
+        first_bounded((a, b)).refuse(f"np.{name} of arrays with more than 2 dimensions")
+    ka = ab.ndim - 1
+    kb = bb.ndim - 1 if name == "inner" or bb.ndim == 1 else bb.ndim - 2
+    ea, eb = ae[ka], be[kb]
+    ref = ea if ea is not None else eb
+    length = ab.shape[ka] if ea is not None else bb.shape[kb]
+    if ref is not None:
+        what = f"shapes not aligned for np.{name}"
+        for buf_e, buf_n, k, which in ((ea, ab.shape[ka], ka, "a"), (eb, bb.shape[kb], kb, "b")):
+            count = buf_e.count if buf_e is not None else buf_n
+            B.check_counts(count, ref.count, what)
+            src = buf_e.offset if buf_e is not None else 0
+            if which == "a":
+                ab = B.relocate(ab, k, src, ref.offset, length)
+            else:
+                bb = B.relocate(bb, k, src, ref.offset, length)
+        probe = B.make(ab, _set(ae, ka, ref))
+        ab = B.filled(probe, 0, [ka]) if is_bounded(probe) else ab
+        probe = B.make(bb, _set(be, kb, ref))
+        bb = B.filled(probe, 0, [kb]) if is_bounded(probe) else bb
+    result = dispatch(fn, (ab, bb), {})
+    ext = [e for k, e in enumerate(ae) if k != ka] + [e for k, e in enumerate(be) if k != kb]
+    return B.make(result, ext, B.extent_deps(a, b))
+
+
+def _set(ext, k, e):
+    ext = list(ext)
+    ext[k] = e
+    return ext
+
+
+def _flat1(x):
+    if is_bounded(x) and x.ndim != 1:
+        x.refuse("np.vdot of a bounded array with more than one dimension")
+    return x if is_bounded(x) else dispatch(np.ravel, (x,), {})
+
+
+def vector_norm(fn, name, args, kwargs):
+    params = _bind(fn, args, kwargs)
+    x = params["x"]
+    if params.get("ord") not in (None, 2) or params.get("axis") is not None or x.ndim != 1:
+        x.refuse("np.linalg.norm other than the 2-norm of a vector")
+    sq = elementwise(np.square, (elementwise(np.absolute, (x,), {}),), {})
+    total = reduction(np.sum, "sum", (sq,), {})
+    out = dispatch(np.sqrt, (total,), {})
+    if params.get("keepdims"):
+        out = dispatch(np.reshape, (out, (1,)), {})
+    return out

@@ -1,0 +1,148 @@
+"""NumPy functions whose result size depends on the data: np.nonzero (and the
+one-argument np.where), np.flatnonzero, np.argwhere, np.unique, np.compress and
+np.extract. Each is computed into a buffer as long as its bound (every element
+selected) with a traced count; inside the function the result is a bounded array, and
+returned from it, the caller gets exactly NumPy's array (`driver.jitted.trim`).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
+
+from npxla.transpiler.base.errors import UnsupportedFunctionError
+
+from npxla.runtime.staging.abstract import as_abstract
+from npxla.runtime.staging.bounded import BoundedArray
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy import bounded_core as B
+from npxla.runtime.numpy.bounded_index import compact
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.reductions import asarray
+from npxla.runtime.numpy.registry import dispatch, implements
+
+_I64 = np.dtype(np.int64)
+
+
+def _truth(a):
+    a = asarray(a)
+    return a if a.dtype == np.bool_ else dispatch(np.not_equal, (a, 0), {})
+
+
+def _positions(mask_flat):
+    """The flat indices where `mask_flat` holds, in order (a bounded int64 vector)."""
+    n = mask_flat.shape[0]
+    return compact(S.iota(shape=(n,), dtype=_I64, dim=0), mask_flat)
+
+
+@implements(np.flatnonzero, family="indexing")
+def flatnonzero(a):
+    return _positions(S.reshape(_truth(a), shape=(asarray(a).size,)))
+
+
+def _coordinates(a):
+    a = asarray(a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "np.atleast_1d(scalar).nonzero() instead.")
+    flat = flatnonzero(a)
+    coords, stride = [], 1
+    for n in reversed(a.shape):
+        coords.append(dispatch(np.remainder, (dispatch(np.floor_divide, (flat, stride), {}),
+                                              n), {}) if n != a.size else
+                      dispatch(np.floor_divide, (flat, stride), {}))
+        stride *= n
+    return tuple(reversed(coords)), flat
+
+
+@implements(np.nonzero, method="nonzero", family="indexing")
+def nonzero(a):
+    coords, _ = _coordinates(a)
+    return coords
+
+
+def where_indices(condition):
+    """np.where(condition): np.nonzero of it."""
+    return nonzero(condition)
+
+
+@implements(np.argwhere, family="indexing")
+def argwhere(a):
+    a = asarray(a)
+    if a.ndim == 0:         # one row with no coordinates where a is true
+        count = cast_to(_truth(a), _I64)
+        empty = broadcast_to_shape(as_abstract(np.zeros((), _I64)), (1, 0))
+        return BoundedArray(empty, (B.extent(0, count), None))
+    coords, flat = _coordinates(a)
+    columns = [S.reshape(c.buf, shape=c.buf.shape + (1,)) for c in coords]
+    buf = columns[0] if len(columns) == 1 else S.concatenate(*columns, axis=1)
+    return BoundedArray(buf, (flat.ext[0], None))
+
+
+@implements(np.unique, family="indexing")
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True):
+    """The sorted distinct values (and their counts): the first element of each run of
+    equal values after a sort, compacted. NaNs count as one value (equal_nan)."""
+    a = asarray(ar)
+    if return_index or return_inverse or axis is not None:
+        what = "return_index" if return_index else "return_inverse" if return_inverse \
+            else "axis"
+        raise UnsupportedFunctionError(f"np.unique with {what}= is not supported on "
+                                       "traced arrays yet")
+    n = a.size
+    s = dispatch(np.sort, (S.reshape(a, shape=(n,)),), {})
+    if n == 0:
+        return (s, as_abstract(np.zeros(0, _I64))) if return_counts else s
+    later, earlier = s[1:], s[:-1]
+    new = dispatch(np.not_equal, (later, earlier), {})
+    if equal_nan and s.dtype.kind in "fc":
+        both = dispatch(np.logical_and, (dispatch(np.isnan, (later,), {}),
+                                         dispatch(np.isnan, (earlier,), {})), {})
+        new = dispatch(np.logical_and, (new, dispatch(np.logical_not, (both,), {})), {})
+    first = S.concatenate(as_abstract(np.ones(1, np.bool_)), new, axis=0)
+    values = compact(s, first)
+    if not return_counts:
+        return values
+    starts = _positions(first)
+    pos = S.iota(shape=(n,), dtype=_I64, dim=0)
+    nxt = S.concatenate(S.static_slice(starts.buf, start=(1,), limit=(n,), strides=(1,)),
+                        as_abstract(np.array([n], _I64)), axis=0)
+    last = E.compare(pos, broadcast_to_shape(B.traced(B.sub(starts.ext[0].count, 1)), (n,)),
+                     "EQ")
+    nxt = S.select(last, broadcast_to_shape(as_abstract(np.int64(n)), (n,)), nxt)
+    return values, BoundedArray(E.subtract(nxt, starts.buf), starts.ext)
+
+
+def compress(condition, a, axis=None, out=None):
+    a = asarray(a)
+    cond = _truth(condition)
+    if out is not None or cond.ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    if axis is None:
+        a = S.reshape(a, shape=(a.size,))
+        axis = 0
+    axis = normalize_axis_index(operator.index(axis), a.ndim)
+    n = a.shape[axis]
+    if cond.shape[0] > n:
+        raise IndexError(f"index {n} is out of bounds for axis {axis} with size {n}")
+    if cond.shape[0] < n:
+        cond = S.concatenate(cond, as_abstract(np.zeros(n - cond.shape[0], np.bool_)),
+                             axis=0)
+    moved = dispatch(np.moveaxis, (a, axis, 0), {})
+    picked = compact(moved, cond)
+    buf = dispatch(np.moveaxis, (picked.buf, 0, axis), {})
+    ext = [None] * a.ndim
+    ext[axis] = picked.ext[0]
+    return BoundedArray(buf, ext)
+
+
+def extract(condition, arr):
+    arr = asarray(arr)
+    cond = _truth(condition)
+    if cond.size != arr.size:
+        raise ValueError("np.extract needs a condition with as many elements as the array "
+                         f"({cond.size} and {arr.size})")
+    return compact(S.reshape(arr, shape=(arr.size,)), S.reshape(cond, shape=(cond.size,)))

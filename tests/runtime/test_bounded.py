@@ -1,0 +1,358 @@
+"""Arrays whose extent is only known at run time (issue 12): slices with loop-index or
+data bounds, boolean-mask selections, and data-dependent results. Every test compares
+with NumPy (values, dtypes, shapes and the arguments after the call)."""
+import warnings
+
+import numpy as np
+import pytest
+
+from npxla import jit
+from npxla.runtime.operators.loops import NpxlaPerformanceWarning
+from tests.differential import check
+
+RNG = np.random.default_rng(12)
+
+
+def spd(n):
+    a = RNG.random((n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+# --- triangular loops: slices whose length follows the loop index -------------------------
+def cholesky(A):
+    n = A.shape[0]
+    L = np.zeros_like(A)
+    for i in range(n):
+        for j in range(i + 1):
+            s = np.dot(L[i, :j], L[j, :j])
+            if i == j:
+                L[i, j] = np.sqrt(A[i, i] - s)
+            else:
+                L[i, j] = (A[i, j] - s) / L[j, j]
+    return L
+
+
+def lu_inplace(A):
+    n = A.shape[0]
+    for i in range(1, n):
+        for j in range(i):
+            A[i, j] -= np.dot(A[i, :j], A[:j, j])
+            A[i, j] /= A[j, j]
+        for j in range(i, n):
+            A[i, j] -= np.dot(A[i, :i], A[:i, j])
+
+
+def forward_substitution(L, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def back_substitution(U, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - U[i, i + 1:] @ x[i + 1:]) / U[i, i]
+    return x
+
+
+def gram_schmidt(A):
+    m, n = A.shape
+    Q = np.zeros((m, n))
+    R = np.zeros((n, n))
+    for j in range(n):
+        v = A[:, j].copy()
+        R[:j, j] = Q[:, :j].T @ A[:, j]
+        v -= Q[:, :j] @ R[:j, j]
+        R[j, j] = np.linalg.norm(v)
+        Q[:, j] = v / R[j, j]
+    return Q, R
+
+
+def correlation_loop(data):
+    M = data.shape[1]
+    corr = np.eye(M)
+    for i in range(M - 1):
+        corr[i + 1:M, i] = data[:, i] @ data[:, i + 1:M]
+        corr[i, i + 1:M] = corr[i + 1:M, i]
+    return corr
+
+
+def levinson_durbin(r, order):
+    """AR coefficients from autocorrelations: reversed prefixes a[:k][::-1]."""
+    a = np.zeros(order + 1)
+    a[0] = 1.0
+    e = r[0]
+    for k in range(1, order + 1):
+        acc = r[k] + a[1:k] @ r[1:k][::-1]
+        lam = -acc / e
+        a[1:k + 1] = a[1:k + 1] + lam * a[:k][::-1]
+        e *= 1 - lam * lam
+    return a, e
+
+
+def reversed_prefix_dot(r, x):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for k in range(1, n + 1):
+        out[k - 1] = r[:k][::-1] @ x[:k]
+    return out
+
+
+def prefix_accumulate(x):
+    y = np.zeros_like(x)
+    for k in range(1, x.shape[0] + 1):
+        y[:k] += x[k - 1]
+    return y
+
+
+def write_through_view(a):
+    for j in range(1, a.shape[0]):
+        v = a[:j]
+        v *= 0.5
+        a[j] += v.sum()
+    return a
+
+
+@pytest.mark.parametrize("n", [1, 2, 7])
+def test_cholesky(n):
+    check(cholesky, spd(n))
+
+
+def test_lu_in_place_writes_the_argument_back():
+    check(lu_inplace, spd(6))
+
+
+@pytest.mark.parametrize("fn", [forward_substitution, back_substitution])
+def test_triangular_solves(fn):
+    A = np.tril(spd(6)) if fn is forward_substitution else np.triu(spd(6))
+    check(fn, A, RNG.random(6))
+
+
+def test_gram_schmidt():
+    check(gram_schmidt, RNG.random((7, 5)), rtol=1e-9)
+
+
+def test_correlation_loop():
+    check(correlation_loop, RNG.random((6, 8)))
+
+
+def test_reversed_prefixes():
+    check(levinson_durbin, np.array([4.0, 1.0, 0.5, 0.25, 0.1]), 4)
+    check(reversed_prefix_dot, RNG.random(6), RNG.random(6))
+
+
+def test_prefix_update_in_place():
+    check(prefix_accumulate, RNG.random(6))
+
+
+def test_writes_through_a_bounded_view_reach_the_base():
+    check(write_through_view, RNG.random(6))
+
+
+def test_index_dependent_slices_stage_one_loop_without_unrolling():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NpxlaPerformanceWarning)
+        f = jit(cholesky)
+        f(spd(5))
+    text = f.lower(spd(5)).as_text()
+    assert text.count("stablehlo.while") == 2, "two nested loops, not unrolled"
+    assert jit(cholesky).lower(spd(40)).as_text().count("stablehlo.while") == 2
+
+
+# --- data-dependent bounds: CSR rows -----------------------------------------------------
+def csr_matvec(indptr, indices, data, x):
+    n = indptr.shape[0] - 1
+    y = np.zeros(n)
+    for i in range(n):
+        cols = indices[indptr[i]:indptr[i + 1]]
+        vals = data[indptr[i]:indptr[i + 1]]
+        y[i] = vals @ x[cols]
+    return y
+
+
+def test_csr_matvec():
+    dense = RNG.random((6, 5)) * (RNG.random((6, 5)) < 0.4)
+    dense[2] = 0.0                                  # an empty row
+    indptr = np.concatenate(([0], np.cumsum((dense != 0).sum(axis=1))))
+    rows, cols = np.nonzero(dense)
+    check(csr_matvec, indptr, cols, dense[rows, cols], RNG.random(5))
+
+
+# --- masks inside the function ---------------------------------------------------------
+def binning(data, edges):
+    res = np.zeros(edges.shape[0] - 1)
+    for i in range(edges.shape[0] - 1):
+        values = data[(data >= edges[i]) & (data < edges[i + 1])]
+        res[i] = values.mean()
+    return res
+
+
+def masked_power(a):
+    a[a > 0] = a[a > 0] ** -1.5
+    return a
+
+
+def mandelbrot_step(Z, C):
+    inside = np.abs(Z) < 2
+    Z[inside] = Z[inside] ** 2 + C[inside]
+    return Z
+
+
+def selection_stats(x):
+    sel = x[x > 0]
+    return (sel.sum(), sel.mean(), sel.max(), sel.min(), sel.argmax(), sel.std(),
+            sel.var(ddof=1), np.prod(sel), (sel > 1).any(), (sel > 0).all(),
+            np.count_nonzero(sel > 1), len(sel), sel.shape[0] * 2, sel.size)
+
+
+def test_binning_with_an_empty_bin_is_nan():
+    data = RNG.random(50) * 0.5
+    check(binning, data, np.linspace(0, 1, 6))
+
+
+def test_masked_update_with_a_selected_right_hand_side():
+    check(masked_power, RNG.standard_normal(12))
+
+
+def test_masked_update_complex():
+    Z = RNG.standard_normal(10) + 1j * RNG.standard_normal(10)
+    check(mandelbrot_step, Z * 1.5, RNG.standard_normal(10) + 0j)
+
+
+def test_reductions_over_a_selection():
+    check(selection_stats, RNG.standard_normal(20))
+
+
+def empty_max(x):
+    return x[x > 100].max()
+
+
+def test_max_of_an_empty_selection_raises_like_numpy():
+    with pytest.raises(ValueError, match="zero-size array"):
+        jit(empty_max)(RNG.random(5))
+
+
+def mismatched(x, k):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += (x[:i] * x[:i + k]).sum()
+    return total
+
+
+def test_mismatched_lengths_raise_numpy_broadcast_error():
+    check(mismatched, RNG.random(4), 0)
+    with pytest.raises(ValueError, match="broadcast"):
+        jit(mismatched)(RNG.random(4), 1)
+
+
+# --- data-dependent sizes as results ---------------------------------------------------
+def negatives(x):
+    return x[x < 0]
+
+
+def rows_where(x):
+    return x[x[:, 1] > 0]
+
+
+def nonzero(x):
+    return np.nonzero(x)
+
+
+def where_one(x):
+    return np.where(x > 0)
+
+
+def flatnonzero(x):
+    return np.flatnonzero(x)
+
+
+def argwhere(x):
+    return np.argwhere(x)
+
+
+def unique(x):
+    return np.unique(x)
+
+
+def unique_counts(x):
+    return np.unique(x, return_counts=True)
+
+
+def compress_cols(x):
+    return np.compress(x[0] > 0, x, axis=1)
+
+
+def compress_flat(x):
+    return np.compress(x.ravel() > 0, x)
+
+
+def extract(x):
+    return np.extract(x > 1, x)
+
+
+def selected_then_scaled(x):
+    y = x[x > 0]
+    return y * 2 + 1, y.mean()
+
+
+RESULT_FNS = [negatives, rows_where, nonzero, where_one, flatnonzero, argwhere, unique,
+              unique_counts, compress_cols, compress_flat, extract, selected_then_scaled]
+
+
+@pytest.mark.parametrize("fn", RESULT_FNS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_data_dependent_results(fn, dtype):
+    x = RNG.integers(-3, 4, (4, 5)).astype(dtype)
+    check(fn, x)
+
+
+@pytest.mark.parametrize("fn", [negatives, nonzero, unique, argwhere], ids=lambda f: f.__name__)
+def test_data_dependent_results_empty_and_full(fn):
+    check(fn, np.ones((3, 2)))
+    check(fn, -np.ones((3, 2)))
+    check(fn, np.zeros((0,)))
+
+
+def test_unique_counts_nan_once():
+    check(unique_counts, np.array([1.0, np.nan, 2.0, np.nan, 1.0]))
+    check(unique, np.array([np.nan, np.nan]))
+
+
+def test_results_are_owned_contiguous_arrays():
+    out = jit(negatives)(RNG.standard_normal(9))
+    assert out.flags.owndata and out.flags.writeable
+
+
+# --- what remains refused says why -----------------------------------------------------
+def grows(x, n):
+    acc = x[:0]
+    for i in range(n):
+        acc = np.concatenate((acc, x[i:i + 1]))
+    return acc
+
+
+def solve_masked(A, b):
+    m = b > 0
+    return np.linalg.solve(A[m][:, m], b[m])
+
+
+def test_unsupported_use_of_a_data_dependent_size_is_located():
+    from npxla import TranspileError
+    with pytest.raises(TranspileError) as info:
+        jit(solve_masked)(spd(3), np.array([1.0, -1.0, 2.0]))
+    assert "test_bounded.py" in str(info.value)
+
+
+def index_dependent_unsupported(x):
+    out = 0.0
+    for i in range(1, x.shape[0]):
+        out += np.median(x[:i])
+    return out
+
+
+def test_unsupported_function_on_an_index_dependent_slice_unrolls_as_before():
+    with pytest.warns(NpxlaPerformanceWarning):
+        check(index_dependent_unsupported, RNG.random(5))

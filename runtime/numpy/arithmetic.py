@@ -20,7 +20,7 @@ from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy import pyints
 from npxla.runtime.numpy.convert import broadcast_shapes, broadcast_to_shape, cast_to
 from npxla.runtime.numpy.registry import implements, lookup
-from npxla.runtime.numpy.ufunc_core import apply_ufunc, register_ufunc
+from npxla.runtime.numpy.ufunc_core import apply_ufunc, register_outer, register_ufunc
 from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 
@@ -440,6 +440,7 @@ def _register_comparison(ufunc, direction):
         return apply_ufunc(ufunc, _complex_consts_ok(lower), args, out=out, dtype=dtype,
                            casting=casting)
     implements(ufunc, family="comparison")(impl)
+    register_outer(ufunc)
     guarded(ufunc, range_check=False)
 
 

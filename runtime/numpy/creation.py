@@ -8,8 +8,11 @@ value used as a *shape* (or an `arange` bound, a `linspace` count) raises
 `ConcretizationError` through `AbstractArray.__index__`/`_concrete`: the call path then
 specialises Python int arguments on their value.
 
-`np.empty`/`np.empty_like` return zero-filled arrays in compiled code (NumPy leaves the
-contents undefined, so any value is correct; zeros are deterministic).
+`np.empty`/`np.empty_like` and the constructor `np.ndarray(shape, dtype)` return
+zero-filled arrays in compiled code (NumPy leaves the contents undefined, so any value
+is correct; zeros are deterministic). Without its registration `np.ndarray(...)` would
+run as plain NumPy: an outside array, whose writes are refused or, with constant
+values under a staged branch, done on every path.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from npxla.runtime.numpy.registry import implements, register_method
 from npxla.runtime.numpy.shape import moveaxis, shape_arg
 from npxla.runtime.numpy.values import fresh
 from npxla.transpiler.base.dtypes import result_type
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 
 def _static(x, what="value"):
@@ -54,6 +58,18 @@ def zeros(shape, dtype=float, order="C", *, device=None, like=None):
             notes="returns zeros in compiled code (NumPy's contents are undefined)")
 def empty(shape, dtype=float, order="C", *, device=None, like=None):
     return const_array(np.zeros(shape_arg(_static(shape, "shape")), dtype))
+
+
+@implements(np.ndarray, family="creation", creates=True, fold=False,
+            notes="the constructor with shape, dtype and order only (no buffer=); "
+                  "returns zeros in compiled code (NumPy's contents are undefined)")
+def ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+    if buffer is not None or strides is not None or offset:
+        raise UnsupportedFunctionError(
+            "np.ndarray(..., buffer=/offset=/strides=) is not supported: the array "
+            "would share memory the compiled program cannot see",
+            hint="create the array with np.empty(shape, dtype) and fill it")
+    return empty(shape, dtype)
 
 
 @implements(np.ones, family="creation", creates=True)

@@ -20,9 +20,12 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from numpy.lib.stride_tricks import as_strided
 
-from npxla.transpiler.base.errors import UnsupportedFunctionError
+from npxla.transpiler.base import catalogue as C
+from npxla.transpiler.base.errors import UnsupportedFunctionError, UnsupportedOperationError
 
+from npxla.runtime.staging import journal
 from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.coercion import as_array
 from npxla.runtime.numpy.convert import cast_to
@@ -174,6 +177,59 @@ def _flatten(self, order="C"):
 
 
 register_method("flatten", _flatten)
+
+
+# --- in-place reshape: `a.shape = ...` ----------------------------------------------------
+
+@implements(setattr, family="shape", creates=True, fold=False,
+            notes="only `a.shape = ...` on an array made in the compiled function "
+                  "(the converter routes that statement here); views, arguments and "
+                  "arrays made outside a staged branch or loop are refused")
+def set_attribute(obj, name, value):
+    """`obj.name = value` as converted code calls it. Only an array's `shape` is
+    accepted: NumPy reshapes that array object in place, so the handle itself takes
+    the new shape and value and every alias (the same handle) sees it. The new shape
+    and NumPy's errors (-1 inference, "cannot reshape array of size ...") come from a
+    stand-in of the old shape."""
+    if type(obj) is not AbstractArray or name != "shape" or obj.weak:
+        raise C.ATTRIBUTE_STORE.error_for(attr=name)
+    why = _fixed_shape(obj)
+    if why is not None:
+        raise UnsupportedOperationError(
+            f"'a.shape = ...' reshapes an array in place, and this array is {why}",
+            hint="make a reshaped array instead: a = a.reshape(new_shape)")
+    standin = shape_standin(obj.shape)
+    standin.shape = value
+    new = reshape_value(obj, standin.shape)
+    obj.shape = standin.shape
+    obj.assign(new)
+
+
+def _fixed_shape(x: AbstractArray):
+    """Why `x` cannot change its shape in place (None when it can)."""
+    if x._view is not None or x._switch is not None or x._alias_of is not None:
+        return "a view of another array (or may be one, depending on data)"
+    scopes = journal._scopes
+    if scopes and x._born < scopes[0].serial:
+        return ("made before the data-dependent branch or staged loop that reshapes it "
+                "(its shape would depend on the path taken)")
+    if _may_be_argument(x):
+        return "an argument, or may be one (the caller's array would change shape)"
+    return None
+
+
+def _may_be_argument(x: AbstractArray) -> bool:
+    """Whether `x` is one of the traced function's argument handles: exactly, where the
+    driver lists them on the trace (`Trace.arguments`); otherwise conservatively (it
+    holds an argument's value unchanged, or it was written and computes from one)."""
+    trace = current_trace()
+    if trace is None:
+        return False
+    if trace.arguments is not None:
+        return any(x is h for h in trace.arguments)
+    if x._ir is not None and any(x._ir == a for a in trace.block.arguments):
+        return True
+    return x.mutated and any(type(d) is int for d in x.deps)
 
 
 # --- axis permutations -----------------------------------------------------------------

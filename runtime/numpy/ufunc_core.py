@@ -2,7 +2,8 @@
 
 `register_ufunc(np.add, lower)` is all a ufunc needs: `lower` receives the operands
 already cast to the loop's input dtypes and broadcast to one shape. `out=`, `dtype=`
-and in-place operators (`a += b`, casting='same_kind') are handled here once.
+and in-place operators (`a += b`, casting='same_kind') are handled here once, and so is
+the method every binary ufunc gets from its call, `ufunc.outer` (`register_outer`).
 """
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from npxla.transpiler.base.errors import DTypeError, UnsupportedFunctionError
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.transpiler.base.dtypes import ufunc_key, ufunc_loop
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to, promote_operands
-from npxla.runtime.numpy.registry import implements
+from npxla.runtime.numpy.coercion import as_array
+from npxla.runtime.numpy.registry import dispatch, implements, register_ufunc_method
+from npxla.runtime.numpy.values import reshape_value
 
 
 def resolve(ufunc, operands, dtype=None):
@@ -80,3 +83,20 @@ def register_ufunc(*ufuncs, lower, family="elementwise", notes=""):
                     f"np.{_u.__name__} keyword(s) {sorted(kwargs)} not supported")
             return apply_ufunc(_u, lower, args, out=out, dtype=dtype, casting=casting)
         implements(ufunc, family=family, notes=notes)(impl)
+        register_outer(ufunc)
+
+
+def register_outer(ufunc):
+    """`ufunc.outer(a, b)` for a binary ufunc, from its registered call: NumPy turns
+    both operands into arrays first (Python scalars are strong there, unlike in the call
+    itself) and broadcasts `a` against `b` with `b.ndim` new trailing axes, so the
+    result has shape `a.shape + b.shape`; `out=`/`dtype=` mean what they mean for the
+    call."""
+    if not isinstance(ufunc, np.ufunc) or ufunc.nin != 2 or ufunc.signature is not None:
+        return
+
+    def outer(a, b, /, **kwargs):
+        a, b = as_array(a), as_array(b)
+        a = reshape_value(a, a.shape + (1,) * b.ndim)
+        return dispatch(ufunc, (a, b), kwargs)
+    register_ufunc_method(ufunc, "outer", outer)

@@ -7,12 +7,15 @@ place and the runtime error checks leave the op as results, typed by `unify`.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.transpiler.base.catalogue import TRY_AROUND_STAGED_FLOW
-from npxla.transpiler.base.errors import TranspileError, UnsupportedOperationError
+from npxla.transpiler.base.errors import (ConcretizationError, ShapeMismatchError,
+                                          TranspileError, UnsupportedOperationError)
 from npxla.transpiler.base.origin import innermost_module
 
 from npxla.runtime.staging import journal
@@ -164,16 +167,18 @@ def stage_if(pred, branches, names, single=False):
             return _raise_when_taken(pred, branches, bodies, raised)
     try:
         _expand_unset(bodies)
-        _check_structure(bodies, names, single)
-        lnames = leaf_names(bodies[0].treedef, names, single)
-        assigned = _union_handles(bodies)
-        passthrough, types = [], []
-        for k, name in enumerate(lnames):
-            objs = [b.originals[k] for b in bodies]
-            same = all(o is objs[0] for o in objs) and is_abstract(objs[0]) and \
-                not any(objs[0] is h for h in assigned)
-            passthrough.append(same)
-            types.append(None if same else unify([b.leaves[k] for b in bodies], name, "if"))
+        with _unrolled_on_mismatch(pred):
+            _check_structure(bodies, names, single)
+            lnames = leaf_names(bodies[0].treedef, names, single)
+            assigned = _union_handles(bodies)
+            passthrough, types = [], []
+            for k, name in enumerate(lnames):
+                objs = [b.originals[k] for b in bodies]
+                same = all(o is objs[0] for o in objs) and is_abstract(objs[0]) and \
+                    not any(objs[0] is h for h in assigned)
+                passthrough.append(same)
+                types.append(None if same else
+                             unify([b.leaves[k] for b in bodies], name, "if"))
         checks = [(i, flag, msg) for i, b in enumerate(bodies) for flag, msg in b.checks]
         lifts = _inner_switches(bodies, types)
         # the conditions of switches made inside a branch leave the op like check flags
@@ -225,6 +230,23 @@ def stage_if(pred, branches, names, single=False):
         if any(obj is h for h in assigned) and all(b.originals[k] is obj for b in bodies):
             leaves[k] = obj
     return unflatten(bodies[0].treedef, iter(leaves))
+
+
+@contextlib.contextmanager
+def _unrolled_on_mismatch(pred):
+    """A condition computed only from the indices of staged loops with a static trip
+    count (`kr:-1 + kr or None` in `for kr in range(2)`) whose paths give different
+    Python values, shapes or structures: the branch needs the index as a Python value,
+    so this raises ConcretizationError with those loops' tokens and staging restarts
+    with them unrolled (the same path as `x[:i]`). Conditions on array data keep the
+    refusal."""
+    try:
+        yield
+    except (UnsupportedOperationError, ShapeMismatchError) as e:
+        if not pred.deps or not all(getattr(d, "static", None) is True for d in pred.deps):
+            raise
+        raise ConcretizationError(f"a branch on a loop index needs its value: {e.message}",
+                                  deps=pred.deps) from e
 
 
 def _if_op(pred, bodies, result_types):

@@ -2,7 +2,7 @@
 
 Refusing here, before anything runs, gives one clear error at the user's line instead
 of a wrong result later: a compiled program cannot rebind variables outside the
-function (`global`, `nonlocal`), update attributes of outside objects, or suspend
+function (`global`, `nonlocal`), update attributes of outside objects (an array's `.shape` is the exception), or suspend
 (`yield`, `async`); `match` and `:=` in a `while` condition are not converted (yet).
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ import gast
 
 from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.base.errors import Location
+from npxla.transpiler.converters.shape_stores import is_shape_store
 
 # node type -> (refusal, its fields): the messages and hints live in the catalogue
 _REFUSED = {
@@ -57,8 +58,10 @@ def _refusal(child):
 
 
 def transform(node, ctx):
+    # `a.shape = ...` is an in-place reshape, converted by shape_stores.py
+    reshapes = {id(n.targets[0]) for n in gast.walk(node) if is_shape_store(n)}
     for child in gast.walk(node):
-        refusal = _refusal(child)
+        refusal = None if id(child) in reshapes else _refusal(child)
         if refusal is not None:
             entry, fields, where = (refusal + (child,))[:3]
             raise entry.error_for(

@@ -2,8 +2,10 @@
 
 `gen` writes programs as source text, `runner` runs and classifies them, `shrink`
 reduces a failing one, `regress` keeps shrunk failures as replayable files, `known`
-lists failure families being fixed (switched off in the default run). `python -m
-tests.fuzz --count N --seed S` is the command-line entry.
+lists failure families being fixed (switched off in the default run); `gen_bounded`
+is the family of arrays whose length is known only at run time (switch `bounded`).
+`python -m tests.fuzz --count N --seed S` is the command-line entry (`--isolate` runs
+each program in a child process, so a native crash is reported with its program).
 """
 import os
 import sys

@@ -30,6 +30,9 @@ def main(argv=None) -> int:
                    help="write each shrunk failure to tests/fuzz/regressions/")
     p.add_argument("--refusals", action="store_true",
                    help="also shrink and print one example of each kind of refusal")
+    p.add_argument("--isolate", action="store_true",
+                   help="run each program in a child process (restarted when a native "
+                        "crash kills it: the program is then a crash:died outcome)")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per program")
     p.add_argument("--show", type=int, default=None, metavar="SEED",
                    help="print the program for SEED and exit")
@@ -71,7 +74,8 @@ def main(argv=None) -> int:
     else:
         report = run_campaign(seeds, feats, shrink_failures=not opts.no_shrink,
                               time_limit=opts.time_limit, shrink_seconds=opts.shrink_seconds,
-                              progress=progress, refusals=opts.refusals, on_failure=found)
+                              progress=progress, refusals=opts.refusals, on_failure=found,
+                              isolate=opts.isolate)
     print(f"seeds {opts.seed}..{opts.seed + report.programs - 1}, features: "
           + ", ".join(f"{f.name}={getattr(feats, f.name)}"
                       for f in dataclasses.fields(feats) if f.type == "bool"))

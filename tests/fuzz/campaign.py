@@ -14,7 +14,7 @@ from . import known as known_mod
 from .gen import generate
 from .model import Features
 from .regress import literal
-from .runner import KINDS, run_source
+from .runner import KINDS, IsolatedRunner, run_source
 from .shrink import shrink
 
 
@@ -64,7 +64,8 @@ def _args_text(args) -> str:
 
 def run_campaign(seeds, feats: Features, shrink_failures: bool = True,
                  time_limit: float | None = None, shrink_seconds: float = 60.0,
-                 progress=None, refusals: bool = False, on_failure=None) -> Report:
+                 progress=None, refusals: bool = False, on_failure=None,
+                 isolate: bool = False) -> Report:
     """Generate and run a program per seed; shrink the first failure of each key (and,
     with `refusals`, the first refusal of each key: a refusal where NumPy succeeds is
     not a wrong answer, but each kind is worth a look). `on_failure(report, failure)` is
@@ -72,11 +73,26 @@ def run_campaign(seeds, feats: Features, shrink_failures: bool = True,
     process, see `runner._hung`) has already shown what it found."""
     report = Report()
     start = time.monotonic()
+    child = IsolatedRunner() if isolate else None
+    run = child.run if child else run_source
+    try:
+        _loop(report, start, seeds, feats, shrink_failures, time_limit, shrink_seconds,
+              progress, refusals, on_failure, run)
+    finally:
+        if child is not None:
+            child.close()
+    report.seconds = time.monotonic() - start
+    return report
+
+
+def _loop(report, start, seeds, feats, shrink_failures, time_limit, shrink_seconds,
+          progress, refusals, on_failure, run):
+    """`run_campaign`'s loop; `run(source, args)` runs one program (here or in a child)."""
     for seed in seeds:
         if time_limit is not None and time.monotonic() - start > time_limit:
             break
         program = generate(seed, feats)
-        outcome = run_source(program.source, program.args)
+        outcome = run(program.source, program.args)
         report.programs += 1
         report.counts[outcome.kind] += 1
         report.keys[outcome.key] += 1
@@ -90,7 +106,7 @@ def run_campaign(seeds, feats: Features, shrink_failures: bool = True,
             else:
                 src, args, detail = program.source, program.args, outcome.detail
                 if shrink_failures:
-                    src, args, shrunk, _ = shrink(src, args, outcome.key,
+                    src, args, shrunk, _ = shrink(src, args, outcome.key, run=run,
                                                   max_seconds=shrink_seconds)
                     detail = shrunk.detail
                 hit = known_mod.classify(src)
@@ -101,8 +117,6 @@ def run_campaign(seeds, feats: Features, shrink_failures: bool = True,
                     on_failure(report, keep[outcome.key])
         if progress is not None:
             progress(report)
-    report.seconds = time.monotonic() - start
-    return report
 
 
 def _chunk(args):

@@ -23,6 +23,7 @@ import re
 
 import numpy as np
 
+from .gen_bounded import BoundedGen
 from .model import (ARITH, AUG, CMP, DTYPE_WEIGHTS, DTYPES, REDUCE, Ctx, Features, Program,
                     Val, Var, dummy, empty_body, quiet_eval, val_of)
 
@@ -36,7 +37,7 @@ def _view_base(src, env):
     return m.group(1) if m and m.group(1) in env else None
 
 
-class _Gen:
+class _Gen(BoundedGen):
     def __init__(self, seed: int, feats: Features):
         self.r = random.Random(seed)
         self.seed = seed
@@ -48,6 +49,7 @@ class _Gen:
         self.ns: dict = {"np": np}
         self.in_helper = False
         self.early_returns = 0
+        self.results: list[str] = []   # names of data-dependent results `f` returns
 
     # -- typing on dummies ---------------------------------------------------------------
     def _ns(self, env):
@@ -128,6 +130,10 @@ class _Gen:
                                            f"np.{red}({n}, axis=None)"]))
                 if self.chance(0.2):
                     opts.append(self.r.choice([f"len({n})", f"{n}.shape[0]"]))
+        if self.feats.bounded and self.chance(0.25):   # run-time lengths, reduced
+            extra = self.bounded_scalar(env) if shape == () else \
+                self.bounded_vector(env, shape) if len(shape) == 1 else None
+            opts += [extra] * 3 if extra else []
         if shape == ():
             opts += [v.name for v in env.values() if v.val.kind != "arr"]
             opts += [self.const(), self.const()]
@@ -280,6 +286,8 @@ class _Gen:
             kinds.append("raise")
         if self.feats.isinstance_checks:
             kinds.append("isinst")
+        if self.feats.bounded:
+            kinds += ["bounded"] * 3
         k = self.r.choice(kinds)
         return getattr(self, "s_" + k)(env, ctx)
 
@@ -417,7 +425,7 @@ class _Gen:
     def s_if(self, env, ctx):
         dd = self.chance(0.75)
         c = self.cond(env, dd)
-        inner = dataclasses.replace(ctx, dd_if=ctx.dd_if or dd)
+        inner = dataclasses.replace(ctx, dd_if=ctx.dd_if or dd, top=False)
         empty_ok = not (dd or ctx.dd_if) or self.feats.empty_in_dd_if
         if empty_ok and self.chance(0.1):
             body, sub1 = [ast.Pass()], env
@@ -474,6 +482,8 @@ class _Gen:
         limit = self.r.randint(1, 4)
         self.loop_ids += 1
         sub = {n: dataclasses.replace(v) for n, v in env.items()}
+        if self.feats.bounded:  # the counter is 1..limit in the body: a slice bound
+            sub[k].bound = limit + 1
         body = self.block(sub, dataclasses.replace(ctx, loops=ctx.loops + (self.loop_ids,)),
                           self.r.randint(1, 3))
         self._keep_rebinds(env, sub)
@@ -522,7 +532,7 @@ class _Gen:
         n = self.r.choice(arrs).name
         c = self.r.choice([f"isinstance({n}, np.ndarray)", f"type({n}) is np.ndarray",
                            f"not isinstance({n}, float)"])
-        body, sub = self._sub_block(env, ctx)
+        body, sub = self._sub_block(env, dataclasses.replace(ctx, top=False))
         self._keep_rebinds(env, sub)
         return [ast.If(test=ast.parse(c, mode="eval").body, body=body, orelse=[])]
 
@@ -572,12 +582,14 @@ def generate(seed: int, feats: Features = Features()) -> Program:
     if len(ret) == 1 and g.chance(0.3):
         ret.append(g.r.choice(arrays))
     g.left = g.r.randint(feats.min_stmts, feats.max_stmts)
-    body = g.block(env, Ctx(ret=tuple(ret)), g.left)
+    body = g.block(env, Ctx(ret=tuple(ret), top=True), g.left)
     if not g.early_returns:  # no early return to match: also hand back a counter
         counters = [n for n, v in env.items() if v.val.kind == "py" and v.bound is None
                     and not v.param and n not in ret]
         if counters and g.chance(0.5):
             ret.append(g.r.choice(counters))
+    if g.results and not g.early_returns:  # data-dependent arrays (feature `bounded`)
+        ret += g.results
     final = ast.parse(f"return {', '.join(ret)}").body
     fn = ast.FunctionDef(name="f", args=ast.arguments(
         posonlyargs=[], args=[ast.arg(n) for n, _ in params], kwonlyargs=[], kw_defaults=[],

@@ -18,7 +18,7 @@ from .model import Features
 @dataclass(frozen=True)
 class Known:
     name: str
-    feature: str          # the Features switch that generates this family
+    feature: str | None   # the Features switch that generates this family (None: none)
     description: str
     pattern: str          # regex on a shrunk program's source that marks the family
 
@@ -27,9 +27,20 @@ class Known:
 # run, only while its fix is being written):
 #   view-written-in-loop, param-rebound-in-loop, data-dependent-raise,
 #   empty-data-dependent-branch, isinstance-on-arrays
-KNOWN: list = []
+#   bounded-broadcast-one, bounded-norm-call (run-time lengths, gen_bounded.py)
+KNOWN: list = [
+    # not a generator family (feature None): XLA on the CPU rewrites `np.mean(y) + 2.0`
+    # into a fused multiply-add with the reciprocal of the count, so a sum that NumPy
+    # rounds to exactly 0.0 comes out as 1.1e-16 and a data-dependent `if` on it takes
+    # the other branch (docs/semantics.md names the fused multiply-add difference)
+    Known("xla-contracts-float-arithmetic", None,
+          "XLA:CPU contracts a division by the count and an addition into one fused "
+          "multiply-add (`np.mean(y) + 2.0` is 1.1e-16, not 0.0), and a data-dependent "
+          "`if` on the result takes the other branch",
+          r"if np\.mean\(\w+(, axis=None)?\) \+ 2\.0:"),
+]
 
-DEFAULT_FEATURES = Features(**{k.feature: False for k in KNOWN})
+DEFAULT_FEATURES = Features(**{k.feature: False for k in KNOWN if k.feature})
 ALL_FEATURES = Features()
 
 

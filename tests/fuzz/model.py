@@ -25,6 +25,9 @@ class Features:
     empty_in_dd_if: bool = True         # `pass` / zero-trip loop inside a data-dependent `if`
     isinstance_checks: bool = True      # isinstance(x, np.ndarray) / type(x) on arrays
     helpers: bool = True                # helper functions defined in the module and called
+    # arrays of run-time length (gen_bounded.py): slices bounded by loop indices or data,
+    # masks, nonzero/unique/compress/extract, triangular loops, results returned from `f`
+    bounded: bool = True
     # `x[::2] = x[:3]`: NumPy copies element by element without buffering when the
     # strides have the same sign, so the result depends on copy order (a NumPy quirk,
     # not a contract); off everywhere unless asked for (--enable overlap_assign)
@@ -83,6 +86,7 @@ class Ctx:
     dd_if: bool = False          # inside a data-dependent `if`
     helper: bool = False         # generating a helper's body
     ret: tuple | None = None     # names an early `return` hands back
+    top: bool = False            # directly in `f`'s body (not nested in any statement)
 
 
 @dataclass

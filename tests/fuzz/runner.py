@@ -317,3 +317,88 @@ def _reference_finishes(source: str, args):
             signal.alarm(0)
         os.remove(path)
     return True, None
+
+
+class IsolatedRunner:
+    """`run_source` in one long-lived child process, restarted when it dies.
+
+    Why: a native crash (a segfault or abort inside XLA) would end the whole campaign
+    and lose which program caused it. Here the child runs one program at a time; if it
+    dies, the program it was running is a ``crash:died:<signal or exit code>`` outcome
+    (with the tail of the child's stderr, where `faulthandler` writes the native stack)
+    and the next program gets a fresh child. Cheaper than `run_isolated` (one interpreter
+    and one JAX import per child, not per program)."""
+
+    _CHILD = ("import faulthandler, pickle, struct, sys; faulthandler.enable(); "
+              "sys.path[:0] = [{tests!r}, {root!r}]; import fuzz; "
+              "from fuzz.runner import run_source\n"
+              "inp, out = sys.stdin.buffer, sys.stdout.buffer\n"
+              "while True:\n"
+              "    head = inp.read(8)\n"
+              "    if len(head) < 8: break\n"
+              "    s, a = pickle.loads(inp.read(struct.unpack('<Q', head)[0]))\n"
+              "    o = run_source(s, a)\n"
+              "    data = pickle.dumps((o.kind, o.key, o.detail))\n"
+              "    out.write(struct.pack('<Q', len(data)) + data); out.flush()\n")
+
+    def __init__(self, timeout: float = PROGRAM_TIMEOUT_S + WATCHDOG_GRACE_S + 30):
+        self.timeout = timeout
+        self.proc = None
+        self.err = None
+
+    def _start(self):
+        import subprocess
+        tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        code = self._CHILD.format(tests=tests, root=os.path.dirname(tests))
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.err)
+
+    def _stderr_tail(self):
+        try:
+            self.err.seek(0)
+            return self.err.read().decode(errors="replace")[-3000:]
+        except (OSError, ValueError):
+            return ""
+
+    def run(self, source: str, args) -> Outcome:
+        import pickle
+        import struct
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        data = pickle.dumps((source, list(args)))
+        result = {}
+
+        def talk():
+            try:
+                self.proc.stdin.write(struct.pack("<Q", len(data)) + data)
+                self.proc.stdin.flush()
+                head = self.proc.stdout.read(8)
+                if len(head) == 8:
+                    result["o"] = Outcome(*pickle.loads(self.proc.stdout.read(
+                        struct.unpack("<Q", head)[0])))
+            except (OSError, EOFError, pickle.UnpicklingError):
+                pass
+        t = threading.Thread(target=talk, daemon=True)
+        t.start()
+        t.join(self.timeout)
+        if "o" in result:
+            return result["o"]
+        if t.is_alive():
+            self.proc.kill()
+        rc = self.proc.wait()
+        tail = self._stderr_tail()
+        self.proc = None
+        if rc == HANG_EXIT_CODE:
+            return Outcome("crash", "crash:timeout", tail)
+        how = f"signal{-rc}" if rc < 0 else f"exit{rc}"
+        return Outcome("crash", f"crash:died:{how}", f"the child process died ({how})\n{tail}")
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(10)
+            except Exception:  # noqa: BLE001
+                self.proc.kill()
+        self.proc = None

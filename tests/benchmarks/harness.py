@@ -1,4 +1,5 @@
-"""Benchmark harness: NumPy vs npxla `@jit` vs `jax.jit` (hand port) vs Numba `@njit`.
+"""Benchmark harness: NumPy vs npxla `@jit` vs `jax.jit` (hand port) vs Numba `@njit`
+vs `torch.compile` (on the same NumPy source).
 
 All peers run in one process on identical inputs. Every peer's result is checked against
 NumPy before it is timed; a peer that fails (an npxla error, a Numba typing error, a
@@ -27,10 +28,13 @@ from __future__ import annotations
 import contextlib
 import copy
 import gc
+import importlib
 import math
 import os
 import re
+import signal
 import statistics
+import threading
 import time
 import types
 from dataclasses import dataclass
@@ -38,8 +42,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels as K
+from . import real_kernels as R
 
-PEERS = ("numpy", "npxla", "jax", "numba")
+PEERS = ("numpy", "npxla", "jax", "numba", "torch")
+SUITES = {"core": K.KERNELS, "real": R.REAL_KERNELS, "all": K.KERNELS + R.REAL_KERNELS}
+BY_NAME = {**K.BY_NAME, **R.BY_NAME}
 
 
 @dataclass
@@ -54,12 +61,18 @@ class Config:
     dispatch_rounds: int = 21
     sweep_budget_s: float = 2.0
     peers: tuple = PEERS
+    first_call_limit_s: float = 60.0    # a longer first call (compile) is abandoned where
+    #                                     the peer's compiler runs Python (torch.compile);
+    #                                     npxla/XLA compiles in C++ and always finishes
+    repeat_first_over_s: float = 10.0   # first calls longer than this are not repeated
 
 
 QUICK = dict(mode="quick", sample_s=0.005, min_rounds=3, max_rounds=10, budget_s=0.3,
-             first_call_reps=1, dispatch_calls=300, dispatch_rounds=5, sweep_budget_s=0.2)
+             first_call_reps=1, dispatch_calls=300, dispatch_rounds=5, sweep_budget_s=0.2,
+             first_call_limit_s=8.0)
 SMOKE = dict(mode="smoke", sample_s=0.0005, min_rounds=1, max_rounds=2, budget_s=0.0,
-             first_call_reps=1, dispatch_calls=20, dispatch_rounds=1, sweep_budget_s=0.0)
+             first_call_reps=1, dispatch_calls=20, dispatch_rounds=1, sweep_budget_s=0.0,
+             first_call_limit_s=20.0)
 
 
 def config(mode="full", **overrides):
@@ -103,6 +116,38 @@ def numba_available():
         return False
 
 
+def torch_available():
+    try:
+        import torch  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+class FirstCallTimeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def deadline(seconds):
+    """Raise FirstCallTimeout in the main thread after `seconds` (SIGALRM; only Python
+    code is interrupted: a compiler busy in C++ is interrupted when it returns)."""
+    if not seconds or threading.current_thread() is not threading.main_thread() or \
+            not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise FirstCallTimeout(f"first call (compile) did not finish in {seconds:.0f} s")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 # --- building each peer's callable -------------------------------------------------------
 
 def npxla_callable(fn, fresh=False):
@@ -120,7 +165,7 @@ def npxla_callable(fn, fresh=False):
 def jax_callable(kernel, raw=False):
     """A new `jax.jit` object on the hand port; returns NumPy arrays unless `raw`."""
     import jax
-    from . import ports
+    ports = importlib.import_module(f"{__package__}.{kernel.ports}")
     jf = jax.jit(getattr(ports, kernel.name), static_argnums=kernel.jax_static)
     if raw:
         return lambda *a: jax.block_until_ready(jf(*a))
@@ -136,6 +181,26 @@ def numba_callable(fn):
     is untouched."""
     import numba
     return numba.njit(_with_numba_helpers(fn, {}))
+
+
+def torch_callable(fn, fresh=False):
+    """`torch.compile` on the unmodified NumPy function: TorchDynamo traces NumPy calls
+    through `torch._numpy` (NumPy arrays in, NumPy arrays out); float64 stays float64
+    (`numpy_default_float`). `fresh`: Dynamo's caches are reset first."""
+    import logging
+    import torch
+    import torch._dynamo
+    import torch._inductor.config
+    # first calls must compile: Inductor's on-disk FX graph cache off (as npxla's)
+    torch._inductor.config.fx_graph_cache = False
+    logging.getLogger("torch._inductor.codecache").setLevel(logging.ERROR)
+    if fresh:
+        torch._dynamo.reset()
+    torch._dynamo.config.numpy_default_float = "float64"
+    torch._dynamo.config.numpy_default_int = "int64"
+    # a kernel called at many sizes / with new scalars must not fall back to eager
+    torch._dynamo.config.cache_size_limit = max(torch._dynamo.config.cache_size_limit, 64)
+    return torch.compile(fn)
 
 
 def _with_numba_helpers(fn, seen):
@@ -179,6 +244,11 @@ def build_peers(kernel, fn, peers, fresh=False):
                     problems[peer] = "n/a: numba is not installed (pip install .[bench])"
                 else:
                     calls[peer] = numba_callable(fn)
+            elif peer == "torch":
+                if not torch_available():
+                    problems[peer] = "n/a: torch is not installed (see docs/benchmarks.md)"
+                else:
+                    calls[peer] = torch_callable(fn, fresh)
         except Exception as e:  # noqa: BLE001 - reported, the suite goes on
             problems[peer] = f"error: {describe(e)}"
     return calls, problems
@@ -248,7 +318,7 @@ def mutates_arguments(fn, args):
                for a, b in zip(probe, args))
 
 
-def check_peers(kernel, fn, args, calls, problems, mutates):
+def check_peers(kernel, fn, args, calls, problems, mutates, limit_s=None):
     """Run each peer once and compare with NumPy; returns {peer: seconds of that first
     call}. The peers were just built (empty caches), so this first call converts, stages
     and compiles; JAX's caches are cleared before npxla's and jax.jit's first calls.
@@ -264,13 +334,19 @@ def check_peers(kernel, fn, args, calls, problems, mutates):
                 jax.clear_caches()
             a = fresh_args(args, True)
             t0 = time.perf_counter()
-            got = calls[peer](*a)
+            with deadline(limit_s if peer == "torch" else None):
+                got = calls[peer](*a)
             first[peer] = time.perf_counter() - t0
             diff = compare(expected, got, kernel.rtol, kernel.atol)
             if diff:
                 problems[peer] = f"mismatch: {diff}"
+        except FirstCallTimeout as e:
+            problems[peer] = f"n/a: {e}"
+            if peer == "torch":
+                import torch._dynamo
+                torch._dynamo.reset()
         except Exception as e:  # noqa: BLE001
-            tag = "n/a" if peer == "numba" and _is_numba_rejection(e) else "error"
+            tag = "n/a" if peer in ("numba", "torch") and _is_rejection(peer, e) else "error"
             problems[peer] = f"{tag}: {describe(e)}"
         if peer in problems:
             del calls[peer]
@@ -278,12 +354,12 @@ def check_peers(kernel, fn, args, calls, problems, mutates):
     return first
 
 
-def _is_numba_rejection(e):
-    """A typing/lowering failure inside Numba (not a wrong result)."""
+def _is_rejection(peer, e):
+    """A typing/lowering failure inside Numba or torch.compile (not a wrong result)."""
     import traceback
     frames = traceback.extract_tb(e.__traceback__) if e.__traceback__ else []
-    return (type(e).__module__.startswith("numba") or "nopython" in str(e)
-            or any("/numba/" in f.filename for f in frames[-3:]))
+    return (type(e).__module__.startswith(peer) or "nopython" in str(e)
+            or any(f"/{peer}/" in f.filename for f in frames[-3:]))
 
 
 # --- timing ------------------------------------------------------------------------------
@@ -348,8 +424,10 @@ def first_calls(kernel, fn, args, peers, reps):
             elif peer == "jax":
                 jax.clear_caches()
                 f = jax_callable(kernel)
-            else:
+            elif peer == "numba":
                 f = numba_callable(fn)
+            else:
+                f = torch_callable(fn, fresh=True)
             t0 = time.perf_counter()
             f(*a)
             out[peer].append(time.perf_counter() - t0)
@@ -374,11 +452,13 @@ def run_kernel(kernel, cfg, log=print, n=None, first=True, budget_s=None):
     record["mutates"] = mutates
     with no_disk_cache(), x64():
         calls, problems = build_peers(kernel, fn, cfg.peers, fresh=True)
-        first_times = check_peers(kernel, fn, args, calls, problems, mutates)
+        first_times = check_peers(kernel, fn, args, calls, problems, mutates,
+                                  cfg.first_call_limit_s)
         record["status"] = {p: problems.get(p, "ok") for p in cfg.peers}
         record["steady"] = steady_state(calls, args, mutates, cfg, budget_s)
         if first:
-            more = first_calls(kernel, fn, args, list(calls), cfg.first_call_reps - 1)
+            again = [p for p in calls if first_times.get(p, 0) <= cfg.repeat_first_over_s]
+            more = first_calls(kernel, fn, args, again, cfg.first_call_reps - 1)
             record["first_call_runs"] = {p: [t] + more.get(p, []) for p, t in
                                          first_times.items()}
             record["first_call"] = {p: statistics.median(v) for p, v in
@@ -428,18 +508,47 @@ def run_sweep(cfg, log=print):
     return rows
 
 
-def run_all(cfg, names=None, log=print, dispatch=True, sweep=True):
-    results = {"kernels": [], "dispatch": [], "sweep": []}
+def run_real_sweep(cfg, log=print):
+    """Steady state of some real kernels over sizes 10^4 .. 10^8 elements."""
+    rows = []
+    sizes = R.SWEEP_QUICK if cfg.mode != "full" else R.SWEEP
+    if cfg.mode == "smoke":
+        sizes = {name: (400,) for name in R.SWEEP_QUICK}
+    peers = tuple(p for p in cfg.peers if p != "torch") + (
+        ("torch",) if "torch" in cfg.peers else ())
+    for name, ns in sizes.items():
+        kernel = R.BY_NAME[name]
+        for n in ns:
+            sub = Config(**{**cfg.__dict__, "peers": peers,
+                            "min_rounds": 3 if n >= 10**8 else cfg.min_rounds,
+                            "max_rounds": 3 if n >= 10**8 else cfg.max_rounds})
+            rec = run_kernel(kernel, sub, log=lambda *_: None, n=n, first=False,
+                             budget_s=cfg.sweep_budget_s)
+            rows.append({"name": name, "n": n, "status": rec.get("status"),
+                         "inputs": rec.get("inputs"),
+                         "steady": {p: v["median_s"] for p, v in rec.get("steady", {}).items()}})
+            log(f"sweep {name:18s} n={n:>9d} " + "  ".join(
+                f"{p}={v * 1e3:9.3f}ms" for p, v in rows[-1]["steady"].items()))
+            gc.collect()
+    return rows
+
+
+def run_all(cfg, names=None, log=print, dispatch=True, sweep=True, suite="core"):
+    results = {"kernels": [], "dispatch": [], "sweep": [], "suite": suite}
     if names is None and cfg.mode == "quick":
-        names = K.QUICK
-    for kernel in K.KERNELS:
+        names = {"core": K.QUICK, "real": R.QUICK, "all": K.QUICK + R.QUICK}[suite]
+    kernels = SUITES["all"] if names else SUITES[suite]
+    for kernel in kernels:
         if names and kernel.name not in names:
             continue
         results["kernels"].append(run_kernel(kernel, cfg, log))
     if dispatch:
         results["dispatch"] = run_dispatch(cfg, log)
     if sweep:
-        results["sweep"] = run_sweep(cfg, log)
+        if suite in ("core", "all"):
+            results["sweep"] = run_sweep(cfg, log)
+        if suite in ("real", "all"):
+            results["sweep"] += run_real_sweep(cfg, log)
     return results
 
 
@@ -450,7 +559,7 @@ def hlo_texts(kernel, mode="full"):
     and XLA's optimised HLO for both compilers on the benchmark inputs."""
     import jax
     from npxla import jit
-    from . import ports
+    ports = importlib.import_module(f"{__package__}.{kernel.ports}")
     fn, args = kernel.original(), kernel.inputs(mode)
     texts = {}
     with no_disk_cache(), x64():

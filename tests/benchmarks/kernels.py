@@ -153,6 +153,7 @@ class Kernel:
     atol: float = 1e-12
     jax_static: tuple = ()
     note: str = ""
+    ports: str = "ports"        # the module of tests/benchmarks holding the JAX port
 
     def resolve(self):
         """(NumPy original, make_inputs): imports the example module when needed."""

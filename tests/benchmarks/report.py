@@ -14,11 +14,16 @@ import math
 from pathlib import Path
 
 from .harness import PEERS, geomean
-from .kernels import FAMILIES
+from .kernels import FAMILIES as CORE_FAMILIES
+from .real_kernels import FAMILIES as REAL_FAMILIES
+
+FAMILIES = CORE_FAMILIES + REAL_FAMILIES
+COMPILED = ("npxla", "jax", "numba", "torch")
 
 BEGIN, END = "<!-- BEGIN GENERATED -->", "<!-- END GENERATED -->"
 
-TARGETS = {"steady_geomean": 1.05, "steady_max": 1.5, "warm_over_cold": 0.25}
+TARGETS = {"steady_geomean": 1.05, "steady_max": 1.5, "warm_over_cold": 0.25,
+           "real_slowdown": 1.2, "real_first_call_s": 2.0}
 
 
 # --- numbers -----------------------------------------------------------------------------
@@ -45,7 +50,8 @@ def kernel_rows(results):
             "npxla/jax best": ratio(*(rec.get("steady", {}).get(p, {}).get("min_s")
                                       for p in ("npxla", "jax"))),
             "npxla/numba": ratio(t["npxla"], t["numba"]),
-            "speedup": {p: ratio(t["numpy"], t[p]) for p in ("npxla", "jax", "numba")},
+            "npxla/torch": ratio(t["npxla"], t["torch"]),
+            "speedup": {p: ratio(t["numpy"], t[p]) for p in COMPILED},
             "first npxla/jax": ratio(fc.get("npxla"), fc.get("jax")),
         })
     return rows
@@ -74,11 +80,12 @@ def family_rows(rows):
         out.append({
             "family": fam, "kernels": len(sel),
             "npxla/jax": geomean([r["npxla/jax"] for r in sel]),
-            "speedup": {p: geomean([r["speedup"][p] for r in sel])
-                        for p in ("npxla", "jax", "numba")},
+            "speedup": {p: geomean([r["speedup"][p] for r in sel]) for p in COMPILED},
             "npxla/numba": geomean([r["npxla/numba"] for r in sel]),
+            "npxla/torch": geomean([r["npxla/torch"] for r in sel]),
             "first npxla/jax": geomean([r["first npxla/jax"] for r in sel]),
             "numba_count": sum(1 for r in sel if r["t"]["numba"]),
+            "torch_count": sum(1 for r in sel if r["t"]["torch"]),
         })
     return out
 
@@ -111,6 +118,9 @@ def targets(results, rows):
     f = geomean([r["first npxla/jax"] for r in rows])
     if not math.isnan(f):
         out.append(("first call: geomean npxla/jax.jit <= 1", f"{f:.2f}", f <= 1.0))
+    real = [r for r in rows if r["family"] in REAL_FAMILIES]
+    if real:
+        out.extend(real_targets(real))
     cs = [c for c in results.get("coldstart", []) if c.get("peer") == "npxla" and "cold" in c]
     if cs:
         fr = [c["warm_first_call_s"] / c["cold_first_call_s"] for c in cs]
@@ -121,6 +131,32 @@ def targets(results, rows):
                     + f" (geomean {geomean(fr):.0%}"
                     + (f"; without the run itself: {geomean(over):.0%})" if over else ")"),
                     all(x <= TARGETS["warm_over_cold"] for x in fr)))
+    return out
+
+
+def real_targets(rows):
+    """Issue 13's targets over the real-kernel classes."""
+    out = []
+    ok = [r for r in rows if r["t"]["npxla"]]
+    failing = [r["name"] for r in rows if not r["t"]["npxla"]]
+    for peer in ("numba", "torch"):
+        both = [r for r in ok if r["t"][peer]]
+        mine = geomean([r["speedup"]["npxla"] for r in both])
+        theirs = geomean([r["speedup"][peer] for r in both])
+        out.append((f"real kernels: steady geomean speed-up vs NumPy, npxla > {peer}",
+                    f"{mine:.3g}x vs {theirs:.3g}x over the {len(both)} kernels both run"
+                    + (f"; npxla fails on {len(failing)}: {', '.join(failing)}"
+                       if failing else ""), mine > theirs and not failing))
+    slow = [f"{r['name']} {1 / r['speedup']['npxla']:.2f}x slower" for r in ok
+            if r["speedup"]["npxla"] and 1 / r["speedup"]["npxla"] > TARGETS["real_slowdown"]]
+    out.append(("real kernels: none slower than NumPy by more than 1.2x",
+                f"{len(slow)} slower" + (f": {', '.join(slow)}" if slow else ""),
+                not slow and not failing))
+    long_ = [f"{r['name']} {fmt_t(r['first'].get('npxla'))}" for r in ok
+             if (r["first"].get("npxla") or 0) > TARGETS["real_first_call_s"]]
+    out.append(("real kernels: npxla first call < 2 s",
+                f"{len(long_)} over" + (f": {', '.join(long_)}" if long_ else ""),
+                not long_ and not failing))
     return out
 
 
@@ -180,14 +216,14 @@ def markdown(results, png_name="benchmarks.png"):
     out.append("### Steady state (median time per call; ratios < 1 favour npxla)")
     out.append("")
     out.append(table(
-        ["kernel", "family", "size", "NumPy", "npxla", "jax.jit", "Numba", "npxla / jax",
-         "(best runs)", "npxla / Numba", "npxla vs NumPy", "jax vs NumPy", "Numba vs NumPy"],
+        ["kernel", "family", "size", "NumPy", "npxla", "jax.jit", "Numba", "torch.compile",
+         "npxla / jax", "(best runs)", "npxla / Numba", "npxla / torch", "npxla vs NumPy",
+         "jax vs NumPy", "Numba vs NumPy", "torch vs NumPy"],
         [(f"`{r['name']}`" + (" †" if r["source"] != "suite" else ""), r["family"], r["size"],
           fmt_t(r["t"]["numpy"]), fmt_t(r["t"]["npxla"]), fmt_t(r["t"]["jax"]),
-          fmt_t(r["t"]["numba"]), fmt_x(r["npxla/jax"]), fmt_x(r["npxla/jax best"]),
-          fmt_x(r["npxla/numba"]),
-          fmt_speedup(r["speedup"]["npxla"]), fmt_speedup(r["speedup"]["jax"]),
-          fmt_speedup(r["speedup"]["numba"])) for r in rows]))
+          fmt_t(r["t"]["numba"]), fmt_t(r["t"]["torch"]), fmt_x(r["npxla/jax"]),
+          fmt_x(r["npxla/jax best"]), fmt_x(r["npxla/numba"]), fmt_x(r["npxla/torch"]),
+          *(fmt_speedup(r["speedup"][p]) for p in COMPILED)) for r in rows]))
     out.append("")
     out.append("† from `examples/` (the program's `@jit` function, unmodified). "
                "*(best runs)*: the same ratio from each peer's fastest sample, a check on "
@@ -199,26 +235,29 @@ def markdown(results, png_name="benchmarks.png"):
     out.append("")
     out.append(table(
         ["family", "kernels", "npxla / jax", "npxla vs NumPy", "jax vs NumPy",
-         "Numba vs NumPy", "npxla / Numba", "first call npxla / jax"],
+         "Numba vs NumPy", "torch vs NumPy", "npxla / Numba", "npxla / torch",
+         "first call npxla / jax"],
         [(f"**{f['family']}**" if f["family"] == "all" else f["family"], f["kernels"],
           fmt_x(f["npxla/jax"]), fmt_speedup(f["speedup"]["npxla"]),
           fmt_speedup(f["speedup"]["jax"]),
           fmt_speedup(f["speedup"]["numba"]) + f" ({f['numba_count']})",
-          fmt_x(f["npxla/numba"]), fmt_x(f["first npxla/jax"]))
+          fmt_speedup(f["speedup"]["torch"]) + f" ({f['torch_count']})",
+          fmt_x(f["npxla/numba"]), fmt_x(f["npxla/torch"]), fmt_x(f["first npxla/jax"]))
          for f in family_rows(rows)]))
     out.append("")
-    out.append("Numba columns are over the kernels Numba accepts (count in brackets).")
+    out.append("Numba and torch columns are over the kernels each accepts (count in "
+               "brackets).")
     out.append("")
     out.append(f"![speed-up vs NumPy and scaling sweep]({png_name})")
     out.append("")
     out.append("### First call (empty caches: conversion + staging + compile + one run)")
     out.append("")
     out.append(table(
-        ["kernel", "NumPy", "npxla", "jax.jit", "Numba", "npxla / jax",
+        ["kernel", "NumPy", "npxla", "jax.jit", "Numba", "torch.compile", "npxla / jax",
          "npxla first − steady"],
         [(f"`{r['name']}`", fmt_t(r["first"].get("numpy")), fmt_t(r["first"].get("npxla")),
           fmt_t(r["first"].get("jax")), fmt_t(r["first"].get("numba")),
-          fmt_x(r["first npxla/jax"]),
+          fmt_t(r["first"].get("torch")), fmt_x(r["first npxla/jax"]),
           fmt_t(r["first"]["npxla"] - r["t"]["npxla"])
           if r["first"].get("npxla") and r["t"]["npxla"] else "—") for r in rows]))
     out.append("")
@@ -280,8 +319,8 @@ def markdown(results, png_name="benchmarks.png"):
             srows.append((f"`{s['name']}`", f"{s['n']:,}", *(fmt_t(t.get(p)) for p in PEERS),
                           fmt_x(ratio(t.get("npxla"), t.get("jax"))),
                           fmt_speedup(ratio(t.get("numpy"), t.get("npxla")))))
-        out.append(table(["kernel", "n", "NumPy", "npxla", "jax.jit", "Numba", "npxla / jax",
-                          "npxla vs NumPy"], srows))
+        out.append(table(["kernel", "n", "NumPy", "npxla", "jax.jit", "Numba",
+                          "torch.compile", "npxla / jax", "npxla vs NumPy"], srows))
         out.append("")
     bad = [(r["name"], p, s) for r in rows for p, s in r["status"].items() if s != "ok"]
     bad += [(f"dispatch {d['name']}", p, s) for d in results.get("dispatch", [])
@@ -308,7 +347,8 @@ def write_doc(path, generated):
 
 # --- the plot ----------------------------------------------------------------------------
 
-COLOURS = {"numpy": "#888888", "npxla": "#1f77b4", "jax": "#d62728", "numba": "#2ca02c"}
+COLOURS = {"numpy": "#888888", "npxla": "#1f77b4", "jax": "#d62728", "numba": "#2ca02c",
+           "torch": "#ff7f0e"}
 
 
 def plot(results, path):
@@ -322,12 +362,13 @@ def plot(results, path):
     grid = fig.add_gridspec(2 if names else 1, max(len(names), 1),
                             height_ratios=[1.4, 1] if names else [1])
     ax = fig.add_subplot(grid[0, :])
-    width = 0.27
+    width = 0.2
     xs = range(len(rows))
-    for i, peer in enumerate(("npxla", "jax", "numba")):
+    for i, peer in enumerate(COMPILED):
         vals = [r["speedup"][peer] or 0 for r in rows]
-        ax.bar([x + (i - 1) * width for x in xs], vals, width, label=peer if peer != "jax"
-               else "jax.jit (hand port)", color=COLOURS[peer])
+        ax.bar([x + (i - 1.5) * width for x in xs], vals, width,
+               label={"jax": "jax.jit (hand port)", "torch": "torch.compile"}.get(peer, peer),
+               color=COLOURS[peer])
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
     ax.set_ylabel("speed-up vs NumPy (log)")

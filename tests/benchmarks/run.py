@@ -7,9 +7,13 @@
                                               # to $TMPDIR/npxla-bench-quick/ unless --out
     python tests/benchmarks/run.py --only jacobi newton_sqrt --no-coldstart
     python -m tests.benchmarks.run --hlo jacobi   # dump both compilers' modules for a kernel
+    python -m tests.benchmarks.run --suite real --out /tmp/real   # the real-kernel classes
+                                              # of issue 13 (~15 min; --quick: < 2 min)
+    python -m tests.benchmarks.run --peers numpy npxla jax   # leave peers out
 
 Needs the `bench` extra (`pip install -e .[bench]`: numba, matplotlib); without Numba the
-Numba column reads n/a.
+Numba column reads n/a. torch.compile is a peer when `torch` is importable (a CPU build;
+not part of any install requirement); otherwise its column reads n/a.
 """
 from __future__ import annotations
 
@@ -63,6 +67,11 @@ def machine():
         versions.append(f"numba {numba.__version__}")
     except ImportError:
         versions.append("numba not installed")
+    try:
+        import torch
+        versions.append(f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
+    except ImportError:
+        versions.append("torch not installed")
     info["versions"] = ", ".join(versions)
     dev = jax.devices()[0]
     info["xla_device"] = f"{dev.platform}: {getattr(dev, 'device_kind', dev)}"
@@ -81,6 +90,11 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="smoke run: small sizes, "
                         "few repeats (< 2 min)")
     parser.add_argument("--only", nargs="+", metavar="KERNEL", help="run these kernels only")
+    parser.add_argument("--suite", choices=("core", "real", "all"), default="core",
+                        help="core: the 26-kernel suite (default); real: the real-kernel "
+                        "classes of real_kernels.py; all: both")
+    parser.add_argument("--peers", nargs="+", choices=harness.PEERS, help="the peers to "
+                        "run (default: all; numpy is always run)")
     parser.add_argument("--out", help="directory for results.json, benchmarks.md and "
                         "benchmarks.png (default: docs/ + tests/benchmarks/results.json for "
                         "a full run, a temporary directory for --quick)")
@@ -93,19 +107,21 @@ def main(argv=None):
     ns = parser.parse_args(argv)
     mode = "quick" if ns.quick else "full"
     cfg = harness.config(mode)
+    if ns.peers:
+        cfg.peers = tuple(p for p in harness.PEERS if p in set(ns.peers) | {"numpy"})
     if ns.only:
-        unknown = set(ns.only) - set(kernels.BY_NAME)
+        unknown = set(ns.only) - set(harness.BY_NAME)
         if unknown:
             parser.error(f"unknown kernels: {sorted(unknown)}; known: "
-                         f"{sorted(kernels.BY_NAME)}")
+                         f"{sorted(harness.BY_NAME)}")
 
-    default_doc = not ns.out and not ns.quick and not ns.only
+    default_doc = not ns.out and not ns.quick and not ns.only and ns.suite == "core"
     out = Path(ns.out) if ns.out else (ROOT / "docs" if default_doc else
                                        Path(tempfile.gettempdir()) / "npxla-bench-quick")
     out.mkdir(parents=True, exist_ok=True)
 
     if ns.hlo:
-        for key, text in harness.hlo_texts(kernels.BY_NAME[ns.hlo], mode).items():
+        for key, text in harness.hlo_texts(harness.BY_NAME[ns.hlo], mode).items():
             (out / f"{ns.hlo}.{key}.txt").write_text(text)
             print(f"wrote {out / f'{ns.hlo}.{key}.txt'} ({len(text.splitlines())} lines)")
         return 0
@@ -120,9 +136,10 @@ def main(argv=None):
     print(f"npxla benchmarks ({mode}) on {meta['cpu']}, {meta['cores']}; "
           f"{meta['versions']}", flush=True)
     results = harness.run_all(cfg, names=ns.only, log=lambda *a: print(*a, flush=True),
-                              dispatch=not ns.no_dispatch and not ns.only,
-                              sweep=not ns.no_sweep and not ns.only)
-    if not ns.no_coldstart and not ns.only:
+                              dispatch=not ns.no_dispatch and not ns.only
+                              and ns.suite != "real",
+                              sweep=not ns.no_sweep and not ns.only, suite=ns.suite)
+    if not ns.no_coldstart and not ns.only and ns.suite != "real":
         results["coldstart"] = coldstart.measure(kernels.COLDSTART[mode], mode,
                                                  pairs=1 if ns.quick else 3,
                                                  log=lambda *a: print(*a, flush=True))

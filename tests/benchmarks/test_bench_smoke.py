@@ -67,3 +67,39 @@ def test_quick_run_writes_everything(tmp_path):
     from tests.benchmarks import run
     assert run.main(["--quick", "--out", str(tmp_path), "--only", "newton_sqrt"]) == 0
     assert (tmp_path / "results.json").exists() and (tmp_path / "benchmarks.md").exists()
+
+
+def test_real_kernels_are_registered_with_ports_and_sizes():
+    from tests.benchmarks import real_kernels, real_ports
+    assert len(real_kernels.REAL_KERNELS) >= 12
+    assert {k.family for k in real_kernels.REAL_KERNELS} == set(real_kernels.FAMILIES)
+    for k in real_kernels.REAL_KERNELS:
+        assert callable(getattr(real_ports, k.name)), k.name
+        assert set(k.sizes) == {"smoke", "quick", "full"}, k.name
+        assert harness.BY_NAME[k.name] is k
+    assert not set(real_kernels.BY_NAME) & set(kernels.BY_NAME)
+    assert set(real_kernels.SWEEP) <= set(real_kernels.BY_NAME)
+
+
+def test_real_kernels_jax_ports_agree_with_numpy():
+    """Every hand port gives NumPy's result at the smoke size (JAX only: fast)."""
+    from tests.benchmarks import real_kernels
+    cfg = harness.config("smoke", peers=("numpy", "jax"), min_rounds=1, max_rounds=1)
+    for k in real_kernels.REAL_KERNELS:
+        rec = harness.run_kernel(k, cfg, log=lambda *a: None, first=False)
+        assert rec["status"]["jax"] == "ok", (k.name, rec["status"]["jax"])
+
+
+def test_a_real_kernel_through_npxla_and_optional_peers():
+    from tests.benchmarks import real_kernels
+    peers = ("numpy", "npxla", "jax", "numba", "torch")
+    if harness.torch_available():          # torch.compile takes seconds: covered by
+        peers = peers[:-1]                 # `run --suite real --quick`
+    cfg = harness.config("smoke", peers=peers)
+    rec = harness.run_kernel(real_kernels.BY_NAME["gemv"], cfg, log=lambda *a: None)
+    assert rec["status"]["npxla"] == "ok"
+    assert rec["status"]["numba"] == "ok" or "not installed" in rec["status"]["numba"]
+    if "torch" in peers:
+        assert "not installed" in rec["status"]["torch"]
+    md = report.markdown(json.loads(json.dumps({"kernels": [rec], "meta": {}})))
+    assert "| `gemv` |" in md and "real kernels:" in md

@@ -1,9 +1,10 @@
 """Static source-to-source conversion of a whole module (what `npxla convert` prints).
 
-The module is parsed, never imported: every function decorated with npxla's `jit`
-(`@jit`, `@jit(...)`, `@npxla.jit`, `@partial(jit, ...)`, with import
-aliases resolved), every function wrapped by a module-level `g = jit(f, ...)`, or with
-`all_functions` every top-level function, goes through the same converter passes as
+The module is parsed, never imported: every function or method that the shared jit
+discovery (`transpiler/analysis/jit_discovery.py`, the linter's too) finds jitted by
+npxla's `jit` (`@jit`, `@jit(...)`, `@npxla.jit`, `@partial(jit, ...)`, `g = jit(f, ...)`,
+with import aliases resolved), or with `all_functions` every top-level function and
+method, goes through the same converter passes as
 `@jit` (`transpiler.converters.PASSES`). The rest of the file is kept byte for byte:
 only the lines of converted functions are replaced, `from npxla.runtime import operators as
 ag__` is added after the docstring and `__future__` imports, and, when the `jit`
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from npxla.transpiler.analysis import jit_discovery
 from npxla.transpiler.converters import PASSES
 from npxla.transpiler.converters.context import Context
 from npxla.transpiler.base.errors import Location, TranspileError, UnsupportedSyntaxError
@@ -27,7 +29,6 @@ from npxla.transpiler.pyct import loader
 RUNTIME_IMPORT = f"from npxla.runtime import operators as {loader.RUNTIME_NAME}"
 IMPORT_COMMENT = "  # added by npxla convert"
 NPXLA_ROOTS = ("npxla",)
-_PARTIALS = ("partial", "functools.partial")
 
 
 @dataclass
@@ -61,130 +62,47 @@ class ModuleResult:
 
 
 # --- which functions ----------------------------------------------------------------
-def _dotted(node) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
-
-
-class JitNames:
-    """The names under which npxla's `jit` is reachable in a module (import-aware)."""
-
-    def __init__(self, tree):
-        self.names = {"jit"}            # a bare `jit` is npxla's unless imported elsewhere
-        self.modules = set(NPXLA_ROOTS) | {f"{r}.api" for r in NPXLA_ROOTS}
-        self.imports = []               # (stmt, alias, bound name) of npxla imports
-        for node in _module_level(tree):
-            if isinstance(node, ast.ImportFrom):
-                self._import_from(node)
-            elif isinstance(node, ast.Import):
-                self._import(node)
-
-    def _import_from(self, node):
-        module = node.module or ""
-        ours = node.level == 0 and module.split(".")[0] in NPXLA_ROOTS
-        for alias in node.names:
-            bound = alias.asname or alias.name
-            if ours:
-                self.imports.append((node, alias, bound))
-                if alias.name == "jit":
-                    self.names.add(bound)
-                elif alias.name == "api":
-                    self.modules.add(bound)
-            elif bound in self.names:       # e.g. `from jax import jit`
-                self.names.discard(bound)
-
-    def _import(self, node):
-        for alias in node.names:
-            root = alias.name.split(".")[0]
-            if root in NPXLA_ROOTS:
-                bound = alias.asname or root
-                self.imports.append((node, alias, bound))
-                self.modules.add(alias.asname or alias.name)
-            elif (alias.asname or root) in self.modules:   # `import jax as npxla`
-                self.modules.discard(alias.asname or root)
-
-    def is_jit(self, expr) -> bool:
-        """`jit`, `npxla.jit`, `jit(...)`, `partial(jit, ...)` (as a decorator)."""
-        if isinstance(expr, ast.Call):
-            if self.is_jit_ref(expr.func):
-                return True
-            return (_dotted(expr.func) in _PARTIALS and bool(expr.args)
-                    and self.is_jit_ref(expr.args[0]))
-        return self.is_jit_ref(expr)
-
-    def is_jit_ref(self, expr) -> bool:
-        if isinstance(expr, ast.Name):
-            return expr.id in self.names
-        if isinstance(expr, ast.Attribute) and expr.attr == "jit":
-            return _dotted(expr.value) in self.modules
-        return False
-
-    def wrapped_name(self, call) -> str | None:
-        """`f` in `jit(f, ...)` / `partial(jit, ...)(f)` (a call at module level)."""
-        if not isinstance(call, ast.Call) or not call.args or not isinstance(
-                call.args[0], ast.Name):
-            return None
-        if self.is_jit_ref(call.func) or (isinstance(call.func, ast.Call)
-                                          and self.is_jit(call.func)):
-            return call.args[0].id
-        return None
-
-
-def _module_level(tree):
-    """Statements executed at import time (not inside functions), classes included."""
-    todo = list(tree.body)
-    while todo:
-        node = todo.pop(0)
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for name in ("body", "orelse", "finalbody", "handlers"):
-            inner = getattr(node, name, None)
-            if isinstance(inner, list):
-                todo.extend(inner)
-
-
-def _definitions(tree):
-    """(def node, qualified name) for functions at module level and in classes."""
-    out = []
-
-    def visit(stmts, prefix):
-        for node in stmts:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                out.append((node, prefix + node.name))
-            elif isinstance(node, ast.ClassDef):
-                visit(node.body, f"{prefix}{node.name}.")
-            else:
-                for name in ("body", "orelse", "finalbody"):
-                    inner = getattr(node, name, None)
-                    if isinstance(inner, list):
-                        visit(inner, prefix)
-                for handler in getattr(node, "handlers", []) or []:
-                    visit(handler.body, prefix)
-    visit(tree.body, "")
-    return out
+# `runtime/driver/commands/emit.py` builds one with `JitNames(tree)`
+JitNames = jit_discovery.ModuleNames
 
 
 def jitted_functions(tree, all_functions=False, jit_names: JitNames | None = None):
-    """The function definitions to convert, in source order: [(node, qualname)]."""
-    jit_names = jit_names or JitNames(tree)
-    wrapped = set()
-    for node in _module_level(tree):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            name = jit_names.wrapped_name(node.value)
-            if name:
-                wrapped.add(name)
-    chosen = []
-    for node, qualname in _definitions(tree):
-        top_level = "." not in qualname
-        if any(jit_names.is_jit(d) for d in node.decorator_list) or (
-                top_level and (qualname in wrapped or all_functions)):
-            chosen.append((node, qualname))
-    return chosen
+    """The function definitions to convert, in source order: [(node, qualname)].
+
+    The npxla-jitted functions of the shared jit discovery (`analysis/jit_discovery`)
+    that are defined at module level or in a class: a function nested in another one is
+    converted as part of it."""
+    names = jit_names or JitNames(tree)
+    if all_functions:
+        targets = jit_discovery.all_functions(names)
+    else:
+        targets = [t for t in jit_discovery.discover(names)
+                   if t.flavor == "npxla" and "<locals>" not in t.qualname]
+    chosen = {id(t.node): t.qualname for t in targets}
+    return [(node, chosen[id(node)]) for node in jit_discovery.definitions(tree)
+            if id(node) in chosen]
+
+
+def npxla_imports(tree):
+    """(statement, alias, bound name) of every module-level import from npxla."""
+    out, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for fld in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(getattr(node, fld, None) or [])
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and \
+                (node.module or "").split(".")[0] in NPXLA_ROOTS:
+            out.extend((node, alias, alias.asname or alias.name) for alias in node.names)
+        elif isinstance(node, ast.Import):
+            out.extend((node, alias, alias.asname or alias.name.split(".")[0])
+                       for alias in node.names if alias.name.split(".")[0] in NPXLA_ROOTS)
+    return out
+
+
+def _first_line(node) -> int:
+    return min([node.lineno] + [d.lineno for d in node.decorator_list])
 
 
 # --- converting one definition --------------------------------------------------------
@@ -215,10 +133,6 @@ def _indent(text: str, pad: str) -> str:
     return "\n".join(pad + line if line.strip() else line for line in text.split("\n"))
 
 
-def _first_line(node) -> int:
-    return min([node.lineno] + [d.lineno for d in node.decorator_list])
-
-
 # --- the whole module -------------------------------------------------------------------
 def convert_module(source: str, path: str = "<string>", all_functions=False,
                    keep_decorators=False) -> ModuleResult:
@@ -229,8 +143,7 @@ def convert_module(source: str, path: str = "<string>", all_functions=False,
     except SyntaxError as e:
         result.syntax_error = e
         return result
-    jit_names = JitNames(tree)
-    chosen = jitted_functions(tree, all_functions, jit_names)
+    chosen = jitted_functions(tree, all_functions)
     if not chosen:
         result.converted = source
         return result
@@ -296,13 +209,13 @@ def remove_unused_npxla_imports(source: str, path: str = "<string>") -> str:
     """Drop npxla imports (`from npxla import jit`, `import npxla`) whose names
     the module no longer uses after the `jit` decorators were removed."""
     tree = ast.parse(source, filename=path)
-    jit_names = JitNames(tree)
-    if not jit_names.imports:
+    imports = npxla_imports(tree)
+    if not imports:
         return source
     used = _used_names(tree)
     lines = source.splitlines(keepends=True)
     by_stmt: dict = {}
-    for stmt, alias, bound in jit_names.imports:
+    for stmt, alias, bound in imports:
         by_stmt.setdefault(id(stmt), (stmt, []))[1].append((alias, bound in used))
     edits = []
     for stmt, aliases in by_stmt.values():

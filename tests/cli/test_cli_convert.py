@@ -155,6 +155,18 @@ def test_decorator_spellings():
     assert [f.qualname for f in everything.functions] == ["a", "b", "c", "d", "e", "f", "K.m"]
 
 
+def test_call_forms_the_linter_knows_are_converted_too():
+    # one jit discovery (analysis/jit_discovery) for convert and lint: a `jit(f)` call
+    # anywhere jits the module's `f`; a nested function is converted with its parent
+    src = ("import npxla\nfrom npxla import jit\nnjit = npxla.jit\n\n"
+           "def a(x): return x\ndef b(x): return x\ndef c(x): return x\n"
+           "jit(a)(1.0)\n\ndef main():\n    return jit(b)\n\n@njit\ndef d(x):\n"
+           "    @jit\n    def inner(y): return y\n    return inner(x)\n")
+    result = convert_module(src, "calls.py")
+    assert [f.qualname for f in result.functions] == ["a", "b", "d"]
+    ast.parse(result.converted)
+
+
 def test_jit_imported_from_jax_is_not_npxla():
     src = "from jax import jit\n\n@jit\ndef f(x):\n    return x\n"
     result = convert_module(src, "j.py")

@@ -2,7 +2,8 @@
 jitted function (and what it calls), module-wide rules, findings."""
 from __future__ import annotations
 
-from npxla.transpiler.lint.discovery import all_functions, discover, jit_flavor, module_info
+from npxla.transpiler.analysis.jit_discovery import jit_flavor
+from npxla.transpiler.lint.discovery import all_functions, discover, module_info
 from npxla.transpiler.lint.findings import Finding
 from npxla.transpiler.lint.rules import RULES, selected
 from npxla.transpiler.lint.rules.base import Rule

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from npxla.transpiler.lint.discovery import collect_imports
+from npxla.transpiler.analysis.jit_discovery import collect_imports
 from npxla.transpiler.lint.values import (CONTAINERS, DICT, FUNC, LIST, MAYBE, NUMBER,
                                           PYTHON_ONLY, RANGE, REF, SET, STATIC, TUPLE,
                                           UNKNOWN_STATIC, Val, const, element_of, join,

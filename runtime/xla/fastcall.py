@@ -10,6 +10,8 @@ failure to build it leaves the caller on the Python path.
 """
 from __future__ import annotations
 
+from npxla.runtime.xla.transfer import aligned
+
 def make(executable, device, upload, n_args, finish):
     """A callable taking the NumPy arguments and returning `finish(output device
     arrays)`, or None when JAX's internals are not what this module expects."""
@@ -57,7 +59,7 @@ def make(executable, device, upload, n_args, finish):
         if hook:
             hook(True)
         try:
-            outs = call(*args)
+            outs = call(*[aligned(a) for a in args])
         finally:
             restore(prev)
             if hook:

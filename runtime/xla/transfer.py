@@ -40,9 +40,30 @@ class Uploader:
             return self._jax.device_put(list(values), self.device)
 
 
+# XLA's CPU client uses a NumPy array's memory in place only when its data pointer is
+# 64-byte aligned (and the layout row-major); otherwise PJRT copies it, at about a fifth
+# of memcpy's speed here. NumPy's own allocations are 16-byte aligned, so large arrays
+# are copied once by us, with memcpy, into an aligned buffer that XLA then uses in place.
+_ALIGN = 64
+_ALIGN_MIN_BYTES = 1 << 18      # below this, PJRT's copy costs microseconds anyway
+
+
+def aligned(value):
+    """`value`, or for a large array XLA would copy slowly, an aligned row-major copy."""
+    if type(value) is not np.ndarray or value.nbytes < _ALIGN_MIN_BYTES:
+        return value
+    if value.flags.c_contiguous and value.ctypes.data % _ALIGN == 0:
+        return value
+    raw = np.empty(value.nbytes + _ALIGN, np.uint8)
+    start = -raw.ctypes.data % _ALIGN
+    out = raw[start:start + value.nbytes].view(value.dtype).reshape(value.shape)
+    np.copyto(out, value)
+    return out
+
+
 def _host(value, dtype):
     if type(value) is np.ndarray and value.dtype == dtype:
-        return value
+        return aligned(value)
     if hasattr(value, "addressable_data"):  # already a jax Array
         return np.asarray(value)
     return np.asarray(value, dtype=dtype)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+from jaxlib.mlir import ir
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.staging.bounded import BoundedArray, Extent, is_bounded
@@ -63,11 +64,45 @@ def clip(v, lo, hi):
 
 
 def same(a, b) -> bool:
-    """Provably equal at staging time (the same traced value, or equal constants)."""
+    """Provably equal at staging time: equal constants, or traced values computed the
+    same way from the same values (`k + 1` written twice in `L[k + 1:, k]` and
+    `U[k + 1:, k:]`). Extents that are the same need no run-time check and no moving."""
     if a is b:
         return True
     ka, kb = known(a), known(b)
-    return ka is not None and ka == kb
+    if ka is not None or kb is not None:
+        return ka is not None and ka == kb
+    return is_abstract(a) and is_abstract(b) and _same_value(a.ir, b.ir, _SAME_DEPTH)
+
+
+_SAME_DEPTH = 8
+
+
+def _same_value(u, v, depth) -> bool:
+    """Whether two MLIR values are the results of the same pure computation: the same
+    op with the same attributes on operands that are the same (block arguments and
+    ops with regions only equal themselves)."""
+    if u == v:
+        return True
+    if depth == 0 or u.type != v.type or isinstance(u.owner, ir.Block) or \
+            isinstance(v.owner, ir.Block):
+        return False
+    if ir.OpResult(u).result_number != ir.OpResult(v).result_number:
+        return False
+    a, b = u.owner.operation, v.owner.operation
+    if a.name != b.name or a.name not in _PURE or len(a.operands) != len(b.operands):
+        return False
+    attrs, other = a.attributes, b.attributes
+    if len(attrs) != len(other) or any(str(attrs[name]) != str(other[name]) if name in other
+                                       else True for name in attrs):
+        return False
+    return all(_same_value(x, y, depth - 1) for x, y in zip(a.operands, b.operands))
+
+
+# the ops extent arithmetic is made of: pure, so equal inputs give equal results
+_PURE = frozenset(f"stablehlo.{name}" for name in (
+    "constant", "add", "subtract", "multiply", "maximum", "minimum", "select", "compare",
+    "convert", "negate", "and", "or", "not", "reshape", "broadcast_in_dim", "clamp"))
 
 
 def compare(a, b, direction) -> AbstractArray:
@@ -209,7 +244,7 @@ def broadcast_one(buf, axis, e, dst, length):
 def _unless_one(a, b):
     """NumPy's broadcast length of two lengths that are equal or 1: `b` where `a` is 1
     (a 0-length axis beats a 1-length one)."""
-    ka, kb = known(a), known(b)
+    ka = known(a)
     if ka is not None:
         return b if ka == 1 else a
     return S.select(compare(a, 1, "EQ"), traced(b), traced(a))

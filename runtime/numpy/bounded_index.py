@@ -176,6 +176,8 @@ def getitem_bounded(b: BoundedArray, index, getitem):
 
 
 def _sub_window(b, e, n, ex):
+    if e.start is None and e.stop is None and e.step is None:
+        return slice(None), ex          # `:` keeps the extent (the same values)
     step = e.step
     if step is not None and (_traced_bound(step) or operator.index(step) not in (1, -1)):
         b.refuse("a slice with a step other than 1 or -1")

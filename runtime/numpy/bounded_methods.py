@@ -49,6 +49,19 @@ def _cumulative(identity):
     return run
 
 
+def _outer(fn, args, kwargs):
+    """np.outer of vectors: a column times a row (NumPy ravels; so may only 1-D here)."""
+    a, b = (B.as_operand(x) for x in args[:2])
+    if kwargs.get("out") is not None or a.ndim != 1 or b.ndim != 1:
+        ops.first_bounded(args).refuse("np.outer of arrays that are not vectors, or out=")
+    return ops.elementwise(np.multiply, (_index(a, (slice(None), None)),
+                                         _index(b, (None, slice(None)))), {})
+
+
+def _index(x, index):
+    return x[index] if is_bounded(x) else _static_getitem(x, index)
+
+
 def _reduction(name):
     return lambda fn, args, kwargs: ops.reduction(fn, name, args, kwargs)
 
@@ -60,7 +73,7 @@ def _contraction(name):
 HANDLERS = {
     "np.where": ops.elementwise, "np.clip": ops.elementwise,
     "np.linalg.norm": lambda fn, args, kwargs: ops.vector_norm(fn, "norm", args, kwargs), "len": _len, "np.shape": _shape, "np.size": _size,
-    "np.copy": _copy, "np.cumsum": _cumulative(0), "np.cumprod": _cumulative(1),
+    "np.copy": _copy, "np.outer": _outer, "np.cumsum": _cumulative(0), "np.cumprod": _cumulative(1),
 }
 for _name in list(ops._REDUCTIONS) + ["mean", "nanmean", "var", "std"]:
     HANDLERS["np." + _name] = _reduction(_name)

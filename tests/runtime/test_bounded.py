@@ -334,6 +334,15 @@ def grows(x, n):
     return acc
 
 
+def test_a_size_that_grows_every_iteration_has_no_bound():
+    from npxla import TranspileError
+    with pytest.warns(NpxlaPerformanceWarning):         # a Python int: unrolled
+        check(grows, RNG.random(5), 3)
+    with pytest.raises(TranspileError) as info:         # an array trip count: refused
+        jit(grows)(RNG.random(5), np.int64(3))
+    assert "np.concatenate" in str(info.value) and "test_bounded.py" in str(info.value)
+
+
 def solve_masked(A, b):
     m = b > 0
     return np.linalg.solve(A[m][:, m], b[m])

@@ -140,19 +140,6 @@ def deps_of(*values):
 
 
 # --- masks and windows ------------------------------------------------------------------
-def valid_mask(b: BoundedArray) -> AbstractArray:
-    """True where the buffer holds an element of the array (bool, the bound's shape)."""
-    mask = None
-    for axis in b.dynamic_axes():
-        e = b.ext[axis]
-        pos = S.iota(shape=b.bound, dtype=_I64, dim=axis)
-        start = broadcast_to_shape(traced(e.offset), b.bound)
-        stop = broadcast_to_shape(traced(add(e.offset, e.count)), b.bound)
-        part = E.bitwise_and(E.compare(pos, start, "GE"), E.compare(pos, stop, "LT"))
-        mask = part if mask is None else E.bitwise_and(mask, part)
-    return mask
-
-
 def axis_mask(b: BoundedArray, axis) -> AbstractArray:
     """The valid positions along one dynamic axis, as a 1-D bool array."""
     e = b.ext[axis]
@@ -163,18 +150,29 @@ def axis_mask(b: BoundedArray, axis) -> AbstractArray:
     return E.bitwise_and(E.compare(pos, lo, "GE"), E.compare(pos, hi, "LT"))
 
 
+def _mask(b: BoundedArray, axes) -> AbstractArray:
+    """True where the buffer holds an element of the array along `axes` (the bound's
+    shape)."""
+    mask = None
+    for axis in axes:
+        m = S.broadcast_in_dim(axis_mask(b, axis), shape=b.bound, dims=(axis,))
+        mask = m if mask is None else E.bitwise_and(mask, m)
+    return mask
+
+
+def valid_mask(b: BoundedArray) -> AbstractArray:
+    """True where the buffer holds an element of the array."""
+    return _mask(b, b.dynamic_axes())
+
+
 def filled(b: BoundedArray, value, axes=None) -> AbstractArray:
     """The buffer with its padding (along `axes`, default all dynamic axes) replaced by
     `value`, so a reduction or contraction over the bound sees only the array."""
     axes = b.dynamic_axes() if axes is None else [a for a in axes if b.ext[a] is not None]
     if not axes:
         return b.buf
-    mask = None
-    for axis in axes:
-        m = S.broadcast_in_dim(axis_mask(b, axis), shape=b.bound, dims=(axis,))
-        mask = m if mask is None else E.bitwise_and(mask, m)
     fill = broadcast_to_shape(as_abstract(np.asarray(value, b.dtype)), b.bound)
-    return S.select(mask, b.buf, fill)
+    return S.select(_mask(b, axes), b.buf, fill)
 
 
 def relocate(buf: AbstractArray, axis, src, dst, length) -> AbstractArray:
@@ -312,13 +310,6 @@ def conform(operands):
     return out, tuple(bound), tuple(ext)
 
 
-def count_of(x, axis):
-    """Length of `x` along `axis`: an int, or a traced count."""
-    if is_bounded(x) and x.ext[axis] is not None:
-        return x.ext[axis].count
-    return x.shape[axis] if not is_bounded(x) else x.bound[axis]
-
-
 def shape_of(x: BoundedArray) -> tuple:
     """NumPy's `x.shape`: ints, and traced (weak) ints for the dynamic axes."""
     out = []
@@ -356,10 +347,6 @@ def to_origin(x: BoundedArray) -> AbstractArray:
     for axis in x.dynamic_axes():
         buf = relocate(buf, axis, x.ext[axis].offset, 0, x.bound[axis])
     return buf
-
-
-def extent(offset, count):
-    return Extent(offset, count)
 
 
 def counts_vector(x: BoundedArray) -> AbstractArray:

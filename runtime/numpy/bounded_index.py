@@ -98,7 +98,7 @@ def slice_dynamic(x: AbstractArray, index, getitem) -> BoundedArray:
         if isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop)):
             cut, offset, count = _window(e, x.shape[axis])
             new.append(cut)
-            plan.append((out_axis, B.extent(offset, count)))
+            plan.append((out_axis, B.Extent(offset, count)))
             deps |= B.deps_of(e.start, e.stop)
         else:
             new.append(e)
@@ -147,7 +147,7 @@ def translate(b: BoundedArray, index):
         if ex is None:
             if isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop)):
                 cut, offset, count = _window(e, n)
-                new.append(cut), ext.append(B.extent(offset, count))
+                new.append(cut), ext.append(B.Extent(offset, count))
             else:
                 new.append(e)
                 if isinstance(e, slice):
@@ -172,7 +172,9 @@ def getitem_bounded(b: BoundedArray, index, getitem):
     """`b[index]`: a view of the same buffer with moved extents."""
     new, ext = translate(b, index)
     buf = getitem(b.buf, tuple(new))
-    return B.make(buf, ext, b.extent_deps | _index_deps(index)) if is_abstract(buf) and buf.ndim == len(ext) else buf
+    if is_abstract(buf) and buf.ndim == len(ext):
+        return B.make(buf, ext, b.extent_deps | _index_deps(index))
+    return buf
 
 
 def _sub_window(b, e, n, ex):
@@ -184,12 +186,12 @@ def _sub_window(b, e, n, ex):
     if step is not None and operator.index(step) == -1:
         if e.start is not None or e.stop is not None:
             b.refuse("a reversed slice with bounds")
-        return slice(None, None, -1), B.extent(B.sub(B.sub(n, ex.offset), ex.count),
+        return slice(None, None, -1), B.Extent(B.sub(B.sub(n, ex.offset), ex.count),
                                               ex.count)
     count = ex.count
     start = 0 if e.start is None else _relative(e.start, count)
     stop = count if e.stop is None else _relative(e.stop, count)
-    return slice(None), B.extent(B.add(ex.offset, start),
+    return slice(None), B.Extent(B.add(ex.offset, start),
                                  B.maximum(B.sub(stop, start), 0))
 
 
@@ -267,14 +269,14 @@ def compact(x: AbstractArray, mask: AbstractArray) -> BoundedArray:
     m, run, count, n = _ranks(mask)
     rows, _ = _flat(x, mask.ndim)
     if n == 0:
-        return BoundedArray(rows, (B.extent(0, 0),) + (None,) * (rows.ndim - 1),
+        return BoundedArray(rows, (B.Extent(0, 0),) + (None,) * (rows.ndim - 1),
                             deps=mask.deps)
     dest = S.select(m, _minus_one(run),
                     broadcast_to_shape(as_abstract(np.int64(n)), (n,)))
     zeros = broadcast_to_shape(as_abstract(np.zeros((), x.dtype)), rows.shape)
     buf = G.scatter(zeros, S.reshape(dest, shape=(n, 1)), rows, kind="replace") if n \
         else zeros
-    return BoundedArray(buf, (B.extent(0, count),) + (None,) * (rows.ndim - 1),
+    return BoundedArray(buf, (B.Extent(0, count),) + (None,) * (rows.ndim - 1),
                         deps=mask.deps)
 
 

@@ -19,11 +19,6 @@ from npxla.runtime.numpy.ufunc_core import check_cast
 from npxla.runtime.numpy.values import fresh
 
 
-def _len(entry_fn, args, kwargs):
-    (x,) = args
-    return B.shape_of(x)[0]
-
-
 def _shape(fn, args, kwargs):
     return B.shape_of(args[0])
 
@@ -39,7 +34,7 @@ def _copy(fn, args, kwargs):
 
 def _cumulative(identity):
     def run(fn, args, kwargs):
-        params = ops._bind(fn, args, kwargs)
+        params = ops.bind(fn, args, kwargs)
         x = params.pop("a")
         axis = params.get("axis")
         if params.get("out") is not None or (axis is None and x.ndim != 1):
@@ -72,10 +67,11 @@ def _contraction(name):
 
 HANDLERS = {
     "np.where": ops.elementwise, "np.clip": ops.elementwise,
-    "np.linalg.norm": lambda fn, args, kwargs: ops.vector_norm(fn, "norm", args, kwargs), "len": _len, "np.shape": _shape, "np.size": _size,
-    "np.copy": _copy, "np.outer": _outer, "np.cumsum": _cumulative(0), "np.cumprod": _cumulative(1),
+    "np.linalg.norm": ops.vector_norm, "np.shape": _shape, "np.size": _size,
+    "np.copy": _copy, "np.outer": _outer, "np.cumsum": _cumulative(0),
+    "np.cumprod": _cumulative(1),
 }
-for _name in list(ops._REDUCTIONS) + ["mean", "nanmean", "var", "std"]:
+for _name in list(ops.REDUCTIONS) + ["mean", "nanmean", "var", "std"]:
     HANDLERS["np." + _name] = _reduction(_name)
 for _name in ("dot", "matmul", "inner", "vdot"):
     HANDLERS["np." + _name] = _contraction(_name)

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
 from npxla.runtime.staging.abstract import is_abstract
-from npxla.runtime.staging.bounded import is_bounded
+from npxla.runtime.staging.bounded import BoundedArray, is_bounded
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy.convert import cast_to
@@ -85,7 +85,7 @@ def _highest(dtype):
 
 
 # name -> (padding value for a dtype, needs a non-empty axis)
-_REDUCTIONS = {
+REDUCTIONS = {
     "sum": (lambda d: 0, False), "nansum": (lambda d: 0, False),
     "prod": (lambda d: 1, False), "nanprod": (lambda d: 1, False),
     "max": (_lowest, True), "amax": (_lowest, True), "min": (_highest, True),
@@ -103,7 +103,7 @@ def _axes(axis, ndim):
     return tuple(sorted(normalize_axis_tuple(axes, ndim)))
 
 
-def _bind(fn, args, kwargs):
+def bind(fn, args, kwargs):
     params = inspect.signature(fn).bind(*args, **kwargs).arguments
     return dict(params)
 
@@ -121,7 +121,7 @@ def _refuse_extras(b, name, params):
 
 
 def reduction(fn, name, args, kwargs):
-    params = _bind(fn, args, kwargs)
+    params = bind(fn, args, kwargs)
     b = params.pop("a", None)
     if b is None:
         b = params.pop("x")
@@ -134,7 +134,7 @@ def reduction(fn, name, args, kwargs):
         return _mean(b, axes, params.get("dtype"), keepdims)
     if name in ("var", "std"):
         return _var(b, axes, name, params)
-    pad, nonempty = _REDUCTIONS[name]
+    pad, nonempty = REDUCTIONS[name]
     dyn = [a for a in axes if b.ext[a] is not None]
     if nonempty:
         _check_nonempty(b, dyn, name)
@@ -242,28 +242,22 @@ def contraction(fn, name, args, kwargs):
     ref = ea if ea is not None else eb
     length = ab.shape[ka] if ea is not None else bb.shape[kb]
     if ref is not None:
-        what = f"shapes not aligned for np.{name}"
-        for buf_e, buf_n, k, which in ((ea, ab.shape[ka], ka, "a"), (eb, bb.shape[kb], kb, "b")):
-            count = buf_e.count if buf_e is not None else buf_n
-            B.check_counts(count, ref.count, what)
-            src = buf_e.offset if buf_e is not None else 0
-            if which == "a":
-                ab = B.relocate(ab, k, src, ref.offset, length)
-            else:
-                bb = B.relocate(bb, k, src, ref.offset, length)
-        probe = B.make(ab, _set(ae, ka, ref))
-        ab = B.filled(probe, 0, [ka]) if is_bounded(probe) else ab
-        probe = B.make(bb, _set(be, kb, ref))
-        bb = B.filled(probe, 0, [kb]) if is_bounded(probe) else bb
+        ab = _contracted(ab, ea, ka, ref, length, name)
+        bb = _contracted(bb, eb, kb, ref, length, name)
     result = dispatch(fn, (ab, bb), {})
     ext = [e for k, e in enumerate(ae) if k != ka] + [e for k, e in enumerate(be) if k != kb]
     return B.make(result, ext, B.extent_deps(a, b))
 
 
-def _set(ext, k, e):
-    ext = list(ext)
-    ext[k] = e
-    return ext
+def _contracted(buf, e, axis, ref, length, name):
+    """One operand's contracted axis moved to the common extent `ref` (its length
+    checked equal at run time) with zeros outside it."""
+    count = e.count if e is not None else buf.shape[axis]
+    B.check_counts(count, ref.count, f"shapes not aligned for np.{name}")
+    buf = B.relocate(buf, axis, e.offset if e is not None else 0, ref.offset, length)
+    ext = [None] * buf.ndim
+    ext[axis] = ref
+    return B.filled(BoundedArray(buf, ext), 0, [axis])
 
 
 def _flat1(x):
@@ -272,8 +266,8 @@ def _flat1(x):
     return x if is_bounded(x) else dispatch(np.ravel, (x,), {})
 
 
-def vector_norm(fn, name, args, kwargs):
-    params = _bind(fn, args, kwargs)
+def vector_norm(fn, args, kwargs):
+    params = bind(fn, args, kwargs)
     x = params["x"]
     if params.get("ord") not in (None, 2) or params.get("axis") is not None or x.ndim != 1:
         x.refuse("np.linalg.norm other than the 2-norm of a vector")

@@ -74,7 +74,7 @@ def argwhere(a):
     if a.ndim == 0:         # one row with no coordinates where a is true
         count = cast_to(_truth(a), _I64)
         empty = broadcast_to_shape(as_abstract(np.zeros((), _I64)), (1, 0))
-        return BoundedArray(empty, (B.extent(0, count), None))
+        return BoundedArray(empty, (B.Extent(0, count), None))
     coords, flat = _coordinates(a)
     columns = [S.reshape(c.buf, shape=c.buf.shape + (1,)) for c in coords]
     buf = columns[0] if len(columns) == 1 else S.concatenate(*columns, axis=1)

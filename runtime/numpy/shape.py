@@ -219,17 +219,10 @@ def _fixed_shape(x: AbstractArray):
 
 
 def _may_be_argument(x: AbstractArray) -> bool:
-    """Whether `x` is one of the traced function's argument handles: exactly, where the
-    driver lists them on the trace (`Trace.arguments`); otherwise conservatively (it
-    holds an argument's value unchanged, or it was written and computes from one)."""
+    """Whether `x` is one of the traced function's argument handles (the driver lists
+    them on the trace)."""
     trace = current_trace()
-    if trace is None:
-        return False
-    if trace.arguments is not None:
-        return any(x is h for h in trace.arguments)
-    if x._ir is not None and any(x._ir == a for a in trace.block.arguments):
-        return True
-    return x.mutated and any(type(d) is int for d in x.deps)
+    return trace is not None and any(x is h for h in trace.arguments or ())
 
 
 # --- axis permutations -----------------------------------------------------------------

@@ -36,27 +36,85 @@ def known(v):
 
 def traced(v) -> AbstractArray:
     k = known(v)
-    return as_abstract(np.int64(k)) if k is not None else cast_to(v, _I64)
+    if k is not None:
+        return as_abstract(np.int64(k))
+    out = cast_to(v, _I64)
+    if out is not v and getattr(v, "_range", None) is not None:
+        out._range = v._range          # a weak loop index made int64 keeps its range
+    return out
 
 
-def _arith(py, hlo_op):
+def value_range(v):
+    """(lo, hi) that `v` provably lies in, or None: a known int, or a traced int whose
+    range staging derived (a static loop's index and arithmetic on it)."""
+    k = known(v)
+    if k is not None:
+        return k, k
+    return getattr(v, "_range", None)
+
+
+# Interval rules of the extent arithmetic. With them a bound computed from a loop index
+# (`k + 1` for k in range(n - 1)) is known to need no wrapping or clipping, and the
+# masks built from it compare with the bound itself: XLA:CPU evaluates what is left of
+# such scalar chains (wrap, clip, max) for every element of the fused loop that uses
+# the mask (LU at n = 200: 31 ms with them, 6.5 ms without).
+_RANGES = {
+    "add": lambda a, b: (a[0] + b[0], a[1] + b[1]),
+    "sub": lambda a, b: (a[0] - b[1], a[1] - b[0]),
+    "mul": lambda a, b: (min(x * y for x in a for y in b), max(x * y for x in a for y in b)),
+    "maximum": lambda a, b: (max(a[0], b[0]), max(a[1], b[1])),
+    "minimum": lambda a, b: (min(a[0], b[0]), min(a[1], b[1])),
+}
+# maximum/minimum whose operands' ranges decide the answer: (first wins, second wins)
+_DECIDED = {
+    "maximum": (lambda a, b: a[0] >= b[1], lambda a, b: b[0] >= a[1]),
+    "minimum": (lambda a, b: a[1] <= b[0], lambda a, b: b[1] <= a[0]),
+}
+_I64_RANGE = (-(1 << 63), (1 << 63) - 1)
+
+
+def _arith(name, py, hlo_op):
+    rule, decided = _RANGES[name], _DECIDED.get(name)
+    identity = {"add": 0, "sub": 0, "mul": 1}.get(name, object())
+
     def op(a, b):
         ka, kb = known(a), known(b)
         if ka is not None and kb is not None:
             return py(ka, kb)
+        if kb == identity:
+            return _result(a)
+        if ka == identity and name in ("add", "mul"):
+            return _result(b)
+        ra, rb = value_range(a), value_range(b)
+        if decided is not None and ra is not None and rb is not None:
+            if decided[0](ra, rb):
+                return _result(a)
+            if decided[1](ra, rb):
+                return _result(b)
         a, b = traced(a), traced(b)
         if a.shape != b.shape:
             shape = a.shape or b.shape
             a, b = broadcast_to_shape(a, shape), broadcast_to_shape(b, shape)
-        return hlo_op(a, b)
+        out = hlo_op(a, b)
+        if ra is not None and rb is not None and not out.shape:
+            lo, hi = rule(ra, rb)
+            if _I64_RANGE[0] <= lo and hi <= _I64_RANGE[1]:
+                out._range = (lo, hi)
+        return out
     return op
 
 
-add = _arith(operator.add, E.add)
-sub = _arith(operator.sub, E.subtract)
-mul = _arith(operator.mul, E.multiply)
-maximum = _arith(max, E.maximum)
-minimum = _arith(min, E.minimum)
+def _result(v):
+    """An operand returned as the result: a Python int if known, else int64 traced."""
+    k = known(v)
+    return k if k is not None else traced(v)
+
+
+add = _arith("add", operator.add, E.add)
+sub = _arith("sub", operator.sub, E.subtract)
+mul = _arith("mul", operator.mul, E.multiply)
+maximum = _arith("maximum", max, E.maximum)
+minimum = _arith("minimum", min, E.minimum)
 
 
 def clip(v, lo, hi):
@@ -72,13 +130,13 @@ def same(a, b) -> bool:
     ka, kb = known(a), known(b)
     if ka is not None or kb is not None:
         return ka is not None and ka == kb
-    return is_abstract(a) and is_abstract(b) and _same_value(a.ir, b.ir, _SAME_DEPTH)
+    return is_abstract(a) and is_abstract(b) and same_value(a.ir, b.ir)
 
 
 _SAME_DEPTH = 8
 
 
-def _same_value(u, v, depth) -> bool:
+def same_value(u, v, depth=_SAME_DEPTH) -> bool:
     """Whether two MLIR values are the results of the same pure computation: the same
     op with the same attributes on operands that are the same (block arguments and
     ops with regions only equal themselves)."""
@@ -96,7 +154,7 @@ def _same_value(u, v, depth) -> bool:
     if len(attrs) != len(other) or any(str(attrs[name]) != str(other[name]) if name in other
                                        else True for name in attrs):
         return False
-    return all(_same_value(x, y, depth - 1) for x, y in zip(a.operands, b.operands))
+    return all(same_value(x, y, depth - 1) for x, y in zip(a.operands, b.operands))
 
 
 # the ops extent arithmetic is made of: pure, so equal inputs give equal results
@@ -116,7 +174,7 @@ def normalise_bound(v, n):
     if k is not None:
         return min(max(k + n if k < 0 else k, 0), n)
     v = traced(v)
-    rng = getattr(v, "_range", None)
+    rng = value_range(v)
     if rng is not None and 0 <= rng[0] and rng[1] <= n:
         return v
     wrapped = S.select(compare(v, 0, "LT"), add(v, n), v)
@@ -141,7 +199,9 @@ def deps_of(*values):
 
 # --- masks and windows ------------------------------------------------------------------
 def axis_mask(b: BoundedArray, axis) -> AbstractArray:
-    """The valid positions along one dynamic axis, as a 1-D bool array."""
+    """The valid positions along one dynamic axis, as a 1-D bool array. Both sides are
+    tested even where a range proves one open: XLA:CPU's code for the fused update
+    was faster with `pos < n` kept (LU at n = 200: 6.5 ms against 11 ms)."""
     e = b.ext[axis]
     n = b.bound[axis]
     pos = S.iota(shape=(n,), dtype=_I64, dim=0)

@@ -169,12 +169,40 @@ def _index_deps(index):
 
 
 def getitem_bounded(b: BoundedArray, index, getitem):
-    """`b[index]`: a view of the same buffer with moved extents."""
+    """`b[index]`: a view of the same buffer with moved extents (an integer array on
+    the first axis: a gather, see `take_first_axis`)."""
+    if _first_axis_indices(index) and b.ext[0] is not None:
+        return take_first_axis(b, index[0] if isinstance(index, tuple) else index, getitem)
     new, ext = translate(b, index)
     buf = getitem(b.buf, tuple(new))
     if is_abstract(buf) and buf.ndim == len(ext):
         return B.make(buf, ext, b.extent_deps | _index_deps(index))
     return buf
+
+
+def _first_axis_indices(index) -> bool:
+    """An integer index array alone, or followed by `:` only (`v[inverse]`, `x[i, :]`)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    head = parts[0] if parts else None
+    if not (is_abstract(head) and head.ndim >= 1 and head.dtype.kind in "iu"):
+        return False
+    return all(isinstance(e, slice) and e == slice(None) for e in parts[1:])
+
+
+def take_first_axis(b: BoundedArray, idx, getitem):
+    """`b[idx]` with a static-shaped integer array along its dynamic first axis (the
+    values of `np.unique` at its inverse): each index is checked against the run-time
+    length and wrapped as NumPy wraps negatives, then read from the buffer."""
+    e = b.ext[0]
+    i = cast_to(idx, _I64)
+    count = broadcast_to_shape(B.traced(e.count), i.shape)
+    zero = broadcast_to_shape(as_abstract(np.int64(0)), i.shape)
+    wrapped = S.select(E.compare(i, zero, "LT"), E.add(i, count), i)
+    bad = E.bitwise_or(E.compare(wrapped, zero, "LT"), E.compare(wrapped, count, "GE"))
+    check(bad, "index {} is out of bounds for axis 0", payload=i)
+    pos = E.add(S.select(bad, zero, wrapped), broadcast_to_shape(B.traced(e.offset), i.shape))
+    out = getitem(b.buf, pos)
+    return B.make(out, (None,) * i.ndim + b.ext[1:], b.extent_deps | idx.deps)
 
 
 def _sub_window(b, e, n, ex):

@@ -84,28 +84,59 @@ def argwhere(a):
 @implements(np.unique, family="indexing")
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True):
-    """The sorted distinct values (and their counts): the first element of each run of
-    equal values after a sort, compacted. NaNs count as one value (equal_nan)."""
+    """The sorted distinct values: the first element of each run of equal values after
+    a (stable) sort, compacted; NaNs count as one value (equal_nan). The index of each
+    value's first occurrence, the inverse (each element's value number, in the input's
+    shape, as NumPy 2 returns it) and the counts come from the same runs."""
     a = asarray(ar)
-    if return_index or return_inverse or axis is not None:
-        what = "return_index" if return_index else "return_inverse" if return_inverse \
-            else "axis"
-        raise UnsupportedFunctionError(f"np.unique with {what}= is not supported on "
-                                       "traced arrays yet")
+    if axis is not None:
+        raise UnsupportedFunctionError("np.unique with axis= is not supported on traced "
+                                       "arrays yet")
     n = a.size
-    s = dispatch(np.sort, (S.reshape(a, shape=(n,)),), {})
+    flat = S.reshape(a, shape=(n,))
+    order = dispatch(np.argsort, (flat,), {"kind": "stable"}) \
+        if return_index or return_inverse else None
+    s = dispatch(np.sort, (flat,), {}) if order is None else dispatch(np.take, (flat, order), {})
+    extras = [(return_index, _first_indices), (return_inverse, _inverse),
+              (return_counts, _counts)]
     if n == 0:
-        return (s, as_abstract(np.zeros(0, _I64))) if return_counts else s
+        out = [s] + [as_abstract(np.zeros(a.shape if f is _inverse else 0, _I64))
+                     for wanted, f in extras if wanted]
+        return out[0] if len(out) == 1 else tuple(out)
+    first = S.concatenate(as_abstract(np.ones(1, np.bool_)), _starts_run(s, equal_nan), axis=0)
+    out = [compact(s, first)] + [f(first, order, a.shape) for wanted, f in extras if wanted]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _starts_run(s, equal_nan):
+    """Where s[1:] differs from s[:-1] (NaN equal to NaN when `equal_nan`)."""
     later, earlier = s[1:], s[:-1]
     new = dispatch(np.not_equal, (later, earlier), {})
     if equal_nan and s.dtype.kind in "fc":
         both = dispatch(np.logical_and, (dispatch(np.isnan, (later,), {}),
                                          dispatch(np.isnan, (earlier,), {})), {})
         new = dispatch(np.logical_and, (new, dispatch(np.logical_not, (both,), {})), {})
-    first = S.concatenate(as_abstract(np.ones(1, np.bool_)), new, axis=0)
-    values = compact(s, first)
-    if not return_counts:
-        return values
+    return new
+
+
+def _first_indices(first, order, shape):
+    """The position in the input of each value's first occurrence: the stable sort
+    keeps equal values in input order, so a run's first element is the earliest."""
+    return compact(order, first)
+
+
+def _inverse(first, order, shape):
+    """Each input element's value number: its run's number in sorted order, put back
+    in input order by the inverse permutation of the sort."""
+    group = E.subtract(dispatch(np.cumsum, (cast_to(first, _I64),), {}),
+                       broadcast_to_shape(as_abstract(np.int64(1)), first.shape))
+    rank = dispatch(np.argsort, (order,), {"kind": "stable"})
+    return S.reshape(dispatch(np.take, (group, rank), {}), shape=shape)
+
+
+def _counts(first, order, shape):
+    """Each run's length: the distance from its start to the next run's start."""
+    n = first.shape[0]
     starts = _positions(first)
     pos = S.iota(shape=(n,), dtype=_I64, dim=0)
     nxt = S.concatenate(S.static_slice(starts.buf, start=(1,), limit=(n,), strides=(1,)),
@@ -113,7 +144,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     last = E.compare(pos, broadcast_to_shape(B.traced(B.sub(starts.ext[0].count, 1)), (n,)),
                      "EQ")
     nxt = S.select(last, broadcast_to_shape(as_abstract(np.int64(n)), (n,)), nxt)
-    return values, BoundedArray(E.subtract(nxt, starts.buf), starts.ext)
+    return BoundedArray(E.subtract(nxt, starts.buf), starts.ext)
 
 
 def compress(condition, a, axis=None, out=None):

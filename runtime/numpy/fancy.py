@@ -18,6 +18,7 @@ from npxla.transpiler.base.errors import (DataDependentShapeError, ShapeMismatch
                                           UnsupportedOperationError)
 
 from npxla.runtime.staging.abstract import as_abstract, is_abstract
+from npxla.runtime.staging.bounded import BoundedArray
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
@@ -61,6 +62,37 @@ def read(x, items, mode="raise"):
     if out_size == 0 or y.size == 0:
         return zeros_of(p.out_shape, x.dtype)
     return to_result(p, G.gather(y, idx))
+
+
+def mask_among_basic(x, items):
+    """For `x[m, 1]`, `x[:, m]`, `x[i, m]`: one traced 1-D mask among basic entries,
+    integers next to it (else NumPy puts the selected axis first). Returns x compacted
+    along the mask's axis (a bounded array) and the basic index left to apply to it (the
+    mask replaced by `:`), or None for other indices."""
+    kinds = [k for k, _ in items]
+    if len(items) < 2 or kinds.count("bool") != 1 or \
+            any(k not in ("bool", "int", "slice", "none", "ellipsis") for k in kinds):
+        return None
+    at = kinds.index("bool")
+    mask = items[at][1]
+    advanced = [i for i, k in enumerate(kinds) if k in ("int", "bool")]
+    consumed = sum(1 for k in kinds if k in ("int", "slice", "bool"))
+    if mask.ndim != 1 or mask.const is not None or consumed > x.ndim or \
+            advanced[-1] - advanced[0] + 1 != len(advanced):
+        return None
+    axis = sum(1 if k in ("int", "slice") else x.ndim - consumed if k == "ellipsis" else 0
+               for k in kinds[:at])
+    if mask.shape[0] != x.shape[axis]:
+        raise IndexError(f"boolean index did not match indexed array along axis {axis}; "
+                         f"size of axis is {x.shape[axis]} but size of corresponding "
+                         f"boolean axis is {mask.shape[0]}")
+    picked = compact(dispatch(np.moveaxis, (x, axis, 0), {}), mask)
+    ext = [None] * x.ndim
+    ext[axis] = picked.ext[0]
+    selected = BoundedArray(dispatch(np.moveaxis, (picked.buf, 0, axis), {}), ext,
+                            deps=mask.deps)
+    rest = basic_index(items[:at] + [("slice", slice(None))] + items[at + 1:])
+    return selected, rest
 
 
 def write(x, items, value):

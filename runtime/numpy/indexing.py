@@ -38,6 +38,9 @@ def getitem(x: AbstractArray, index):
     if not is_basic(items):
         if x.const is not None and is_const(items):
             return as_abstract(np.array(x.const[const_index(items)]))
+        selected = fancy.mask_among_basic(x, items)
+        if selected is not None:          # x[m, 1], x[:, m]: compact, then index
+            return bounded_index.getitem_bounded(*selected, getitem)
         return fancy.read(x, items)
     index = basic_index(items)
     r = parse(x, index)

@@ -15,6 +15,7 @@ from npxla.transpiler.base.catalogue import TRACED_RANGE_ITERATED
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.bounded_core import value_range
 
 
 def _static(x):
@@ -51,7 +52,26 @@ class RangeItems(Iteration):
         self.count = _range_length(start, stop, step)
 
     def item(self, i):
-        return self.start + i * self.step
+        out = self.start + i * self.step
+        if is_abstract(out) and out is not i and not out.shape:
+            bounds, known = self._item_range(), out._range
+            if bounds is not None and known is not None:   # the index's own range too
+                bounds = (max(bounds[0], known[0]), min(bounds[1], known[1]))
+            if bounds is not None and bounds[0] <= bounds[1]:
+                out._range = bounds
+        return out
+
+    def _item_range(self):
+        """(lo, hi) every item lies in when the bounds' ranges are known, even with a
+        traced trip count (`for j in range(i)` inside a loop over i): slices bounded by
+        the item then need no wrapping or clipping (see `bounded_core.value_range`)."""
+        if not _static(self.step) or int(self.step) == 0:
+            return None
+        start, stop = value_range(self.start), value_range(self.stop)
+        if start is None or stop is None:
+            return None
+        lo, hi = (start[0], stop[1] - 1) if int(self.step) > 0 else (stop[0] + 1, start[1])
+        return (lo, hi) if lo <= hi else None
 
     def python(self):
         return range(int(self.start), int(self.stop), int(self.step))

@@ -5,8 +5,10 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from npxla import jit
+from npxla.transpiler.base.errors import DataDependentShapeError
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from tests.differential import check
 
@@ -281,6 +283,20 @@ def unique_counts(x):
     return np.unique(x, return_counts=True)
 
 
+def unique_all(x):
+    return np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+
+
+def unique_inverse_used(x):
+    values, inverse = np.unique(x, return_inverse=True)
+    return values[inverse] * 2, inverse
+
+
+def unique_first_positions(x):
+    values, first = np.unique(x, return_index=True)
+    return x.ravel()[first] + values, first
+
+
 def compress_cols(x):
     return np.compress(x[0] > 0, x, axis=1)
 
@@ -299,7 +315,8 @@ def selected_then_scaled(x):
 
 
 RESULT_FNS = [negatives, rows_where, nonzero, where_one, flatnonzero, argwhere, unique,
-              unique_counts, compress_cols, compress_flat, extract, selected_then_scaled]
+              unique_counts, unique_all, unique_inverse_used, unique_first_positions,
+              compress_cols, compress_flat, extract, selected_then_scaled]
 
 
 @pytest.mark.parametrize("fn", RESULT_FNS, ids=lambda f: f.__name__)
@@ -309,7 +326,8 @@ def test_data_dependent_results(fn, dtype):
     check(fn, x)
 
 
-@pytest.mark.parametrize("fn", [negatives, nonzero, unique, argwhere], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [negatives, nonzero, unique, unique_all, argwhere],
+                         ids=lambda f: f.__name__)
 def test_data_dependent_results_empty_and_full(fn):
     check(fn, np.ones((3, 2)))
     check(fn, -np.ones((3, 2)))
@@ -319,6 +337,73 @@ def test_data_dependent_results_empty_and_full(fn):
 def test_unique_counts_nan_once():
     check(unique_counts, np.array([1.0, np.nan, 2.0, np.nan, 1.0]))
     check(unique, np.array([np.nan, np.nan]))
+    check(unique_all, np.array([[1.0, np.nan, 2.0], [np.nan, 1.0, -0.0]]))
+
+
+def mask_then_column(x):
+    return x[x[:, 0] > 0, 1]
+
+
+def columns_where(x):
+    return x[:, x[0] > 0].sum(axis=1), x[:, x[0] > 0]
+
+
+def row_of_columns_where(x):
+    return x[1, x[0] > 0]
+
+
+def mask_with_ellipsis_and_newaxis(x):
+    return x[..., x[0] > 0][1:, :], x[None, x[:, 1] > 0, 2]
+
+
+def mask_rows_then_slice(x):
+    return x[x[:, 0] > 0, 1:3].mean(axis=0)
+
+
+@pytest.mark.parametrize("fn", [mask_then_column, columns_where, row_of_columns_where,
+                                mask_with_ellipsis_and_newaxis, mask_rows_then_slice],
+                         ids=lambda f: f.__name__)
+def test_mask_among_basic_indices(fn):
+    for x in (RNG.standard_normal((6, 5)), np.abs(RNG.standard_normal((6, 5))),
+              -np.abs(RNG.standard_normal((6, 5)))):
+        check(fn, x)
+
+
+def test_mask_among_basic_indices_mismatch_is_numpys_error():
+    def bad(x):
+        return x[:, x[:, 0] > 0]
+    x = RNG.standard_normal((6, 5))
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        bad(x)
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        jit(bad)(x)
+
+
+def test_mask_apart_from_integers_is_still_refused():
+    def apart(x):
+        return x[0, :, x[0, 0] > 0]      # NumPy moves the selected axis first
+    with pytest.raises(DataDependentShapeError):
+        jit(apart)(RNG.standard_normal((3, 4, 5)))
+
+
+def selected_at(x, idx):
+    return x[x > 0][idx]
+
+
+def test_index_array_into_a_selection_is_checked_like_numpy():
+    x = np.array([3.0, -1.0, 2.0, 5.0])
+    check(selected_at, x, np.array([0, -1, 2, 1]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        selected_at(x, np.array([0, 3]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        jit(selected_at)(x, np.array([0, 3]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=12))
+def test_unique_index_inverse_counts_property(values):
+    """Ties are where return_index and return_inverse differ from a careless sort."""
+    check(unique_all, np.array(values, dtype=np.int64))
 
 
 def test_results_are_owned_contiguous_arrays():

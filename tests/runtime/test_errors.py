@@ -15,12 +15,12 @@ def _first_line(fn):
 def test_error_message_has_file_line_col_caret_and_hint():
     def f(x):
         y = x + 1
-        return y[y > 2, None]
+        return y[y[:, 0] > 2, [0, 1]]      # a mask with an index array: refused
     with pytest.raises(DataDependentShapeError) as info:
-        jit(f)(np.arange(4.0))
+        jit(f)(np.arange(8.0).reshape(4, 2))
     text = str(info.value)
     assert f"test_errors.py:{_first_line(f) + 2}:16" in text
-    assert "return y[y > 2, None]" in text
+    assert "return y[y[:, 0] > 2, [0, 1]]" in text
     assert "^^^^^^^^" in text
     assert "hint:" in text
     assert "XLA needs every shape" in text

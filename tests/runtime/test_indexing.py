@@ -113,9 +113,9 @@ def test_boolean_mask_combined_with_other_indices_is_a_located_error():
     from npxla.transpiler.base.errors import DataDependentShapeError
 
     def f(x):
-        return x[x < 0, None]
+        return x[x < 0, None]            # a 2-D mask among other indices
     with pytest.raises(DataDependentShapeError) as info:
-        jit(f)(np.arange(3.0))
+        jit(f)(np.arange(6.0).reshape(2, 3))
     err = info.value
     assert err.line == f.__code__.co_firstlineno + 1
     assert "np.where" in str(err) and "^" in str(err)

@@ -2,11 +2,19 @@
 from __future__ import annotations
 
 import contextlib
+import os
 
 import numpy as np
 
 from npxla.runtime.operators import conditionals
 from npxla import jit
+
+
+# The device `check` compiles for: NPXLA_TEST_DEVICE (e.g. `gpu`, `cuda:1`) when set,
+# else the CPU (tests/conftest.py pins the same choice for every other jit call, so the
+# default run is the same on a machine with a GPU). A test may still pass its own
+# `device` in `jit_kwargs`.
+DEVICE = os.environ.get("NPXLA_TEST_DEVICE", "").strip() or "cpu"
 
 
 @contextlib.contextmanager
@@ -72,7 +80,7 @@ def check(fn, *args, rtol=1e-7, atol=1e-12, jit_kwargs=None, **kwargs):
     with np.errstate(all="ignore"):
         expected = fn(*np_args, **np_kwargs)
     jit_args, jit_kwargs_ = _copy(args), _copy(kwargs)
-    actual = jit(fn, **(jit_kwargs or {}))(*jit_args, **jit_kwargs_)
+    actual = jit(fn, **{"device": DEVICE, **(jit_kwargs or {})})(*jit_args, **jit_kwargs_)
     _compare(expected, actual, rtol, atol)
     _compare(np_args, jit_args, rtol, atol, "arguments after the call")
     return actual

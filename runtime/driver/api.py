@@ -5,6 +5,8 @@ import functools
 import types
 
 from npxla.runtime.driver.jitted import JittedFunction
+from npxla.runtime.driver.sharded import ShardedFunction
+from npxla.runtime.driver.shardspec import freeze
 
 
 _JITTED: dict = {}
@@ -36,25 +38,36 @@ def _identity_key(fn, options):
         else id(fn.__defaults__), options)
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, output="numpy"):
+def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, output="numpy",
+        shard=None, mesh=None):
     """Compile a NumPy function with XLA; same calling conventions as `jax.jit`.
 
     `@jit`, `@jit(static_argnums=...)`, `jit(f, static_argnums=0)` all work. Results are
-    NumPy arrays (or device arrays with `output="device"`).
+    NumPy arrays (or device arrays with `output="device"`). `device`: 'cpu', 'gpu',
+    'cuda:1', a JAX device, or None (the NPXLA_DEVICE environment variable, else the
+    best platform). `shard={"x": 0}` splits axis 0 of argument x over every device of
+    that platform and lets XLA partition the program; `mesh={"data": 4, ...}` names the
+    device axes that `shard={"x": ("data", None)}` refers to (see docs/devices.md).
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames, device=device,
-                                 output=output)
+                                 output=output, shard=shard, mesh=mesh)
     if isinstance(fun, JittedFunction):
         fun = fun.__wrapped__
-    options = (_freeze(static_argnums), _freeze(static_argnames), str(device), output)
+    if shard is None and mesh is not None:
+        raise ValueError("mesh= names device axes for shard=, which is not given\n"
+                         "hint: add shard={'x': ('AXIS', None)} for the arrays to split")
+    options = (_freeze(static_argnums), _freeze(static_argnames), str(device), output,
+               freeze(shard), freeze(mesh))
     key = _identity_key(fun, options)
     hit = _JITTED.get(key)
     if hit is not None and _same_callable(hit.__wrapped__, fun):
         return hit
-    jitted = JittedFunction(fun, static_argnums=static_argnums,
-                            static_argnames=static_argnames, device=device, output=output)
+    common = dict(static_argnums=static_argnums, static_argnames=static_argnames,
+                  device=device, output=output)
+    jitted = JittedFunction(fun, **common) if shard is None else \
+        ShardedFunction(fun, shard=shard, mesh=mesh, **common)
     if len(_JITTED) >= _MAX_JITTED:
         _JITTED.clear()
     _JITTED[key] = jitted

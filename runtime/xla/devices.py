@@ -1,10 +1,24 @@
-"""Device selection: `None` picks the best available platform (gpu, tpu, then cpu)."""
+"""Device selection.
+
+A device is named `platform[:index]` (`cpu`, `gpu`, `cuda:1`, `tpu:0`), where the index
+counts the platform's devices *in this process* (JAX's `local_devices()` order), so the
+same name works on every host of a cluster. `None` means the `NPXLA_DEVICE` environment
+variable when it is set, else the best platform present (gpu, then tpu, then cpu): users
+move a whole program to another device without touching the code.
+"""
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 _PREFERENCE = ("gpu", "tpu", "cpu")
 _ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "tpu": "tpu", "cpu": "cpu"}
+ENV = "NPXLA_DEVICE"
+
+
+class DeviceNotFoundError(ValueError):
+    """A device name that is malformed or names a device this machine does not have.
+    A ValueError (the argument is wrong); the message lists the devices that exist."""
 
 
 @lru_cache(maxsize=None)
@@ -16,52 +30,102 @@ def backend(platform: str):
     return get_backend(platform)
 
 
-def available_platforms():
-    out = []
-    for p in _PREFERENCE:
-        try:
-            if backend(p).local_devices():
-                out.append(p)
-        except Exception:  # platform not built into this jaxlib or no hardware
-            continue
-    return out
+def local_devices(platform: str) -> list:
+    """This process's devices of `platform`, [] when the platform is absent (not built
+    into this jaxlib, no plugin installed, or no hardware)."""
+    try:
+        return list(backend(platform).local_devices())
+    except Exception:  # noqa: BLE001 - any backend start-up failure means "absent"
+        return []
 
 
-def _first_platform():
-    for p in _PREFERENCE:
-        try:
-            if backend(p).local_devices():
-                return p
-        except Exception:
-            continue
-    raise RuntimeError("no XLA device available")
+def global_devices(platform: str) -> list:
+    """Every process's devices of `platform` (more than `local_devices` only after
+    `jax.distributed.initialize`)."""
+    try:
+        return list(backend(platform).devices())
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def available_platforms() -> list:
+    return [p for p in _PREFERENCE if local_devices(p)]
+
+
+def name_of(device) -> str:
+    """`platform:index`, the name `resolve` accepts for `device`."""
+    platform = device.platform
+    for i, d in enumerate(local_devices(platform)):
+        if d == device:
+            return f"{platform}:{i}"
+    return f"{platform}:id{device.id}"
+
+
+def resolve(spec=None):
+    """'cpu', 'gpu', 'cuda:1', a jax Device, or None (`NPXLA_DEVICE`, else the best
+    platform) -> a jax Device. Raises DeviceNotFoundError naming the devices that exist."""
+    if spec is not None and not isinstance(spec, str):
+        return spec
+    origin = ""
+    if spec is None:
+        spec = os.environ.get(ENV, "").strip() or None
+        origin = f" (from the {ENV} environment variable)" if spec else ""
+    return _resolve_name(spec, origin)
 
 
 @lru_cache(maxsize=None)
-def resolve(spec=None):
-    """'cpu', 'gpu', 'cuda:1', a jax Device, or None -> a jax Device."""
-    if spec is not None and not isinstance(spec, str):
-        return spec
+def _resolve_name(spec, origin):
     if spec is None:
-        platform, index = _first_platform(), 0
-    else:
-        name, _, idx = spec.partition(":")
-        if name.lower() not in _ALIASES:
-            raise ValueError(f"unknown device {spec!r}; expected cpu, gpu, cuda:N or tpu")
-        platform, index = _ALIASES[name.lower()], int(idx or 0)
+        for p in _PREFERENCE:
+            found = local_devices(p)
+            if found:
+                return found[0]
+        raise DeviceNotFoundError("no XLA device is available: JAX started no backend")
+    platform, index = parse(spec, origin)
+    found = local_devices(platform)
+    if index < len(found):
+        return found[index]
+    what = f"there is no {platform} device" if not found else \
+        f"{platform}:0 to {platform}:{len(found) - 1} exist"
+    hint = " (for NVIDIA GPUs: pip install 'npxla[cuda12]')" if platform == "gpu" and \
+        not found else ""
+    raise DeviceNotFoundError(f"device {spec!r}{origin} does not exist: {what}; "
+                              f"available: {available_names()}{hint}")
+
+
+def parse(spec: str, origin: str = "") -> tuple:
+    """'cuda:1' -> ('gpu', 1); DeviceNotFoundError for what is not a device name."""
+    name, colon, idx = spec.strip().partition(":")
+    platform = _ALIASES.get(name.lower())
+    if platform is None or (colon and not idx.isdigit()):
+        raise DeviceNotFoundError(
+            f"unknown device {spec!r}{origin}: expected cpu, gpu, cuda, rocm or tpu, "
+            f"optionally with :INDEX (cuda:1); available: {available_names()}")
+    return platform, int(idx or 0)
+
+
+def available_names() -> str:
+    names = [name for name, _, _ in listing()]
+    return ", ".join(names) if names else "none"
+
+
+def default_device():
+    """The device `jit` uses without `device=`, or None when even that is unusable (a
+    bad `NPXLA_DEVICE` is reported by `resolve`, not here)."""
     try:
-        devices = backend(platform).local_devices()
-    except Exception as e:
-        raise RuntimeError(f"no {platform} device available: {e}") from None
-    if index >= len(devices):
-        raise ValueError(f"device {spec!r} does not exist ({len(devices)} {platform} device(s))")
-    return devices[index]
+        return resolve(None)
+    except DeviceNotFoundError:
+        return None
 
 
-def describe():
-    """One line per device: used by `npxla devices`."""
-    lines = []
-    for p in available_platforms():
-        for d in backend(p).local_devices():
-            lines.append(f"{p}:{d.id}\t{d.device_kind}")
-    return lines
+def listing() -> list:
+    """(name, device, kind) for every device of this process, best platform first."""
+    return [(f"{p}:{i}", d, d.device_kind)
+            for p in available_platforms() for i, d in enumerate(local_devices(p))]
+
+
+def describe() -> list:
+    """One line per device, the default marked: what `npxla devices` prints."""
+    default = default_device()
+    return [f"{name}\t{kind}" + ("\t(default)" if d == default else "")
+            for name, d, kind in listing()]

@@ -8,12 +8,29 @@ with the packages it measures installed:
 
 Two ways to measure the same functions. By default the packages are copied from
 site-packages to a temporary folder and imported from there, so that @jit treats them
-as the user's code, as the linter does: the published code stands in for code a user
-writes and jits. With `--installed` they are jitted where pip put them: @jit then
-converts only the jitted function and calls the package's other functions as a library,
-plainly (which fails on traced arrays as soon as they convert their argument with
-`np.asarray` or branch on it), so a call to a helper of the same file is a failure the
-linter, reading that file as user code, does not report.
+as the user's code: the published code stands in for code a user writes and jits.
+With `--installed` they are jitted where pip put them: @jit then converts only the
+jitted function and calls the package's other functions as a library, plainly (which
+fails on traced arrays as soon as they convert their argument with `np.asarray` or
+branch on it); the linter, seeing that the file lives in site-packages, reads those
+helpers as plain code too (`transpiler/lint/plain.py`) and reports the calls that fail.
+
+Measured (numpy 2.4, transforms3d 0.4.2, numpy-financial 1.0.0, pyrr 0.10.3,
+pymannkendall 1.4.3; 140 functions):
+
+* user code: 38 fail under @jit, 34 flagged (89%), no false positive. Missed:
+  `shears.striu2mat` (an array assigned through a boolean mask taken from a module
+  dict), `pymannkendall.sens_slope` and `seasonal_sens_slope` (`np.median` of an array
+  whose length is only known at run time: the supported-API table does not say which
+  functions take such arrays), `geometric_tests.vector_parallel_vector` (compiles, but
+  `np.count_nonzero(np.cross(v, 2 * v))` differs from NumPy by rounding).
+* installed: 72 fail, 69 flagged (96%), one false positive (98.6% precision):
+  `affines.compose` calls `striu2mat(S)` only when `S` is given, which the measured
+  call does not. Missed: `striu2mat` and `vector_parallel_vector` as above, and
+  `matrix44.create_from_translation`, which writes a traced value into the NumPy array
+  a plain helper returned (the catalogue has no lint code for that refusal yet).
+
+The shrunk cases are regression tests in `tests/lint/test_lint_installed.py`.
 
 For every function in `CASES` the truth comes from the compiler: `npxla.jit(fn)` is
 called on realistic inputs and compared with the plain call ("ok" when it compiles and

@@ -121,6 +121,10 @@ CASES = [
      "(np.diag([1.0, 2.0]),)", "NPX151"),
     ("eig_of_complex", "def f(a):\n    c = a.astype(complex)\n    return np.linalg.eigvals(c)\n",
      "(np.diag([1.0, 2.0]),)", None),
+    # complex on one path: a data-dependent branch joins it with the real one as complex
+    # (reaching definitions, not the last assignment in the text)
+    ("eig_complex_on_one_path", "def f(a, c):\n    m = a.astype(complex)\n    if c > 0:\n"
+     "        m = a\n    return np.linalg.eigvals(m)\n", "(np.eye(2) + 1.0, 1)", None),
     # NPX152: ndarray attributes without an implementation
     ("fill", "def f(x):\n    y = x.copy()\n    y.fill(0.0)\n    return y\n",
      "(np.arange(3.0),)", "NPX152"),

@@ -475,3 +475,45 @@ def test_parameters_with_evidence_are_data(body):
 ])
 def test_parameters_without_evidence_may_be_ints(body):
     assert codes(body) == []
+
+
+@pytest.mark.parametrize("src,arrays", [
+    # the argument reaches the unpacking on the path that does not rebind it
+    ("def f(q, flip):\n    if flip:\n        q = -q\n    a, b = q\n    return a\n", {"q"}),
+    # a rebinding on every path: the unpacking reads the list, not the argument
+    ("def f(q):\n    q = list(q)\n    a, b = q\n    return a\n", set()),
+    # read in the statement that rebinds it: the argument
+    ("def f(q):\n    q = q[0]\n    return q\n", {"q"}),
+    # in a loop the back edge brings the rebinding, the entry the argument
+    ("def f(q):\n    for i in range(3):\n        s = q.shape\n        q = 2\n"
+     "    return s\n", {"q"}),
+    # a nested function reads what reaches its definition
+    ("def f(q):\n    g = lambda: q.sum()\n    q = 1\n    return g()\n", {"q"}),
+    ("def f(q):\n    q = 1\n    g = lambda: q.sum()\n    return g()\n", set()),
+])
+def test_evidence_is_read_where_the_argument_reaches(src, arrays):
+    """A use is evidence about the argument only where the argument may still be the
+    value (reaching definitions, `transpiler/analysis`), not by source position."""
+    import ast
+    from npxla.transpiler.lint.discovery import module_info
+    from npxla.transpiler.lint.taint import Analysis
+    tree = ast.parse(src)
+    analysis = Analysis(module_info(tree, "t.py"), {}, lambda *args: None)
+    found, _ = analysis.evidence(tree.body[0])
+    assert set(found) == arrays
+
+
+def test_handler_types_are_read_after_a_body_that_always_returns():
+    # `try: return ... except TypeError: return False` (numpy's issubclass_): the
+    # handler's type is evaluated though no path falls out of the body
+    assert codes("""
+    @jit
+    def f(x):
+        try:
+            if x.ndim > 1:
+                return x.sum(axis=0)
+            else:
+                return x
+        except (TypeError, ValueError):
+            return x
+    """) == []

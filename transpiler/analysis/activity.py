@@ -23,6 +23,7 @@ from npxla.transpiler.analysis import qual_names
 from npxla.transpiler.analysis.anno import Static
 
 _READ, _MODIFIED, _DELETED, _PARAMS = 'read', 'modified', 'deleted', 'params'
+_BOUND = 'bound'
 
 
 class Scope:
@@ -36,6 +37,7 @@ class Scope:
         self.modified = set()
         self.deleted = set()
         self.params = set()
+        self.bound = set()      # names (re)bound as variables, not through x[i] / x.a
         self.nonlocals = set()
         self.globals = set()
 
@@ -64,6 +66,21 @@ class Scope:
         return self._names(self.params)
 
     @property
+    def bound_names(self):
+        """Plain names (re)bound as variables: `x = ...`, `import x`, `def x`, a target,
+        `del x`; not `x[i] = v` or `x.a = v`, which change the value `x` holds."""
+        return self._names(self.bound)
+
+    @property
+    def variables(self):
+        """The names Python makes local to this (isolated) scope: parameters and names
+        bound by assignment, import, def, class or a target. Unlike `local_names`, a
+        store into an item or attribute (`x[i] = v`) does not make `x` local: Python
+        reads `x` from outside then."""
+        return (self.bound_names | self.param_names) - self._names(self.nonlocals |
+                                                                    self.globals)
+
+    @property
     def local_names(self):
         """Plain names this (isolated) scope binds: its variables."""
         bound = self._names(self.modified | self.params | self.deleted)
@@ -72,7 +89,8 @@ class Scope:
     def merge_into(self, parent):
         """Account for this scope's activity in the enclosing one."""
         if not self.isolated:
-            for field in (_READ, _MODIFIED, _DELETED, _PARAMS, 'nonlocals', 'globals'):
+            for field in (_READ, _MODIFIED, _DELETED, _PARAMS, _BOUND, 'nonlocals',
+                          'globals'):
                 getattr(parent, field).update(getattr(self, field))
             return
         local = self.local_names
@@ -134,6 +152,11 @@ class _Analyzer(gast.NodeVisitor):
         if qn is not None:
             getattr(scope or self.scope, field).add(qn)
 
+    def bind(self, qn, scope=None):
+        """`qn` is (re)bound as a variable: modified, and local to the scope."""
+        self.record(_MODIFIED, qn, scope)
+        self.record(_BOUND, qn, scope)
+
     # -- dispatch ------------------------------------------------------------
 
     def visit(self, node):
@@ -154,6 +177,8 @@ class _Analyzer(gast.NodeVisitor):
         field = {gast.Load: _READ, gast.Store: _MODIFIED,
                  gast.Del: _DELETED, gast.Param: _PARAMS}[type(node.ctx)]
         self.record(field, qual_names.QN(node.id))
+        if field in (_MODIFIED, _DELETED):
+            self.record(_BOUND, qual_names.QN(node.id))
 
     def _visit_place(self, node):
         qn = qual_names.from_node(node)
@@ -183,7 +208,7 @@ class _Analyzer(gast.NodeVisitor):
     def visit_Import(self, node):
         for alias in node.names:
             if alias.name != '*':  # `import a.b` binds `a`
-                self.record(_MODIFIED, qual_names.QN(alias.asname or alias.name.split('.')[0]))
+                self.bind(qual_names.QN(alias.asname or alias.name.split('.')[0]))
 
     visit_ImportFrom = visit_Import
 
@@ -197,7 +222,7 @@ class _Analyzer(gast.NodeVisitor):
         self.visit(node.value)
         # PEP 572: the target binds in the scope enclosing any comprehension.
         owner = next(s for s in reversed(self.stack) if s.kind != 'comprehension')
-        self.record(_MODIFIED, qual_names.QN(node.target.id), owner)
+        self.bind(qual_names.QN(node.target.id), owner)
 
     # -- compound statements -------------------------------------------------
 
@@ -255,14 +280,14 @@ class _Analyzer(gast.NodeVisitor):
 
     def visit_FunctionDef(self, node):
         self.visit_list(node.decorator_list + [node.returns])
-        self.record(_MODIFIED, qual_names.QN(node.name))
+        self.bind(qual_names.QN(node.name))
         self._visit_function(node, 'function', node.body)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node):
         self.visit_list(node.decorator_list + node.bases + node.keywords)
-        self.record(_MODIFIED, qual_names.QN(node.name))
+        self.bind(qual_names.QN(node.name))
         self.in_scope(node, Static.BODY_SCOPE, node.body, kind='class')
 
     def visit_Lambda(self, node):

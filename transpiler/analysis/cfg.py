@@ -12,7 +12,10 @@ class definitions are single statements: they get graphs of their own.
 
 `try` is modelled conservatively: any statement of the `try` body (or nothing of
 it) may have run when a handler starts, and any point of the whole statement may
-lead into `finally`. `with` is assumed not to swallow exceptions.
+lead into `finally`. `with` is assumed not to swallow exceptions. A `while` whose test
+is a true constant (`while True:`) is left only by `break` (or a jump out of it): the
+code after it is unreachable otherwise, which tells "this function may fall off its
+end" apart from "every path returns".
 """
 
 import gast
@@ -205,8 +208,11 @@ class _Builder:
         self.block(stmt.body)
         self.connect(self.leaves, header)
         self.frames.pop()
-        self.leaves = {header}
+        endless = _always_true(getattr(stmt, 'test', None))
+        self.leaves = set() if endless else {header}
         self.block(stmt.orelse)
+        if endless:         # the else block never runs: only a break leaves
+            self.leaves = set()
         self.leaves |= loop.breaks
 
     def visit_While(self, stmt):
@@ -256,6 +262,13 @@ class _Builder:
         self.leaves = final_leaves if normal else set()
 
     visit_TryStar = visit_Try
+
+
+def _always_true(test):
+    """Whether a `while` test is a constant that is true (`while True:`, `while 1:`):
+    control then never leaves the loop through its test, only by `break`, `return` or
+    an exception, so what follows the loop is reached only from its `break`s."""
+    return isinstance(test, gast.Constant) and bool(test.value)
 
 
 def build(fn_node):

@@ -11,12 +11,12 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.bindings import default_of, parameters
+from npxla.transpiler.lint.modules import package_name
 from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, DICT, FUNC, ITER,
                                           LIST, MAYBE, METHOD, NUMBER, PYTHON_ONLY, RANGE,
                                           REF, RNG, SET, STATIC, STR, TUPLE, UNKNOWN,
                                           UNKNOWN_STATIC, Val, const, element_of, join,
-                                          join_all, max_level, nd_join)
+                                          join_all, max_level, nd_join, traced_argument)
 
 
 class CallsMixin:
@@ -66,17 +66,27 @@ class CallsMixin:
         if env is not None:
             closure = dict(self.closure)
             closure.update(env)
-        result, effects, deferred = self.analysis.run_effects(
-            node, self.flavor, values, closure, self.depth + 1)
+        # a module-level function of an installed package runs as plain Python
+        plain = self.plain or (env is None and self.calls_plainly)
+        if plain:
+            values = {k: _plain_argument(v) for k, v in values.items()}
+        out = self.analysis.run_effects(node, self.flavor, values, closure,
+                                        self.depth + 1, plain)
         if n is None:               # a nested function defined, not called: later
-            self.deferred.update(effects)
-            self.deferred.update(deferred)
-            return result
+            self.deferred.update(out.effects)
+            self.deferred.update(out.deferred)
+            self.deferred_failures += out.failures + out.deferred_failures
+            return out.value
+        name = getattr(node, "name", "<lambda>")
+        if plain:
+            self.plain_call(n, name, out, self.analysis, node, args, kwargs)
+            return out.value
+        effects = out.effects
         if getattr(node, "decorator_list", None):
-            effects = {**effects, **self.analysis.decorator_effects(node)}
-        self.callee_effects(n, getattr(node, "name", "<lambda>"), effects)
-        self.deferred.update(deferred)
-        return result
+            effects = {**effects, **self.analysis.decorator_summary(node)[0]}
+        self.callee_effects(n, name, effects)
+        self.deferred.update(out.deferred)
+        return out.value
 
     def call_foreign(self, n, qual, args, kwargs):
         """A call to a function of another module of the user's code (which `@jit`
@@ -84,23 +94,47 @@ class CallsMixin:
         of the call. Its container changes become this call's; how traced its result is
         comes from there (a helper returning `x.sum()` gives array data), but not the
         rest of the value (its kind and aliases belong to the other module's names).
-        None when `qual` is not the user's code."""
+        In an installed package, a function of another module of the package, which
+        `@jit` calls as plain Python (`plain_call`). None when `qual` is neither."""
         found = self.analysis.foreign_function(qual)
         if found is None:
             return None
         other, fn = found
         values = bind_arguments(fn, [_portable(a) for a in args],
                                 {k: _portable(v) for k, v in kwargs.items()})
+        plain = self.calls_plainly
+        if plain:
+            values = {k: _plain_argument(v) for k, v in values.items()}
         other.muted += 1
         try:
-            result, effects, _ = other.run_effects(fn, self.flavor, values, None,
-                                                   self.depth + 1)
-            if fn.decorator_list:
-                effects = {**effects, **other.decorator_effects(fn)}
+            out = other.run_effects(fn, self.flavor, values, None, self.depth + 1, plain)
+            effects = out.effects
+            if fn.decorator_list and not plain:
+                effects = {**effects, **other.decorator_summary(fn)[0]}
         finally:
             other.muted -= 1
-        self.callee_effects(n, qual.rsplit(".", 1)[-1], effects)
-        return result
+        name = qual.rsplit(".", 1)[-1]
+        if plain:
+            self.plain_call(n, name, out, other, fn, args, kwargs)
+        else:
+            self.callee_effects(n, name, effects)
+        return out.value
+
+    def plain_call(self, n, name, out, owner, fn, args, kwargs):
+        """`fn` (of `owner`'s module) was called as plain Python and gave `out`: what
+        made it fail (its own failures, and for traced arguments its decorators') is
+        this function's failure when it runs plainly too, else the `plain_call` event
+        for the rules (NPX153). The package's lists are its own business: no effects."""
+        failures = list(out.failures)
+        if any(traced_argument(a) for a in list(args) + list(kwargs.values())):
+            failures += owner.decorator_summary(fn, plain=True)[1]
+        if not failures:
+            return
+        if self.plain:
+            if not self.silent:
+                self.failures.append(failures[0])
+        else:
+            self.emit("plain_call", n, name, package_name(owner.info.path), failures[0])
 
     def callee_effects(self, n, name, effects):
         """Take a callee's container changes as this call's, and tell the rules."""
@@ -122,6 +156,9 @@ class CallsMixin:
                 if flavor_traced and self.is_jax and name.split(".")[-1] not in \
                         K.STATIC_RESULT and v.kind not in PYTHON_ONLY:
                     v = v.replace(level=DATA)
+                if self.plain and v.kind in (ARRAY, BOOL) and v.level == level == STATIC:
+                    # plain NumPy on constants: a real NumPy array (`plain`)
+                    v = v.replace(origins=v.origins | {("concrete", id(n))})
                 return v
         if qual.startswith(("jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")):
             return Val(level=DATA if self.is_jax else level, kind=ARRAY,
@@ -337,6 +374,10 @@ class CallsMixin:
             return Val(level=level)
         array_method = name in K.NDARRAY_METHODS
         rlevel = max(recv.level, level)
+        if array_method and name not in K.SHARED_METHODS and recv.level >= MAYBE:
+            # only arrays have it: a traced receiver is array data, not a Python int
+            # that @jit would specialise (`(v * v).sum()` is data whatever `v` is)
+            rlevel = DATA
         if name in ("item", "tolist"):
             return Val(kind=NUMBER if name == "item" else LIST, nd=0)
         if name in K.VIEW_METHODS:
@@ -403,9 +444,44 @@ def _portable(v):
     return v
 
 
+def _plain_argument(v):
+    """An argument of a plain call as its analysis needs it: which arrays it may be the
+    same as matters to the aliasing rule of converted code only (dropping it lets the
+    calls of a helper from many places share one analysis), whether it is a real NumPy
+    array made by plain code (`concrete`) matters."""
+    origins = frozenset(o for o in v.origins if o[0] == "concrete")
+    if origins == v.origins and not v.ambiguous:
+        return v
+    return v.replace(origins=origins, ambiguous=False)
+
+
 def _range_qual(args):
     """Mark enumerate/zip iterators over a range (their length is the range's)."""
     ranges = [a for a in args if a.kind == RANGE or (a.kind == ITER and a.qual)]
     if ranges and max_level(ranges) >= MAYBE:
         return "range:%d" % max_level(ranges)
+    return None
+
+
+def parameters(fn):
+    """Every parameter of `fn` in signature order, `*args` and `**kwargs` included."""
+    a = fn.args
+    out = list(a.posonlyargs) + list(a.args)
+    if a.vararg:
+        out.append(a.vararg)
+    out += list(a.kwonlyargs)
+    if a.kwarg:
+        out.append(a.kwarg)
+    return out
+
+
+def default_of(fn, arg):
+    """The default expression of parameter `arg` of `fn`, or None when it has none."""
+    a = fn.args
+    positional = list(a.posonlyargs) + list(a.args)
+    if arg in positional:
+        k = positional.index(arg) - (len(positional) - len(a.defaults))
+        return a.defaults[k] if k >= 0 else None
+    if arg in a.kwonlyargs:
+        return a.kw_defaults[a.kwonlyargs.index(arg)]
     return None

@@ -23,6 +23,9 @@ class ModuleInfo(ModuleNames):
         self.path = path
         self.calls: list = []          # (call, scope, in loop), by discover()
         self.node_tables: dict = {}    # fn id -> {type: [nodes]}, by discover()
+        # fn id -> ast_facts.FunctionFacts (`taint.Analysis.facts`): kept with the parsed
+        # module, so that a helper module read for several linted files is analysed once
+        self.facts: dict = {}
 
 
 def module_info(tree: ast.Module, path: str) -> ModuleInfo:

@@ -41,7 +41,17 @@ same file). A bare `jit` that no import binds counts as npxla's; one imported fr
 another package (numba, ...) is not checked. `--assume-jit` checks every function;
 `--jit-wrapper NAME` treats `NAME(f, ...)` like `jit(f)`. Functions that a checked
 function calls (in the same file), nested functions and lambdas are checked with the
-argument values they receive.
+argument values they receive; helpers in other modules of your project are read for
+the Python lists they change. A checked function in an installed package (a file under
+`site-packages`) is converted alone by `@jit`, which calls the package's other
+functions as plain Python: the linter then reads those (same file, sibling modules,
+their decorators) as plain code and reports a call that would fail on traced values
+(`NPX153`).
+
+The control-flow facts the checks rely on (which variables a branch or loop rebinds,
+which assignments reach a use, whether a function can fall off its end) come from the
+converter's own analyses (`transpiler/analysis`: activity, CFG, reaching definitions),
+asked about the linter's `ast` nodes through `transpiler/analysis/ast_facts.py`.
 
 ## Traced values
 

@@ -5,21 +5,26 @@ from __future__ import annotations
 from npxla.transpiler.analysis.jit_discovery import jit_flavor
 from npxla.transpiler.lint.discovery import all_functions, discover, module_info
 from npxla.transpiler.lint.findings import Finding
+from npxla.transpiler.lint.plain import PLAIN
 from npxla.transpiler.lint.rules import RULES, selected
 from npxla.transpiler.lint.rules.base import Rule
 from npxla.transpiler.lint.taint import Analysis
 
 _EVENTS = ("function", "call", "subscript", "control", "iterate", "inplace",
-           "container_mutation", "callee_mutation")
+           "container_mutation", "callee_mutation", "plain_call")
 
 
 def _handlers(rules):
+    """{"npxla" | "jax" | "plain": {event: [handler]}}: the rules for each jit flavour,
+    and for code run as plain Python the rules marked `plain` and `plain.PLAIN`."""
     out = {}
-    for flavor in ("npxla", "jax"):
+    for flavor in ("npxla", "jax", "plain"):
+        if flavor == "plain":
+            chosen = [r for r in rules if r.plain] + [PLAIN]
+        else:
+            chosen = [r for r in rules if flavor in r.targets]
         table = {}
-        for rule in rules:
-            if flavor not in rule.targets:
-                continue
+        for rule in chosen:
             for event in _EVENTS:
                 method = getattr(type(rule), "on_" + event, None)
                 if method is not None:

@@ -57,33 +57,28 @@ def _is_mask(node):
         and (_is_mask(node.left) or _is_mask(node.right))
 
 
-def parameter_evidence(fn, nodes_of, qualify):
+def parameter_evidence(fn, nodes_of, qualify, facts):
     """(array parameters, real-number parameters) of `fn`; see the module docstring.
     `nodes_of(fn, types)` lists the nodes of the given types in `fn`; `qualify(node)`
-    gives the qualified name a callee expression refers to (`"numpy.linalg.norm"`)."""
+    gives the qualified name a callee expression refers to (`"numpy.linalg.norm"`);
+    `facts()` gives the `ast_facts.FunctionFacts` that say which assignments reach a
+    use (asked only when a parameter is rebound somewhere)."""
     args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
     params = {a.arg for a in args} - K.NAMESPACE_NAMES
-    rebound = {}         # parameter -> where it is first rebound
-    after = {}           # an assignment's targets are bound after its value is read
-    for stmt in nodes_of(fn, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-        if stmt.value is not None:
-            for target in getattr(stmt, "targets", None) or [stmt.target]:
-                for node in ast.walk(target):
-                    after[id(node)] = (stmt.value.end_lineno, stmt.value.end_col_offset)
-    for node in nodes_of(fn, ast.Name):
-        if node.id in params and not isinstance(node.ctx, ast.Load):
-            pos = after.get(id(node), (node.lineno, node.col_offset))
-            if node.id not in rebound or pos < rebound[node.id]:
-                rebound[node.id] = pos
+    rebound = {n.id for n in nodes_of(fn, ast.Name)
+               if n.id in params and not isinstance(n.ctx, ast.Load)}
+    reaching = facts().reaching if rebound else None
 
     def use(name_node):
-        """The parameter this expression is, read before the parameter is rebound."""
+        """The parameter this expression is, where the value passed in may reach it
+        (reaching definitions: `x = np.asarray(x)` reads the argument, uses after it
+        do not, a use after `if c: x = f(x)` still may)."""
         if not isinstance(name_node, ast.Name) or name_node.id not in params:
             return None
-        first = rebound.get(name_node.id)
-        if first is not None and (name_node.lineno, name_node.col_offset) >= first:
-            return None
-        return name_node.id
+        if name_node.id not in rebound or \
+                any(d is fn.args for d in reaching(fn, name_node.id, name_node)):
+            return name_node.id
+        return None
 
     arrays, reals, ints, not_array = set(), set(), set(), set()
     for a in args:

@@ -20,23 +20,28 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
     """The analysis of one function body with given argument values; also the `ctx`
     object rule handlers receive."""
 
-    def __init__(self, analysis, fn, flavor, args, closure, depth):
+    def __init__(self, analysis, fn, flavor, args, closure, depth, plain=False):
         self.analysis = analysis
         self.info = analysis.info
         self.fn = fn
         self.flavor = flavor
         self.depth = depth
+        # run as plain Python, not converted (`transpiler.lint.plain`): what the
+        # handlers report is collected in `failures` (those of the functions it defines
+        # without calling them in `deferred_failures`): [(message, path, line)]
+        self.plain = plain
+        self.failures = []
+        self.deferred_failures = []
         self.closure = closure or {}
         self.env = dict(args)
         self.params = frozenset(args)
-        self.locals = analysis.local_names(fn)
         self.frames: list[Frame] = []
         self.returns = []
         self.values = {}
         self.silent = 0
         self._breaks = []
         self._continues = []
-        self._handlers = analysis.handlers.get(flavor, {})
+        self._handlers = analysis.handlers.get("plain" if plain else flavor, {})
         self._pending_defs = {}
         self.imports = dict(self.info.imports)
         # the Python list/dict/set changes running this function makes (its own and
@@ -46,18 +51,39 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
         self.deferred = {}
         self.exit_level = STATIC         # the level of a staged `return` seen (statements)
 
+    # --- the analysis' facts (built on first use: straight-line code never asks) -----------
+    @property
+    def facts(self):
+        """`ast_facts.FunctionFacts` of this function: activity, CFG, reaching
+        definitions (`transpiler/analysis`)."""
+        return self.analysis.facts(self.fn)
+
+    @property
+    def locals(self):
+        return self.facts.local_names(self.fn)
+
     # --- API for rules ----------------------------------------------------------------
     def value(self, node) -> Val:
         return self.values.get(node, UNKNOWN_STATIC)
 
     def report(self, rule, node, message, end=None):
-        if self.silent or self.analysis.muted:
+        if self.silent:
             return
-        self.analysis.report_cb(rule, node, message, end)
+        if self.plain:
+            self.failures.append((message, self.info.path, getattr(node, "lineno", 0)))
+        elif not self.analysis.muted:
+            self.analysis.report_cb(rule, node, message, end)
 
     @property
     def is_jax(self):
         return self.flavor == "jax"
+
+    @property
+    def calls_plainly(self):
+        """Whether this (converted) function's calls to the other functions of its
+        package are plain calls: it lives in an installed package, where @jit converts
+        only the jitted function (`jax.jit` traces through everything)."""
+        return self.plain or (self.analysis.library and self.flavor == "npxla")
 
     def staged_frames(self, min_level):
         return [f for f in self.frames if f.kind != "try" and f.level >= min_level]
@@ -82,7 +108,7 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
         return self.analysis.nodes_of(self.fn, types)
 
     def run(self):
-        key = (id(self.fn), self.flavor)
+        key = (id(self.fn), "plain" if self.plain else self.flavor)
         if key not in self.analysis._seen:
             self.analysis._seen.add(key)
             self.emit("function", self.fn)

@@ -48,6 +48,8 @@ flatten astype squeeze transpose swapaxes clip round item tolist nonzero repeat 
 fill trace diagonal searchsorted argsort argpartition view tobytes conj copy compress
 choose partition sort resize byteswap getfield setfield itemset tofile dump dumps
 """.split())
+# ... of which Python lists, dicts or numbers have methods of the same name too
+SHARED_METHODS = frozenset({"copy", "sort", "conjugate"})
 # Every public attribute of numpy.ndarray (NumPy 2).
 NDARRAY_ALL = frozenset("""
 T all any argmax argmin argpartition argsort astype base byteswap choose clip compress conj

@@ -40,6 +40,42 @@ def is_library_file(path) -> bool:
     return is_npxla_file(path) or is_installed_file(path)
 
 
+def installed_file(path) -> bool:
+    """Whether the (linted) file at `path` belongs to an installed package: `@jit` then
+    converts only the jitted function of it, and calls the package's other functions
+    as plain Python (`transpiler.lint.plain`). Source text without a file is not."""
+    return bool(path) and not path.startswith("<") and os.path.isfile(path) and \
+        is_installed_file(path)
+
+
+def package_root(path):
+    """Where the top-level package of the file at `path` lives: the highest folder
+    reached through `__init__.py` files, or the file itself for a module of its own."""
+    real = os.path.realpath(path)
+    folder = os.path.dirname(real)
+    if not os.path.exists(os.path.join(folder, "__init__.py")):
+        return real
+    while os.path.exists(os.path.join(os.path.dirname(folder), "__init__.py")):
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def package_name(path) -> str:
+    """The name of the top-level package (or module) the file at `path` belongs to."""
+    name = os.path.basename(package_root(path))
+    return name[:-3] if name.endswith(".py") else name or "this package"
+
+
+def _followed(path, package):
+    """Whether the analysis reads the module at `path`: the user's code, or a module of
+    `package` (the installed package being linted, whose helpers run as plain Python)."""
+    if not is_library_file(path):
+        return True
+    real = os.path.realpath(path)
+    return package is not None and (real == package or real.startswith(
+        os.path.join(package, "")))
+
+
 def parse_module(path):
     """The `ModuleInfo` of a source file (cached), or None when it cannot be read or
     parsed."""
@@ -157,9 +193,10 @@ def _walk(dirs, parts):
     return (current, ()) if current else None
 
 
-def resolve(path, qual, table):
+def resolve(path, qual, table, package=None):
     """(source file, attribute names in it) that `qual` (a name as the linted file at
-    `path` qualifies it) refers to, when that file is the user's own code; else None."""
+    `path` qualifies it) refers to, when that file is the user's own code or a module of
+    `package` (`_followed`); else None."""
     if not qual or qual.startswith("?"):
         return None
     split = _split(qual, table)
@@ -167,19 +204,20 @@ def resolve(path, qual, table):
         return None
     level, module, rest = split
     found = locate(path, level, tuple(module) + rest)
-    if found is None or not found[1] or is_library_file(found[0]):
+    if found is None or not found[1] or not _followed(found[0], package):
         return None
     return found
 
 
-def star_imports(path, tree):
-    """The user's module files the module at `path` imports `*` from (top level)."""
+def star_imports(path, tree, package=None):
+    """The user's module files (or `package`'s) the module at `path` imports `*` from
+    (top level)."""
     out = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
             parts = tuple(node.module.split(".")) if node.module else ()
             found = locate(path, node.level, parts) if parts else None
-            if found is not None and not found[1] and not is_library_file(found[0]):
+            if found is not None and not found[1] and _followed(found[0], package):
                 out.append(found[0])
     return out
 

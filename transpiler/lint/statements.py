@@ -55,7 +55,7 @@ class StatementsMixin:
         variable that is the same object on some paths and another on others becomes
         `ambiguous` (for the aliasing rule).
 
-        `names` are the variables the paths may rebind (`Analysis.modified`); only they
+        `names` are the variables the paths may rebind (activity: `facts.modified`); only they
         are re-examined. `mark=False` (a loop's carried values, inside the loop) never
         marks ambiguity; `views_only` (an `if`) marks it only when a path made a new
         view, which is what `@jit` refuses there. Returns None when no path falls
@@ -263,13 +263,13 @@ class StatementsMixin:
             other = self.block(s.orelse, dict(before)) if s.orelse else dict(before)
         finally:
             self.frames.pop()
-        names = self.analysis.modified(s, ("body", "orelse"))
+        names = self.facts.modified(s, ("body", "orelse"))
         out = self.staged_join(before, [then, other], level, names, views_only=True)
         self.env = out
         return out
 
     def s_While(self, s, env):
-        names = self.analysis.modified(s, ("body",))
+        names = self.facts.modified(s, ("body",))
         head = dict(env)
         self.env = head
         cond = self.ev(s.test)
@@ -298,7 +298,7 @@ class StatementsMixin:
         else:
             level = STATIC                  # a static trip count (arrays, lists)
             self.emit("control", s, "for-each", it)
-        names = self.analysis.modified(s, ("body", "target"))
+        names = self.facts.modified(s, ("body", "target"))
         head = dict(self.env)
 
         def bind_target(e):
@@ -380,9 +380,10 @@ class StatementsMixin:
         paths = []
         after_body = self.join_envs([before, body])
         for h in s.handlers:
+            henv = dict(after_body)
+            self.env = henv             # (the body may have left no environment)
             if h.type is not None:
                 self.ev(h.type)
-            henv = dict(after_body)
             if h.name:
                 henv[h.name] = UNKNOWN_STATIC
             paths.append(self.block(h.body, henv))

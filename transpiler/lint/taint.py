@@ -16,7 +16,14 @@ a branch on `x.sum() > 0` is traced after it), and the variables a data-dependen
 branch or loop rebinds on some paths only are tracked for the aliasing rule.
 
 Calls to functions of the same file are analysed with the argument values of the call
-(findings inside them point at their lines); nested functions and lambdas too.
+(findings inside them point at their lines); nested functions and lambdas too. In a
+file of an installed package, `@jit` converts only the jitted function and calls the
+package's other functions as plain Python: those calls are analysed as plain code
+(`plain`), and what would fail there is reported at the call.
+
+Which names a branch or loop rebinds, which assignments reach a use, and whether a
+function falls off its end are not worked out here: they are the converter's own
+analyses (`transpiler/analysis`), asked through `ast_facts.FunctionFacts` (`facts`).
 
 Rules do not walk the tree themselves: the interpreter calls their `on_<event>`
 handlers with the values at the point of the event:
@@ -38,6 +45,9 @@ handlers with the values at the point of the event:
   Python list/dict/set when it runs (itself, through what it calls, or through the
   wrapper a decorator puts around it); `effect` is `(kind, what, path, line)` of one
   such change.
+* `on_plain_call(ctx, node, name, lib, failure)`: a call to a function of the installed
+  package being linted, which runs as plain Python and fails on its traced arguments;
+  `failure` is `(what, path, line)` of the first thing that fails.
 
 Every analysed call also gives back the container changes it makes (its "effects"),
 because `@jit` refuses them inside a data-dependent branch of any caller up the stack,
@@ -48,11 +58,12 @@ from __future__ import annotations
 
 import ast
 import os
+from typing import NamedTuple
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.bindings import (block_modified, default_of, modified_names,
-                                            parameters)
+from npxla.transpiler.analysis.ast_facts import FunctionFacts
 from npxla.transpiler.lint import modules
+from npxla.transpiler.lint.calls import default_of, parameters
 from npxla.transpiler.lint.evidence import parameter_evidence
 from npxla.transpiler.lint.interpreter import FunctionContext
 from npxla.transpiler.lint.values import (ARRAY, DATA, DICT, FUNC, LIST, MAYBE, REF, RNG,
@@ -75,58 +86,29 @@ class Analysis:
         self.project = project if project is not None else {"modules": {}, "decorators": {},
                                                             "busy": set()}
         self.muted = 0                    # > 0: analysing for effects only, no reports
+        # a file of an installed package: @jit converts only its jitted functions and
+        # calls the package's other functions, in any of its modules, as plain Python
+        self.library = modules.installed_file(info.path)
+        self.package = modules.package_root(info.path) if self.library else None
         self._imports = None
-        self._cache = {}                  # (fn id, flavor, arg key) -> (Val, effects, deferred)
+        self._cache = {}                  # (fn id, flavor, plain, arg key) -> Outcome
+        self._foreign = {}                # qual -> foreign_function(qual)
         self._active = set()
         self._globals = {}
         self._nodes = {}                  # fn id -> {node type: [nodes]}
         self._seen = set()                # (fn id, flavor) whose syntax was checked
-        self._modified = {}               # (node id, field) -> modified names
-        self._locals = {}                 # fn id -> local names
 
-    def modified(self, node, fields):
-        """Names the given fields of a compound statement `node` (re)bind."""
-        out = frozenset()
-        for f in fields:
-            key = (id(node), f)
-            hit = self._modified.get(key)
-            if hit is None:
-                value = getattr(node, f, None)
-                if isinstance(value, list):
-                    hit = block_modified(value, self._modified)
-                elif value is not None:
-                    hit = modified_names([value])
-                else:
-                    hit = frozenset()
-                self._modified[key] = hit
-            out = out | hit
-        return out
-
-    def local_names(self, fn):
-        """Parameters and every name bound anywhere in `fn` (nested scopes included,
-        an over-approximation that only makes the outside-state rules quieter), less
-        the names declared global/nonlocal."""
-        hit = self._locals.get(id(fn))
+    def facts(self, fn):
+        """The activity, CFG and reaching definitions of `fn` (a def or a lambda of this
+        module): `transpiler.analysis`'s own, through `ast_facts`. One gast copy is
+        analysed per outermost function asked about; the functions nested in it share
+        it, and it is kept with the parsed module (`ModuleInfo.facts`)."""
+        table = self.info.facts
+        hit = table.get(id(fn))
         if hit is None:
-            names = {a.arg for a in parameters(fn)}
-            for node in self.nodes_of(fn, ast.Name):
-                if not isinstance(node.ctx, ast.Load):
-                    names.add(node.id)
-            for node in self.nodes_of(fn, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                           ast.ClassDef)):
-                if node is not fn:
-                    names.add(node.name)
-            for node in self.nodes_of(fn, (ast.Import, ast.ImportFrom)):
-                for a in node.names:
-                    names.add((a.asname or a.name).split(".")[0])
-            for node in self.nodes_of(fn, ast.ExceptHandler):
-                if node.name:
-                    names.add(node.name)
-            for node in self.nodes_of(fn, ast.arg):
-                names.add(node.arg)
-            for node in self.nodes_of(fn, (ast.Global, ast.Nonlocal)):
-                names -= set(node.names)
-            hit = self._locals[id(fn)] = frozenset(names)
+            hit = FunctionFacts(fn)
+            for node in hit.functions:
+                table[id(node)] = hit
         return hit
 
     def evidence(self, fn):
@@ -136,7 +118,8 @@ class Analysis:
         as a value that may be a Python int (`MAYBE`), which is what lets the rules
         about values needed as Python values and about data-dependent branches fire on
         it under npxla's `@jit`."""
-        return parameter_evidence(fn, self.nodes_of, self.info.qualify)
+        return parameter_evidence(fn, self.nodes_of, self.info.qualify,
+                                  lambda: self.facts(fn))
 
     def nodes_of(self, fn, types):
         """Nodes of the given types anywhere in `fn` (nested functions included)."""
@@ -169,8 +152,10 @@ class Analysis:
         elif name in info.assigned:
             v = Val(origins=outside)
         else:
+            # a library name, or one a `from .m import *` brings (`?name`: followed)
             qual = info.qualify(ast.Name(id=name, ctx=ast.Load()))
-            v = Val(kind=REF, qual=qual) if qual and not qual.startswith("?") else \
+            v = Val(kind=REF, qual=qual) if qual and (
+                not qual.startswith("?") or self.foreign_function(qual)) else \
                 Val(origins=outside)
         self._globals[name] = v
         return v
@@ -237,13 +222,12 @@ class Analysis:
 
     def run_function(self, fn, flavor, args, closure, depth):
         """Analyse `fn` with parameter values `args`; return its return value."""
-        return self.run_effects(fn, flavor, args, closure, depth)[0]
+        return self.run_effects(fn, flavor, args, closure, depth).value
 
-    def run_effects(self, fn, flavor, args, closure, depth):
-        """Analyse `fn` with parameter values `args`: (return value, effects of the
-        call, effects deferred to the functions it defines and does not call). Effects
-        are {(path, line, col): (kind, what, path, line)} of the container changes."""
-        key = (id(fn), flavor, tuple(sorted(args.items(), key=lambda kv: kv[0])))
+    def run_effects(self, fn, flavor, args, closure, depth, plain=False):
+        """Analyse `fn` with parameter values `args`, converted or (`plain`) run as
+        plain Python; the `Outcome`."""
+        key = (id(fn), flavor, plain, tuple(sorted(args.items(), key=lambda kv: kv[0])))
         if closure is not None:
             key = None
         if key is not None:
@@ -253,11 +237,12 @@ class Analysis:
             except Exception:
                 key = None
         if id(fn) in self._active or depth > _MAX_CALL_DEPTH:
-            return Val(level=max_level(args.values())), {}, {}
+            return Outcome(Val(level=max_level(args.values())), {}, {}, [], [])
         self._active.add(id(fn))
         try:
-            ctx = FunctionContext(self, fn, flavor, args, closure, depth)
-            result = ctx.run(), ctx.effects, ctx.deferred
+            ctx = FunctionContext(self, fn, flavor, args, closure, depth, plain)
+            result = Outcome(ctx.run(), ctx.effects, ctx.deferred, ctx.failures,
+                             ctx.deferred_failures)
         finally:
             self._active.discard(id(fn))
         if key is not None:
@@ -267,12 +252,21 @@ class Analysis:
     # --- other modules and decorators ---------------------------------------------------
     def foreign_function(self, qual):
         """(analysis of its module, FunctionDef) for a module-level function of another
-        module of the user's code that `qual` names, found without importing; or None.
-        Modules further than `modules.MAX_MODULE_DEPTH` imports away are not read."""
+        module of the user's code (or, in an installed package, of the package) that
+        `qual` names, found without importing; or None. Modules further than
+        `modules.MAX_MODULE_DEPTH` imports away are not read."""
+        if qual not in self._foreign:
+            self._foreign[qual] = self._find_foreign(qual)
+        return self._foreign[qual]
+
+    def _find_foreign(self, qual):
         if self.module_depth >= modules.MAX_MODULE_DEPTH or not qual or \
                 qual.startswith(_NOT_FOLLOWED):
             return None
-        found = modules.resolve(self.info.path, qual, self._import_table())
+        if qual.startswith("?"):            # a name nothing binds: a star import's?
+            name = qual[1:]
+            return self.exported(name, set()) if name.isidentifier() else None
+        found = modules.resolve(self.info.path, qual, self._import_table(), self.package)
         if found is None or len(found[1]) != 1:
             return None
         path, (name,) = found
@@ -286,8 +280,10 @@ class Analysis:
         real = os.path.realpath(path)
         if real not in table:
             info = modules.parse_module(path)
+            # silent: converted, it runs for its effects only; plain, for its failures
             table[real] = None if info is None else Analysis(
-                info, {}, _ignore_report, self.project, depth)
+                info, {"plain": self.handlers.get("plain", {})}, _ignore_report,
+                self.project, depth)
         return table[real]
 
     def exported(self, name, seen):
@@ -303,14 +299,15 @@ class Analysis:
             return self, fn
         imported = self.info.imports.get(name)
         if imported:
-            found = modules.resolve(self.info.path, imported, self._import_table())
+            found = modules.resolve(self.info.path, imported, self._import_table(),
+                                    self.package)
             if found is None or len(found[1]) != 1:
                 return None
             other = self._module(found[0], self.module_depth)
             return other.exported(found[1][0], seen) if other is not None else None
         if name in self.info.assigned:
             return None
-        for path in modules.star_imports(self.info.path, self.info.tree):
+        for path in modules.star_imports(self.info.path, self.info.tree, self.package):
             other = self._module(path, self.module_depth)
             found = other.exported(name, seen) if other is not None else None
             if found is not None:
@@ -322,12 +319,14 @@ class Analysis:
             self._imports = modules.import_table(self.info.tree)
         return self._imports
 
-    def decorator_effects(self, fn):
-        """The container changes the decorators of `fn` add around every call of it:
-        those of the wrapper a decorator of the user's code (of this file or another
-        module) returns. Each decorator function is analysed once, silently, with
-        unknown arguments; what it and the functions it defines do is its summary."""
-        out = {}
+    def decorator_summary(self, fn, plain=False):
+        """What the decorators of `fn` add around every call of it: (the container
+        changes of the wrapper a decorator of the user's code returns, the failures of
+        that wrapper run as plain Python with traced arguments). Each decorator function
+        is analysed once per mode, silently, with unknown arguments; what the functions
+        it defines do is its summary (`plain`: they run as plain Python, as a decorator
+        of an installed package's function does under @jit)."""
+        effects, failures = {}, []
         for dec in getattr(fn, "decorator_list", ()):
             expr = dec.func if isinstance(dec, ast.Call) else dec
             found = None
@@ -341,7 +340,7 @@ class Analysis:
             if found is None:
                 continue
             owner, deco = found
-            key = (id(owner), id(deco))
+            key = (id(owner), id(deco), plain)
             cache = self.project["decorators"]
             if key not in cache:
                 if key in self.project["busy"]:
@@ -351,13 +350,27 @@ class Analysis:
                 try:
                     args = {p.arg: Val(level=MAYBE, origins=frozenset({("param", p.arg)}))
                             for p in parameters(deco)}
-                    _, effects, deferred = owner.run_effects(deco, "npxla", args, None, 0)
+                    out = owner.run_effects(deco, "npxla", args, None, 0, plain)
                 finally:
                     owner.muted -= 1
                     self.project["busy"].discard(key)
-                cache[key] = {**effects, **deferred}
-            out.update(cache[key])
-        return out
+                cache[key] = ({**out.effects, **out.deferred}, out.deferred_failures)
+            effects.update(cache[key][0])
+            failures += cache[key][1]
+        return effects, failures
+
+
+class Outcome(NamedTuple):
+    """What analysing one call of a function gives. `effects`: the Python list/dict/set
+    changes the call makes, `deferred`: those of the functions it defines without
+    calling them ({(path, line, col): (kind, what, path, line)}); `failures`, for a
+    function run as plain Python: what fails in it on traced values, and in the
+    functions it defines ([(message, path, line)])."""
+    value: Val
+    effects: dict
+    deferred: dict
+    failures: list
+    deferred_failures: list
 
 
 # qualified names never looked for in the user's files (libraries @jit knows or calls

@@ -199,3 +199,19 @@ def element_of(v: Val) -> Val:
     # an array: its rows
     return Val(level=v.level, kind=ARRAY if v.kind != BOOL else BOOL,
                nd=None, origins=v.origins)
+
+
+def traced_argument(v, ints=False) -> bool:
+    """Whether `v` is (or holds) a traced value that makes a plain call (a library's,
+    or a conversion to a NumPy array) fail. Array data always does; so does a traced
+    argument that may be a Python scalar: @jit specialises Python ints, but not floats,
+    whose value it never needs while compiling. For functions of counts and sizes
+    (`ints`), only array data counts."""
+    if v is None:
+        return False
+    if v.kind in CONTAINERS:
+        return traced_argument(element_of(v), ints) or (
+            v.items is None and v.elem is None and v.level >= (DATA if ints else MAYBE))
+    if v.kind in PYTHON_ONLY:
+        return False
+    return v.level >= (DATA if ints else MAYBE)

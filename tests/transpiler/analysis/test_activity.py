@@ -210,6 +210,29 @@ def test_nonlocal_writes_leak_and_globals_are_not_locals():
     assert scope(fn, Static.BODY_SCOPE).local_names == {'n', 'inc'}
 
 
+def test_variables_are_what_python_makes_local():
+    fn = function('''
+        def f(a, *rest):
+            buf[0] = a
+            obj.attr = a
+            import numpy as np
+            for i in rest:
+                (b := i)
+            try:
+                pass
+            except ValueError as e:
+                del a
+            def g():
+                pass
+            global h
+            h = 1
+    ''')
+    body = scope(fn, Static.BODY_SCOPE)
+    # `buf[0] = a` and `obj.attr = a` change values the function reads from outside
+    assert {'buf', 'obj'} <= body.local_names
+    assert body.variables == {'a', 'rest', 'np', 'i', 'b', 'e', 'g'}
+
+
 def test_class_body_is_isolated():
     fn = function('''
         def f(base):

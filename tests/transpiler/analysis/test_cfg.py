@@ -101,6 +101,32 @@ def test_while_else_and_break_skips_else():
     assert succ(g, 8) == [9]
 
 
+def test_while_true_is_left_only_by_break():
+    _, g = build('''
+        def f(c):
+            while True:
+                c = c + 1
+                if c > 9:
+                    break
+            else:
+                c = 0
+            return c
+    ''')
+    assert succ(g, 3) == [4]             # no exit through a test that is always true
+    assert node_at(g, 8).prev == set()   # so the else block never runs
+    assert lines(node_at(g, 9).prev) == [6]
+    _, g = build('''
+        def f(c):
+            while 1:
+                c = c - 1
+                if c < 0:
+                    return c
+            x = 1
+    ''')
+    assert node_at(g, 7).prev == set()   # unreachable: the function never falls off
+    assert g.fallthrough_nodes(g.statements()[0]) == frozenset()
+
+
 def test_for_binds_target_on_the_way_into_the_body():
     fn, g = build('''
         def f(xs):

@@ -26,6 +26,11 @@ class Rule:
     good = ""
     severity = "error"
     targets = BOTH
+    # whether the refusal is the same in code @jit calls as plain Python (an installed
+    # package's helpers, `transpiler.lint.plain`): what it reports there makes the call
+    # fail (the value needed in Python, the unsupported function), and is reported at
+    # the call
+    plain = False
     error = ""            # what the compiler raises for the same code
     # For the consistency tests: arguments to call the bad/good examples with, as Python
     # source evaluated with numpy as np (None: not checked by running it).

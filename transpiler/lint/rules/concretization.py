@@ -17,6 +17,7 @@ from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 @register
 class ItemTolist(Rule):
     refusal = C.ITEM_TOLIST
+    plain = True
     defaults = {"method": "item"}
     jax_note = "jax: ConcretizationTypeError"
     explain = """
@@ -59,6 +60,7 @@ class ItemTolist(Rule):
 @register
 class TracedShape(Rule):
     refusal = C.TRACED_SHAPE
+    plain = True
     defaults = {"what": "a shape"}
     targets = frozenset({NPXLA})
     explain = """
@@ -155,6 +157,7 @@ def _range_level(v):
 @register
 class TracedRangeInPython(Rule):
     refusal = C.TRACED_RANGE_ITERATED
+    plain = True
     defaults = {"how": "a comprehension"}
     targets = frozenset({NPXLA})
     explain = """
@@ -196,6 +199,7 @@ class TracedRangeInPython(Rule):
 @register
 class TracedSequenceIndex(Rule):
     refusal = C.TRACED_SEQUENCE_INDEX
+    plain = True
     defaults = {"kind": "list"}
     targets = frozenset({NPXLA})
     explain = """

@@ -29,6 +29,7 @@ def _traced_operands(v):
 @register
 class PercentFormatOfTracedValue(Rule):
     refusal = C.PERCENT_FORMAT
+    plain = True
     targets = frozenset({NPXLA})
     explain = """
         `"... %e" % s` converts `s` to a Python number (or string) while the function

@@ -11,62 +11,31 @@ from npxla.transpiler.lint.values import DATA, MAYBE
 from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
-
-def _returns(stmts):
-    """The `return` statements of a block, not those of nested functions or classes."""
-    stack = list(stmts)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            yield node
-        elif not isinstance(node, _SCOPES):
-            stack.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)
-                         or isinstance(c, ast.excepthandler)
-                         or type(c).__name__ == "match_case")
-
-
 def _is_none(ret):
     return ret.value is None or (isinstance(ret.value, ast.Constant)
                                  and ret.value.value is None)
 
 
-def _exits(stmts) -> bool:
-    """Whether a block always ends in `return`/`raise` (an approximation on the safe
-    side: loops other than `while True` may fall through)."""
-    if not stmts:
+def _exit_call(stmt) -> bool:
+    """`sys.exit(...)`, `os.abort()`: a statement after which control does not go on,
+    though the control-flow graph (which knows no callee) lets it fall through."""
+    if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
         return False
-    last = stmts[-1]
-    if isinstance(last, (ast.Return, ast.Raise)):
-        return True
-    if isinstance(last, ast.If):
-        return _exits(last.body) and _exits(last.orelse)
-    if isinstance(last, (ast.With, ast.AsyncWith)):
-        return _exits(last.body)
-    if isinstance(last, ast.Try) or type(last).__name__ == "TryStar":
-        if last.finalbody and _exits(last.finalbody):
-            return True
-        body = _exits(last.body) or (bool(last.orelse) and _exits(last.orelse))
-        return body and all(_exits(h.body) for h in last.handlers)
-    if isinstance(last, ast.While):
-        return isinstance(last.test, ast.Constant) and bool(last.test.value) and \
-            not any(isinstance(n, ast.Break) for n in ast.walk(last))
-    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
-        f = last.value.func
-        return isinstance(f, (ast.Name, ast.Attribute)) and \
-            getattr(f, "id", getattr(f, "attr", "")) in ("exit", "abort")
-    return False
+    f = stmt.value.func
+    return isinstance(f, (ast.Name, ast.Attribute)) and \
+        getattr(f, "id", getattr(f, "attr", "")) in ("exit", "abort")
 
 
 class _Shape:
-    """Which kinds of result a function has."""
+    """Which kinds of result a function has, from its control-flow graph: the `return`
+    statements, and whether a path falls off the end (not counting one that ends in a
+    call to `exit`)."""
     __slots__ = ("returns_none", "falls_off", "value")
 
-    def __init__(self, fn):
-        rets = list(_returns(fn.body))
+    def __init__(self, facts, fn):
+        rets = facts.returns_within(fn)
         self.returns_none = any(_is_none(r) for r in rets)
-        self.falls_off = not _exits(fn.body)
+        self.falls_off = not all(_exit_call(s) for s in facts.fallthrough(fn))
         self.value = any(not _is_none(r) for r in rets)
 
 
@@ -110,10 +79,10 @@ class NoneOnDataDependentPath(Rule):
     def __init__(self):
         self._shapes = {}
 
-    def _shape(self, fn):
+    def _shape(self, ctx, fn):
         hit = self._shapes.get(id(fn))
         if hit is None or hit[0] is not fn:
-            hit = self._shapes[id(fn)] = (fn, _Shape(fn))
+            hit = self._shapes[id(fn)] = (fn, _Shape(ctx.facts, fn))
         return hit[1]
 
     def on_control(self, ctx, node, kind, cond):
@@ -121,10 +90,10 @@ class NoneOnDataDependentPath(Rule):
         if kind != "if" or cond.condition_level < MAYBE or \
                 not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return
-        shape = self._shape(fn)
+        shape = self._shape(ctx, fn)
         if not ((shape.returns_none or shape.falls_off) and shape.value):
             return
-        inside = list(_returns(node.body + node.orelse))
+        inside = ctx.facts.returns_within(fn, node)
         if not inside:
             return
         nones = [r for r in inside if _is_none(r)]

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import ast
 import os
-import sys
 
 from npxla.transpiler.base import supported as S
+from npxla.transpiler.base.libraries import PACKAGE_PARTS, is_installed_file
+from npxla.transpiler.lint.modules import installed_file, package_name
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, MAYBE, METHOD,
-                                          PYTHON_ONLY, REF, element_of)
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, METHOD,
+                                          PYTHON_ONLY, REF, traced_argument)
 from npxla.transpiler.lint.rules._watch import get, watch, watched
 from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
@@ -83,21 +84,6 @@ math.gcd math.lcm math.isqrt
 """.split())
 
 
-def traced_argument(v, ints=False):
-    """Whether `v` is (or holds) a traced value that makes the call fail. Array data
-    always does; so does a traced argument that may be a Python scalar: @jit
-    specialises Python ints, but not floats, whose value it never needs while
-    compiling. For functions of counts and sizes (`ints`), only array data counts."""
-    if v is None:
-        return False
-    if v.kind in CONTAINERS:
-        return traced_argument(element_of(v), ints) or (
-            v.items is None and v.elem is None and v.level >= (DATA if ints else MAYBE))
-    if v.kind in PYTHON_ONLY:
-        return False
-    return v.level >= (DATA if ints else MAYBE)
-
-
 def _any_traced(args, kwargs, ints=False, call=None):
     nodes = [None] * len(args) + [None] * len(kwargs)
     if call is not None and len(call.args) == len(args) and \
@@ -147,6 +133,7 @@ def numpy_status(qual):
 @register
 class UnsupportedNumpyFunction(Rule):
     refusal = C.UNSUPPORTED_FUNCTION
+    plain = True
     defaults = {"fn": "np.i0", "why": "@jit computes it only from constant arguments",
                 "instead": ""}
     targets = _NPXLA
@@ -211,7 +198,7 @@ class UnsupportedNumpyFunction(Rule):
         if qual not in S.NUMPY_COMPLEX_ONLY or not node.args or not args or \
                 not traced_argument(args[0]):
             return
-        if _complex_expression(node.args[0], ctx.fn, node):
+        if _complex_expression(node.args[0], ctx, node):
             return
         fn = _display(node.func, "np." + qual[6:])
         self.report(ctx, node, fn=fn, why="@jit compiles it for complex matrices only "
@@ -223,6 +210,7 @@ class UnsupportedNumpyFunction(Rule):
 @register
 class UnsupportedNdarrayAttribute(Rule):
     refusal = C.UNSUPPORTED_ATTRIBUTE
+    plain = True
     defaults = {"attr": "fill", "instead": ""}
     targets = _NPXLA
     explain = """
@@ -320,14 +308,16 @@ _COMPLEX = ("complex", "complex64", "complex128", "complex256", "cdouble", "csin
             "clongdouble", "c8", "c16", "F", "D")
 
 
-def _complex_expression(expr, fn, call, depth=0):
-    """Whether `expr` is certainly complex: `.astype(complex)`, `dtype=complex`, `* 1j`,
-    or a name last assigned (before `call`, in `fn`) one of those."""
+def _complex_expression(expr, ctx, at, depth=0):
+    """Whether `expr` (evaluated at node `at` of `ctx.fn`) is complex under @jit:
+    `.astype(complex)`, `dtype=complex`, `* 1j`, or a local name that an assignment
+    reaching it (reaching definitions) gives one of those: where another path leaves a
+    real array in it, a data-dependent branch joins the two as complex."""
     if isinstance(expr, ast.Constant):
         return isinstance(expr.value, complex)
     if isinstance(expr, ast.BinOp):
-        return _complex_expression(expr.left, fn, call, depth) or \
-            _complex_expression(expr.right, fn, call, depth)
+        return _complex_expression(expr.left, ctx, at, depth) or \
+            _complex_expression(expr.right, ctx, at, depth)
     if isinstance(expr, ast.Call):
         dtypes = [k.value for k in expr.keywords if k.arg == "dtype"]
         if isinstance(expr.func, ast.Attribute) and expr.func.attr == "astype":
@@ -339,14 +329,10 @@ def _complex_expression(expr, fn, call, depth=0):
                 return True
         return False
     if isinstance(expr, ast.Name) and depth < 3 and isinstance(
-            fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        last = None
-        for n in ast.walk(fn):
-            if isinstance(n, ast.Assign) and n.lineno < call.lineno and any(
-                    isinstance(t, ast.Name) and t.id == expr.id for t in n.targets):
-                if last is None or n.lineno > last.lineno:
-                    last = n
-        return last is not None and _complex_expression(last.value, fn, call, depth + 1)
+            ctx.fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return any(isinstance(d, ast.Assign) and
+                   _complex_expression(d.value, ctx, d, depth + 1)
+                   for d in ctx.facts.reaching(ctx.fn, expr.id, at))
     return False
 
 
@@ -361,45 +347,10 @@ def _staged_array(v):
 
 
 # --- whose code a module is: what @jit decides from where its file lives ------------------
-# (runtime/operators/provenance.py, which the linter cannot import): files of installed
-# packages and of the standard library are libraries, called as plain Python; every other
-# file is the user's, converted like the jitted function.
-_PACKAGE_PARTS = ("site-packages", "dist-packages")
+# (`transpiler.base.libraries`, which the runtime's provenance reads too): files of
+# installed packages and of the standard library are libraries, called as plain Python;
+# every other file is the user's, converted like the jitted function.
 _ORIGINS: dict = {}
-
-
-def _library_dirs():
-    import site
-    import sysconfig
-    paths = set()
-    for scheme in (sysconfig.get_paths(), sysconfig.get_paths(
-            vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix})):
-        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-            if scheme.get(key):
-                paths.add(scheme[key])
-    try:
-        paths.update(site.getsitepackages())
-    except AttributeError:
-        pass
-    if getattr(site, "USER_SITE", None):
-        paths.add(site.USER_SITE)
-    return tuple(sorted({os.path.realpath(p) + os.sep for p in paths}))
-
-
-_LIBRARY_DIRS = None
-
-
-def library_file(path) -> bool:
-    """Whether @jit treats the code of this file as a library's (installed packages,
-    the standard library)."""
-    global _LIBRARY_DIRS
-    if not path or path.startswith("<"):
-        return False
-    if _LIBRARY_DIRS is None:
-        _LIBRARY_DIRS = _library_dirs()
-    real = os.path.realpath(path)
-    return real.startswith(_LIBRARY_DIRS) or any(
-        part in _PACKAGE_PARTS for part in real.split(os.sep))
 
 
 def library_module(top) -> bool:
@@ -424,7 +375,7 @@ def library_module(top) -> bool:
         if origin in ("built-in", "frozen"):
             hit = False           # sys, itertools, ...: the standard library's own
         else:
-            hit = bool(origin) and library_file(origin) and \
+            hit = bool(origin) and is_installed_file(origin) and \
                 not _standard_library(origin)
         _ORIGINS[top] = hit
     return hit
@@ -436,17 +387,7 @@ def _standard_library(path):
     std = [os.path.realpath(sysconfig.get_paths()[k]) + os.sep
            for k in ("stdlib", "platstdlib")]
     return real.startswith(tuple(std)) and not any(
-        part in _PACKAGE_PARTS for part in real.split(os.sep))
-
-
-def _package_of(path):
-    """The top-level package a file belongs to (folders with an __init__.py)."""
-    folder = os.path.dirname(os.path.realpath(path))
-    name = os.path.basename(folder)
-    while os.path.exists(os.path.join(os.path.dirname(folder), "__init__.py")):
-        folder = os.path.dirname(folder)
-        name = os.path.basename(folder)
-    return name or "this package"
+        part in PACKAGE_PARTS for part in real.split(os.sep))
 
 
 def library_callee(qual, path):
@@ -455,7 +396,7 @@ def library_callee(qual, path):
     if qual.startswith("?") or any(part.startswith("_") for part in qual.split(".")):
         return None             # private helpers: often only read shapes and dtypes
     if qual.startswith("."):              # a relative import: the file's own package
-        return _package_of(path) if library_file(path) else None
+        return package_name(path) if installed_file(path) else None
     top = qual.split(".")[0]
     return top if library_module(top) else None
 
@@ -463,6 +404,7 @@ def library_callee(qual, path):
 @register
 class LibraryCallOnTracedArray(Rule):
     refusal = C.LIBRARY_CALL
+    plain = True
     defaults = {"fn": "scipy.special.erf", "lib": "scipy", "instead": ""}
     targets = _NPXLA
     explain = """
@@ -475,7 +417,10 @@ class LibraryCallOnTracedArray(Rule):
         outside the jitted function and pass the result in, or write it with NumPy
         functions. Modules of your own project are compiled like the jitted function
         and are not reported, nor are a library's private helpers (`_name`), which
-        mostly read only shapes and dtypes."""
+        mostly read only shapes and dtypes. A jitted function that itself lives in an
+        installed package is converted alone: the package's other functions it calls
+        run as plain Python, and the linter reads them to see whether they would fail
+        (a branch on a traced value, `np.asarray` of one, `math.sqrt` of one, ...)."""
     bad = """
         import numpy as np
         import scipy.special
@@ -506,8 +451,16 @@ class LibraryCallOnTracedArray(Rule):
             lib, instead = "math", MATH_INSTEAD.get(qual)
         else:
             lib, instead = library_callee(qual, ctx.info.path), None
-            if lib is None:
-                return
+            if lib is None or (ctx.calls_plainly and
+                               ctx.analysis.foreign_function(qual) is not None):
+                return          # the package's own function: read (`on_plain_call`)
         if _any_traced(args, kwargs, qual in INT_ARGUMENTS, node):
             self.report(ctx, node, fn=_display(node.func, qual), lib=lib,
                         instead=_instead(instead))
+
+    def on_plain_call(self, ctx, node, name, lib, failure):
+        """A function of the installed package being linted, called as plain Python,
+        fails on its traced arguments (`transpiler.lint.plain`): `failure` says where."""
+        what, path, line = failure
+        self.report(ctx, node, fn=_display(node.func, name), lib=lib,
+                    instead=f" ({what}, {os.path.basename(path)}:{line})")

@@ -35,7 +35,8 @@ from npxla.runtime.driver import staging
 from npxla.runtime.driver.staging import ARRAY, memory_sharing, stage
 from npxla.runtime.driver.failures import classify, hidden_concretization, located
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.xla import devices, fastcall
+from npxla.runtime.xla import devices, fastcall, writeback
+from npxla.runtime.xla.superset import Shifter
 from npxla.runtime.xla.compile import compile_module, hlo_text
 from npxla.runtime.xla.transfer import Uploader, to_numpy, writable
 from npxla.transpiler.conversion import convert
@@ -63,6 +64,13 @@ class Compiled:
         self.device = device
         self._exe = executable
         self.upload = Uploader(staged.arg_avals, device)
+        # how mutated arguments reach the caller's arrays: only the regions that
+        # changed, through outputs XLA writes in place (see `writeback`); it changes the
+        # module, so the executable is compiled from the plan's text
+        self._plan = writeback.plan(staged)
+        self._text = staged.module_text if self._plan is None else self._plan.module_text
+        # arguments not 64-byte aligned may go in without a copy (see `superset`)
+        self._shift = Shifter.make(self._text, staged.arg_avals, device, self._compile)
         # checks that name an offending value have them as the output before the flags
         self._payloads = any(type(m) is tuple and len(m) == 4 for m in staged.error_messages)
         self.param_leaves = staged.param_leaves
@@ -72,19 +80,30 @@ class Compiled:
         self._plain = [(slot[1], slot[2]) for slot in staged.out_slots] if plain and all(
             slot[0] == "out" for slot in staged.out_slots) else None
 
+    def _compile(self, text):
+        return compile_module(text, self.device, self.staged.host_callbacks)
+
     @property
     def executable(self):
         if self._exe is None:
-            self._exe = compile_module(self.staged.module_text, self.device,
-                                       self.staged.host_callbacks)
+            self._exe = self._compile(self._text)
         return self._exe
+
+    def _placed(self, leaves):
+        """(executable, parameter buffers) for one call."""
+        params = [leaves[i] for i in self.param_leaves]
+        if self._shift is not None:
+            params, variant = self._shift.prepare(params)
+            if variant is not None:
+                return variant[0], variant[1](params)
+        return self.executable, self.upload(params)
 
     def fast_runner(self, n_args):
         """A callable taking the positional NumPy arguments (all parameters, plain
         results) and returning the result: dispatched by JAX's C++ path when available,
         else `run`."""
         return fastcall.make(self.executable, self.device, self.upload, n_args,
-                             self._finish) or self.run
+                             self._finish, self._shift) or self.run
 
     @functools.cached_property
     def _finish(self):
@@ -105,22 +124,26 @@ class Compiled:
         anything is written back), write-back into the caller's arrays and
         results rebuilt as NumPy values or left on the device."""
         if self._plain and output == "numpy":
-            outs = self.executable.execute(self.upload([leaves[i] for i in self.param_leaves]))
+            exe, bufs = self._placed(leaves)
+            outs = exe.execute(bufs)
             results = [_to_result(outs[k], weak) for k, weak in self._plain]
             return unflatten(self.staged.out_treedef, iter(results))
-        st = self.staged
-        bufs = self.upload([leaves[i] for i in self.param_leaves])
-        if st.host_callbacks:
-            outs = execute_with_callbacks(self.executable, bufs)
-        else:
-            outs = self.executable.execute(bufs)
-        if st.error_messages:
-            flags = np.asarray(outs[-1])
-            if flags.any():
-                payloads = np.asarray(outs[-2]) if self._payloads else None
-                raise raise_for(st.error_messages[int(np.argmax(flags))], payloads)
-        for i, k in st.writeback:
-            np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
+        st, plan = self.staged, self._plan
+        exe, bufs = self._placed(leaves)
+        if plan is not None:
+            bufs = plan.donate(bufs, self.device)
+        outs = execute_with_callbacks(exe, bufs) if st.host_callbacks else exe.execute(bufs)
+        try:
+            if st.error_messages:
+                flags = np.asarray(outs[-1])
+                if flags.any():
+                    payloads = np.asarray(outs[-2]) if self._payloads else None
+                    raise raise_for(st.error_messages[int(np.argmax(flags))], payloads)
+            if plan is not None:
+                plan.write(leaves, outs)
+        finally:
+            if plan is not None:
+                plan.keep(outs, self.device)
         results = []
         for slot in st.out_slots:
             if slot[0] == "bounded":

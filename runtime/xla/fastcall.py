@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from npxla.runtime.xla.transfer import aligned
 
-def make(executable, device, upload, n_args, finish):
+def make(executable, device, upload, n_args, finish, shifter=None):
     """A callable taking the NumPy arguments and returning `finish(output device
-    arrays)`, or None when JAX's internals are not what this module expects."""
+    arrays)`, or None when JAX's internals are not what this module expects.
+    `shifter` (see `superset`): arguments that go in as aligned supersets; the
+    dispatcher's cache tells them apart by shape, and a miss picks the executable
+    compiled for those shapes."""
     try:
         from jax._src import pjit, tree_util
         from jax._src.interpreters import pxla
@@ -25,9 +28,13 @@ def make(executable, device, upload, n_args, finish):
     sharding = SingleDeviceSharding(device)
 
     def cache_miss(*args):
-        outs = executable.execute(upload(list(args)))
+        exe, put = executable, upload
+        variant = shifter.for_shapes(args) if shifter is not None else None
+        if variant is not None:
+            exe, put = variant
+        outs = exe.execute(put(list(args)))
         data = pxla.MeshExecutableFastpathData(
-            executable, tree_util.tree_structure([0] * len(outs)), [sharding] * n_args,
+            exe, tree_util.tree_structure([0] * len(outs)), [sharding] * n_args,
             [sharding] * len(outs), [o.aval for o in outs], [o._committed for o in outs],
             [True] * n_args, [None] * n_args, [])
         return outs, data, False
@@ -55,6 +62,8 @@ def make(executable, device, upload, n_args, finish):
 
     def run(args):
         # `with jax.enable_x64(True)` without building a context manager per call
+        if shifter is not None:
+            args, _ = shifter.prepare(args)
         prev = swap(True)
         if hook:
             hook(True)

@@ -43,7 +43,9 @@ class Uploader:
 # XLA's CPU client uses a NumPy array's memory in place only when its data pointer is
 # 64-byte aligned (and the layout row-major); otherwise PJRT copies it, at about a fifth
 # of memcpy's speed here. NumPy's own allocations are 16-byte aligned, so large arrays
-# are copied once by us, with memcpy, into an aligned buffer that XLA then uses in place.
+# are copied once by us, with memcpy, into an aligned buffer that XLA then uses in place
+# (or, where the program reads them in place, passed as their aligned superset: see
+# `superset`).
 _ALIGN = 64
 _ALIGN_MIN_BYTES = 1 << 18      # below this, PJRT's copy costs microseconds anyway
 
@@ -54,11 +56,17 @@ def aligned(value):
         return value
     if value.flags.c_contiguous and value.ctypes.data % _ALIGN == 0:
         return value
-    raw = np.empty(value.nbytes + _ALIGN, np.uint8)
-    start = -raw.ctypes.data % _ALIGN
-    out = raw[start:start + value.nbytes].view(value.dtype).reshape(value.shape)
+    out = aligned_empty(value.shape, value.dtype)
     np.copyto(out, value)
     return out
+
+
+def aligned_empty(shape, dtype):
+    """An uninitialised row-major array whose data XLA's CPU client can use in place."""
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(nbytes + _ALIGN, np.uint8)
+    start = -raw.ctypes.data % _ALIGN
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
 
 
 def _host(value, dtype):

@@ -1,5 +1,7 @@
 """Large arguments reach XLA without PJRT's slow copy: aligned row-major arrays are used
-in place, others are copied once, with memcpy, into an aligned buffer."""
+in place, arrays a few elements past a 64-byte line go in as their aligned superset where
+the program reads them in place, others are copied once, with memcpy, into an aligned
+buffer."""
 import numpy as np
 
 from npxla import jit
@@ -52,3 +54,111 @@ def test_results_and_write_back_are_unchanged_for_misaligned_arguments():
     np.testing.assert_allclose(total, (expected * 2).sum())
     for value in (a, a.T, a[::2, ::3]):
         assert jit(corner)(value) == corner(value)
+
+
+# --- supersets: arrays 16 bytes past a 64-byte line go in without a copy ------------
+SIZE = 40_000       # 320 KB of float64: above the size where copies start
+
+
+def _after_nans(n, offset, dtype=np.float64):
+    """An array `offset` bytes past a 64-byte line, preceded by NaN bytes: they lie in
+    its superset and must not reach any result."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.empty(n * itemsize + 256, np.uint8)
+    start = (offset - raw.ctypes.data) % 64 + 64
+    raw[:start] = 0xFF                     # NaN as float64, -1 as ints
+    a = raw[start:start + n * itemsize].view(dtype)
+    a[...] = np.random.default_rng(offset).random(n) * 100
+    assert a.ctypes.data % 64 == offset
+    return a
+
+
+def _fresh(fn):
+    f = jit(fn)
+    f.clear_cache()
+    return f
+
+
+def _shifter(f):
+    (variant,) = [v for vs in f._cache.values() for v in vs]
+    return variant.entry._shift
+
+
+def elementwise(a, b):
+    return a * 2.0 + b
+
+
+def first_and_last(a):
+    return a[0] + a[-1]
+
+
+def chain(A, x):
+    return (A @ x) @ A
+
+
+def total(a):
+    return (a * a).sum()
+
+
+def stencil(a):
+    a[1:-1] += 0.5 * (a[2:] - a[:-2])
+
+
+def test_superset_variants_read_only_the_array():
+    f = _fresh(elementwise)
+    a, b = _after_nans(SIZE, 16), _after_nans(SIZE, 48)
+    for _ in range(3):                 # the second call compiles the variant
+        np.testing.assert_array_equal(f(a, b), elementwise(a, b))
+    shifter = _shifter(f)
+    assert shifter._variants[(2, 6)]
+    params, variant = shifter.prepare([a, b])
+    assert variant is not None and params[0].ctypes.data == a.ctypes.data - 16
+    assert params[0].ctypes.data % 64 == 0 and params[0].size == SIZE + 2
+
+
+def test_alternating_alignments_through_the_fast_path():
+    f = _fresh(first_and_last)
+    aligned_a = _after_nans(SIZE, 0)
+    shifted = [_after_nans(SIZE, off) for off in (16, 32, 48, 16)]
+    for _ in range(3):
+        for a in [aligned_a] + shifted:
+            assert f(a) == first_and_last(a)
+    assert f._fast                      # the JAX C++ dispatch path ran these
+    assert sum(1 for v in _shifter(f)._variants.values() if v) == 3
+
+
+def test_programs_that_copy_the_argument_keep_the_memcpy():
+    A = _after_nans(400 * 500, 16).reshape(400, 500)
+    x = np.random.default_rng(1).random(500)
+    for fn, args in ((chain, (A, x)), (total, (A,))):
+        f = _fresh(fn)
+        for _ in range(3):
+            np.testing.assert_allclose(f(*args), fn(*args), rtol=1e-12)
+        assert _shifter(f)._variants == {(2,): False}
+
+
+def test_in_place_update_of_a_shifted_argument():
+    f = _fresh(stencil)
+    a = _after_nans(SIZE, 16)
+    view = a[::3]
+    expected = a.copy()
+    for _ in range(3):
+        f(a)
+        stencil(expected)
+    np.testing.assert_array_equal(a, expected)
+    np.testing.assert_array_equal(view, expected[::3])
+    assert _shifter(f)._variants[(2,)]
+
+
+def test_strided_and_unaligned_itemsize_arrays_are_copied():
+    raw = np.empty(SIZE * 8 + 64, np.uint8)
+    odd = raw[3:3 + SIZE * 8].view(np.float64)        # 3 bytes past: no superset
+    odd[...] = 1.5
+    strided = _after_nans(2 * SIZE, 16)[::2]
+    f = _fresh(first_and_last)
+    for a in (odd, strided, odd, strided):
+        assert f(a) == first_and_last(a)
+    shifter = _shifter(f)
+    assert shifter.prepare([odd]) == ([odd], None) and not shifter._seen
+    shifter.prepare([strided])
+    assert not shifter._seen and not shifter._variants     # never considered

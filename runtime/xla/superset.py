@@ -1,0 +1,236 @@
+"""Large arguments that are not 64-byte aligned, passed without a copy where that is
+cheaper.
+
+XLA's CPU client uses a NumPy array's memory in place only when its address is a
+multiple of 64 (its compiled code assumes that alignment); NumPy allocates on 16 bytes,
+so a big default array is copied on every call (`transfer.aligned`, memcpy speed; the
+client's own copy is ~5x slower). There is no way to tell the client to accept less
+alignment, and a DLPack view is held to the same rule. What it does accept is the
+64-byte-aligned *superset* that starts up to 48 bytes before the array: a flat buffer
+of k more elements, which the program slices back (`slice [k:k+n]`, `reshape`) before
+anything else. The bytes before the array lie in the same 64-byte line as its first
+element, hence in the same page: reading them cannot fault (on x86-64, which has no
+memory tagging; elsewhere this stays off), and no result depends on them. XLA never
+writes a parameter it does not own.
+
+That slice is free only where XLA fuses it into a loop that computes something (an
+elementwise kernel, a stencil, reading a few elements). Where the operand must exist as
+a buffer of its own (a dot, a reduction lowered to XNNPACK, a while loop), XLA copies
+the slice, more slowly than memcpy. So a variant (one per set of offsets, compiled the
+second time a call needs it: a one-off call keeps the copy) is kept only when its
+optimized HLO reads each shifted parameter in such computing loops or in small pieces;
+otherwise that signature keeps the copy.
+"""
+from __future__ import annotations
+
+import platform
+import re
+import threading
+
+import numpy as np
+
+from npxla.runtime.xla.transfer import Uploader
+
+_MIN_BYTES = 1 << 18            # as `transfer.aligned`: below, a copy costs microseconds
+_ALIGN = 64
+_ENABLED = platform.machine().lower() in ("x86_64", "amd64")
+# variants per executable: arrays from the heap come at 16, 32 or 48 bytes past a line,
+# and each combination over the arguments is a compile
+_MAX_VARIANTS = 4
+# HLO opcodes that only move data: a fusion made of these alone copies its operand
+_MOVES = frozenset({"parameter", "slice", "bitcast", "reshape", "copy", "transpose",
+                    "broadcast", "concatenate", "pad", "reverse", "dynamic-slice",
+                    "constant", "tuple", "get-tuple-element", "iota", "bitcast-convert"})
+
+
+class Shifter:
+    """Per executable: which parameters may take a superset, the variants built for the
+    offsets seen, and the per-call choice."""
+
+    def __init__(self, module_text, arg_avals, device, compile_text):
+        self.avals = [(tuple(s), np.dtype(d)) for s, d in arg_avals]
+        self.candidates = [p for p, (s, d) in enumerate(self.avals)
+                           if int(np.prod(s)) * d.itemsize >= _MIN_BYTES]
+        self.module_text = module_text
+        self.device = device
+        self._compile = compile_text
+        self._variants: dict = {}     # offsets -> (executable, uploader) or False
+        self._seen: dict = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def make(cls, module_text, arg_avals, device, compile_text):
+        """A Shifter, or None where no parameter could ever take a superset."""
+        if not _ENABLED or device.platform != "cpu":
+            return None
+        s = cls(module_text, arg_avals, device, compile_text)
+        return s if s.candidates else None
+
+    def prepare(self, params):
+        """(params with supersets in place of shifted arrays, (executable, uploader)),
+        or (params, None) for the base executable."""
+        key = None
+        for j, p in enumerate(self.candidates):
+            value = params[p]            # (inline: this runs on every call)
+            if type(value) is not np.ndarray or not value.flags.c_contiguous:
+                continue
+            off = value.__array_interface__["data"][0] % _ALIGN
+            if off and not off % value.itemsize and value.dtype == self.avals[p][1]:
+                key = key or [0] * len(self.candidates)
+                key[j] = off // value.itemsize
+        if key is None:
+            return params, None
+        key = tuple(key)
+        variant = self._variants.get(key)
+        if variant is None:
+            variant = self._variant(key)
+        if variant is False:
+            return params, None
+        params = list(params)
+        for k, p in zip(key, self.candidates):
+            if k:
+                params[p] = _superset(params[p], k)
+        return params, variant
+
+    def for_shapes(self, params):
+        """The variant `prepare` chose for these (already prepared) arguments, or None."""
+        key = tuple(int(params[p].shape[0]) - int(np.prod(self.avals[p][0]))
+                    if np.shape(params[p]) != self.avals[p][0] else 0
+                    for p in self.candidates)
+        variant = self._variants.get(key) if any(key) else None
+        return variant or None
+
+    def _variant(self, key):
+        """The variant for `key` from the second call that wants it on."""
+        with self._lock:
+            if key in self._variants:
+                return self._variants[key]
+            self._seen[key] = self._seen.get(key, 0) + 1
+            if self._seen[key] < 2:
+                return False
+            if sum(1 for v in self._variants.values() if v) >= _MAX_VARIANTS:
+                self._variants[key] = False
+                return False
+            shifts = {p: k for k, p in zip(key, self.candidates) if k}
+            try:
+                exe = self._compile(shifted_module(self.module_text, shifts, self.avals))
+            except Exception:  # pragma: no cover - the base executable still runs
+                exe = None
+            if exe is None or not reads_in_place(exe, shifts, self.avals):
+                variant = False
+            else:
+                avals = [((int(np.prod(s)) + shifts[p],), d) if p in shifts else (s, d)
+                         for p, (s, d) in enumerate(self.avals)]
+                variant = (exe, Uploader(avals, self.device))
+            self._variants[key] = variant
+            return variant
+
+
+class _Span:
+    """Keeps the argument alive under the superset's view of its memory."""
+    __slots__ = ("__array_interface__", "_base")
+
+
+def _superset(value, k):
+    span = _Span()
+    start = value.__array_interface__["data"][0] - k * value.itemsize
+    span.__array_interface__ = {"shape": (value.size + k,), "typestr": value.dtype.str,
+                                "data": (start, True), "version": 3}
+    span._base = value
+    return np.asarray(span)
+
+
+def shifted_module(module_text, shifts, avals):
+    """`module_text` whose parameters p in `shifts` take the flat superset of shifts[p]
+    more elements and slice the argument out of it first."""
+    from jax._src.interpreters import mlir as jax_mlir  # lazy: JAX's MLIR context
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo as hlo
+    with jax_mlir.make_ir_context(), ir.Location.unknown():
+        module = ir.Module.parse(module_text)
+        main = next(op for op in module.body.operations
+                    if "sym_name" in op.attributes and
+                    ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        block = main.regions[0].blocks[0]
+        for p, k in sorted(shifts.items()):
+            arg = block.arguments[p]
+            shaped = ir.RankedTensorType(arg.type)
+            n = int(np.prod(avals[p][0]))
+            arg.set_type(ir.RankedTensorType.get([n + k], shaped.element_type))
+            with ir.InsertionPoint.at_block_begin(block):
+                cut = hlo.SliceOp(arg, [k], [k + n], [1])
+                value = cut.result
+                if tuple(avals[p][0]) != (n,):
+                    value = hlo.ReshapeOp(shaped, value).result
+            arg.replace_all_uses_except(value, cut.operation)
+        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            [a.type for a in block.arguments], list(ftype.results)))
+        return module.operation.get_asm(enable_debug_info=False)
+
+
+_INSTR = re.compile(r"^\s*(?:ROOT\s+)?(%[\w.\-]+)\s*=\s*(.*?)\s([\w\-]+)\((.*)$")
+
+
+def reads_in_place(executable, shifts, avals):
+    """Whether XLA's optimized program reads every shifted parameter only in loops that
+    compute something or in small pieces (never copies most of it first). Anything it
+    cannot read in the HLO text counts as a copy."""
+    try:
+        text = "\n".join(m.to_string() for m in executable.hlo_modules())
+        comps = _computations(text)
+        entry = next(body for head, body in comps.items() if head.startswith("ENTRY"))
+    except Exception:  # pragma: no cover - an HLO text we do not understand
+        return False
+    params, uses = {}, []
+    for line in entry:
+        m = _INSTR.match(line)
+        if m is None:
+            continue
+        name, rtype, opcode, rest = m.groups()
+        if opcode == "parameter":
+            number = int(rest.split(")")[0])
+            if number in shifts:
+                params[name] = int(np.prod(avals[number][0]))
+        else:
+            uses.append((name, rtype, opcode, rest))
+    if len(params) != len(shifts):
+        return False
+    for _, rtype, opcode, rest in uses:
+        operands = set(re.findall(r"%[\w.\-]+", rest.split("),")[0]))
+        for pname, n in params.items():
+            if pname not in operands or _elements(rtype) * 4 < n:
+                continue          # not a use, or a small piece of it
+            called = re.search(r"calls=(%[\w.\-]+)", rest)
+            if opcode != "fusion" or "kind=kLoop" not in rest or called is None:
+                return False
+            body = next((b for h, b in comps.items()
+                         if h.split()[0] == called.group(1)), None)
+            if body is None or all(_opcode(line) in _MOVES for line in body
+                                   if _INSTR.match(line)):
+                return False
+    return True
+
+
+def _computations(text):
+    """{header line: body lines} of every computation in an HLO module's text."""
+    comps, head, body = {}, None, []
+    for line in text.splitlines():
+        if head is None:
+            if line.rstrip().endswith("{") and not line.startswith("HloModule"):
+                head, body = line.strip(), []
+        elif line.strip() == "}":
+            comps[head] = body
+            head = None
+        else:
+            body.append(line)
+    return comps
+
+
+def _opcode(line):
+    return _INSTR.match(line).group(3)
+
+
+def _elements(rtype):
+    return sum(int(np.prod([int(d) for d in dims.split(",") if d])) if dims else 1
+               for dims in re.findall(r"\[([\d,]*)\]", rtype))

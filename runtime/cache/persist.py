@@ -26,6 +26,7 @@ from npxla.runtime.xla.program import Staged
 from npxla.runtime.cache import disk_cache, entry_codec
 from npxla.runtime.lowering import borrowed
 from npxla.runtime.xla import devices
+from npxla.runtime.xla.compile import options_for
 
 _store = None
 
@@ -214,4 +215,4 @@ def _serialize(executable, device):
 def _deserialize(blob, device):
     from jax._src.lib import xla_client
     return _client(device).deserialize_executable(
-        blob, xla_client.DeviceList((device,)), xla_client.CompileOptions())
+        blob, xla_client.DeviceList((device,)), options_for(device))

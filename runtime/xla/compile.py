@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedOperationError
 
 from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET, GPU_CALLBACK_TARGET
@@ -17,17 +19,28 @@ def compile_module(module_text: str, device, host_callbacks=()):
     from jax._src.lib import xla_client  # noqa: the PJRT client types
     client = backend(device.platform)
     devices = xla_client.DeviceList((device,))
+    options = options_for(device)
     try:
         if not host_callbacks:
-            return client.compile_and_load(module_text, devices, xla_client.CompileOptions())
+            return client.compile_and_load(module_text, devices, options)
         module = _module_for_callbacks(module_text, device.platform)
-        return client.compile_and_load(module, devices, xla_client.CompileOptions(),
-                                       list(host_callbacks))
+        return client.compile_and_load(module, devices, options, list(host_callbacks))
     except UnsupportedOperationError:
         raise
     except Exception as e:  # XLA's errors are ours, never the user's
         raise InternalCompilerError(f"XLA failed to compile the staged program: "
                                     f"{str(e).splitlines()[0]}") from None
+
+
+def options_for(device):
+    """Compile options for one device: the default options assign the program to the
+    platform's device 0 whatever device list is passed, so `cpu:2`/`cuda:1` would fail
+    when run ("replica is assigned to device 0")."""
+    from jax._src.lib import xla_client  # noqa: the PJRT client types
+    options = xla_client.CompileOptions()
+    options.device_assignment = xla_client.DeviceAssignment.create(
+        np.array([[device.id]], dtype=np.int32))
+    return options
 
 
 def _module_for_callbacks(module_text, platform):

@@ -127,10 +127,6 @@ def test_npxla_device_picks_one_of_several_devices(three_devices):
     assert cpu == ["cpu:0\tcpu", "cpu:1\tcpu", "cpu:2\tcpu\t(default)"]
 
 
-@pytest.mark.xfail(strict=True, reason="runtime/xla/compile.py compiles with the default "
-                   "CompileOptions, whose device assignment is device 0 whatever device "
-                   "the DeviceList names: it needs options.device_assignment = "
-                   "DeviceAssignment.create([[device.id]])")
 def test_a_program_runs_on_the_device_npxla_device_names(three_devices):
     assert three_devices["ran_on"] == 2
 

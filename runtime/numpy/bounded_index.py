@@ -29,7 +29,7 @@ from npxla.runtime.lowering.scan import cumulative
 from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.errorflags import check
-from npxla.runtime.numpy.slicing import _expand, is_int
+from npxla.runtime.numpy.slicing import _expand, fixed_window, is_int
 
 _I64 = np.dtype(np.int64)
 
@@ -39,14 +39,26 @@ def _traced_bound(v):
     return (is_abstract(v) and v.const is None) or is_bounded(v)
 
 
-def dynamic_slices(index) -> bool:
+def dynamic_slices(index, shape) -> bool:
     """Whether a basic index has a slice with a traced start or stop that a bounded
     array should stand for. A bound computed only from Python scalar *arguments* is
     left to the driver, which specialises the function on their values (exact shapes,
-    better code); loop indices and array data are not specialisable."""
+    better code); loop indices and array data are not specialisable. A window of a
+    fixed length inside the axis (`x[i:i + 3]`) has a static shape: basic indexing
+    makes it (`slicing.fixed_window`)."""
     entries = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop))
+               for e in entries):
+        return False
     found = False
-    for e in entries:
+    axis = 0
+    for e in _expand(index, len(shape)):
+        if e is None:
+            continue
+        n = shape[axis]
+        axis += 1
+        if isinstance(e, slice) and fixed_window(e, n) is not None:
+            continue
         if isinstance(e, slice):
             for v in (e.start, e.stop):
                 if _traced_bound(v):

@@ -32,7 +32,7 @@ def _is_scalar_copy(index, r: Region):
 def getitem(x: AbstractArray, index):
     if is_bounded(index):
         return bounded_index.gather_rows(x, index, getitem)
-    if bounded_index.dynamic_slices(index):
+    if bounded_index.dynamic_slices(index, x.shape):
         return bounded_index.slice_dynamic(x, index, getitem)
     items = classify(index)
     if not is_basic(items):
@@ -53,7 +53,7 @@ def getitem(x: AbstractArray, index):
 
 
 def setitem(x: AbstractArray, index, value):
-    if bounded_index.dynamic_slices(index):
+    if bounded_index.dynamic_slices(index, x.shape):
         bounded_index.assign(bounded_index.slice_dynamic(x, index, getitem), value)
         return
     if is_bounded(value):

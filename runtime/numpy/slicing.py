@@ -5,8 +5,9 @@ Why a module of its own: both item access (indexing.py) and advanced indexing
 (fancy_plan.py, which slices the non-advanced axes first) build on these regions;
 below both, it keeps them free of an import cycle.
 
-Static indices lower to `slice`; traced integer indices to `dynamic_slice` /
-`dynamic_update_slice`, with a runtime bounds flag instead of XLA's silent clamping.
+Static indices lower to `slice`; traced integer indices, and slices of a fixed length
+at a traced start (`x[i:i + 3]`), to `dynamic_slice` / `dynamic_update_slice`, with a
+runtime bounds flag instead of XLA's silent clamping for the integers.
 Strided static updates use pad + select.
 """
 from __future__ import annotations
@@ -15,12 +16,14 @@ import operator
 from dataclasses import dataclass
 
 import numpy as np
+from jaxlib.mlir import ir
 
 from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.bounded_core import same_value, value_range
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.errorflags import check
 
@@ -76,6 +79,73 @@ def _expand(index, ndim):
     return out
 
 
+# --- windows of a fixed length at a traced start ------------------------------------------
+def fixed_window(entry: slice, n):
+    """(int64 start, k) for a slice whose stop is its start plus a constant k and whose
+    start is proven to keep it inside the axis (`x[i:i + 3]`, `x[2 * i:2 * i + 2]`,
+    `x[i - 1:i + 2]` for a loop index i whose range allows it): NumPy's result then has
+    exactly k elements, so it is a dynamic slice of static shape, not an array whose
+    length is only known at run time. None for any other slice."""
+    if entry.step is not None and not (is_int(entry.step) and entry.step == 1):
+        return None
+    start, stop = entry.start, entry.stop
+    if not (_traced_int(start) and _traced_int(stop)):
+        return None
+    base_a, off_a = _affine(start.ir)
+    base_b, off_b = _affine(stop.ir)
+    k = off_b - off_a
+    r = value_range(start)
+    if k < 0 or r is None or r[0] < 0 or r[1] + k > n or not same_value(base_a, base_b):
+        return None
+    return cast_to(start, _I64), k
+
+
+def _traced_int(v):
+    return is_abstract(v) and v.ndim == 0 and v.const is None and v.dtype.kind in "iu"
+
+
+_AFFINE_DEPTH = 6
+
+
+def _affine(value):
+    """(base, offset) with value == base + offset, peeling additions and subtractions
+    of integer constants (and same-width converts) off `value`."""
+    offset = 0
+    for _ in range(_AFFINE_DEPTH):
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            break
+        name, operands = owner.name, list(owner.operands)
+        if name == "stablehlo.convert" and ir.RankedTensorType(operands[0].type).element_type \
+                == ir.RankedTensorType(value.type).element_type:
+            value = operands[0]
+            continue
+        if name not in ("stablehlo.add", "stablehlo.subtract"):
+            break
+        k = _int_constant(operands[1])
+        if k is not None:
+            offset += k if name == "stablehlo.add" else -k
+            value = operands[0]
+            continue
+        k = _int_constant(operands[0])
+        if k is not None and name == "stablehlo.add":
+            offset += k
+            value = operands[1]
+            continue
+        break
+    return value, offset
+
+
+def _int_constant(value):
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.name != "stablehlo.constant":
+        return None
+    attr = owner.attributes["value"]
+    if not isinstance(attr, ir.DenseIntElementsAttr) or len(attr) != 1:
+        return None
+    return int(attr[0])
+
+
 def _normalise_traced(i, n, axis):
     known = i._range
     i = cast_to(i, _I64)
@@ -108,6 +178,10 @@ def parse(x: AbstractArray, index) -> Region:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             starts.append(i % n), sizes.append(1), steps.append(1), flipped.append(False)
             int_axes.append(axis)
+        elif isinstance(entry, slice) and fixed_window(entry, n) is not None:
+            start, k = fixed_window(entry, n)     # x[i:i + k]: traced start, k elements
+            starts.append(start), sizes.append(k), steps.append(1), flipped.append(False)
+            out_shape.append(k)
         elif isinstance(entry, slice):
             start, stop, step = slice(*[None if v is None else operator.index(v) for v in
                                         (entry.start, entry.stop, entry.step)]).indices(n)
@@ -149,8 +223,7 @@ def read(x: AbstractArray, r: Region) -> AbstractArray:
                    [1 if t else st for t, st in zip(traced, r.steps)])
         starts = [cast_to(s, _I64) if t else as_abstract(np.int64(0))
                   for t, s in zip(traced, r.starts)]
-        y = S.dynamic_slice(y, *starts, sizes=tuple(
-            1 if t else z for t, z in zip(traced, r.sizes)))
+        y = S.dynamic_slice(y, *starts, sizes=tuple(r.sizes))
     flips = tuple(a for a, f in enumerate(r.flipped) if f)
     if flips:
         y = S.reverse(y, axes=flips)

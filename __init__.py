@@ -1,6 +1,7 @@
 """npxla: compile existing NumPy code to XLA (CPU, GPU, TPU) with NumPy's answers.
 
     from npxla import jit, to_source, TranspileError
+    from npxla import asarray, to_numpy     # data kept on the device between calls
 
 The repository's `transpiler/` and `runtime/` folders are installed as `npxla.transpiler`
 and `npxla.runtime` (this file is the package root). `jit` lives in the driver and is
@@ -10,7 +11,7 @@ import JAX.
 from .transpiler.base.errors import TranspileError
 from .transpiler.base.version import VERSION as __version__
 
-__all__ = ["jit", "to_source", "TranspileError"]
+__all__ = ["jit", "to_source", "TranspileError", "asarray", "to_numpy", "DeviceArray"]
 
 
 def __getattr__(name):
@@ -18,6 +19,9 @@ def __getattr__(name):
     if name == "jit":
         from .runtime.driver.api import jit
         return jit
+    if name in ("asarray", "to_numpy", "DeviceArray"):   # lazy too: they use JAX
+        from .runtime.xla import resident
+        return getattr(resident, name)
     if name == "to_source":
         from .transpiler.conversion import to_source
         return to_source

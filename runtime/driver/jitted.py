@@ -21,24 +21,27 @@ from npxla.transpiler.base.errors import (ConcretizationError, InternalCompilerE
                                           UnsupportedOperationError)
 
 from npxla.runtime import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
-from npxla.runtime.operators.printing import execute as execute_with_callbacks
 from npxla.runtime.staging.pytree import check_static, flatten, leaf_key, unflatten
 from npxla.runtime.driver.forwarding import forwarder
-from npxla.runtime.driver import guards
+from npxla.runtime.driver import guards, residency
+from npxla.runtime.driver.results import build as build_result, to_result
+from npxla.runtime.driver.byteorder import native_order
 from npxla.runtime.cache import persist
-from npxla.runtime.numpy.errorflags import raise_for
 from npxla.runtime import operators
 from npxla.runtime.operators import loops
 from npxla.runtime.operators.conditionals import raises_at_run_time
 from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.driver import staging
-from npxla.runtime.driver.staging import ARRAY, memory_sharing, stage
+from npxla.runtime.driver.staging import memory_sharing, stage
+from npxla.runtime.numpy.errorflags import raise_for
+from npxla.runtime.operators.printing import execute as execute_with_callbacks
 from npxla.runtime.driver.failures import classify, hidden_concretization, located
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.xla import devices, fastcall, writeback
-from npxla.runtime.xla.superset import Shifter
+from npxla.runtime.xla import devices, fastcall, resident, writeback
 from npxla.runtime.xla.compile import compile_module, hlo_text
-from npxla.runtime.xla.transfer import Uploader, to_numpy, writable
+from npxla.runtime.xla.superset import Shifter
+from npxla.runtime.xla.transfer import Uploader
+from npxla.runtime.xla.resident import DeviceArray
 from npxla.transpiler.conversion import convert
 
 _np_registry.load_all()
@@ -50,6 +53,7 @@ _MAX_VARIANTS = 8              # environments kept per signature
 # that keeps changing shapes recompiles the old ones instead of growing without bound
 MAX_SIGNATURES = 512
 _LOCKS = threading.Lock()      # creates the per-function lock tables
+_JAX_ARRAY = None              # jax's array class, once a call has passed one
 
 
 class Compiled:
@@ -70,7 +74,7 @@ class Compiled:
         self._plan = writeback.plan(staged)
         self._text = staged.module_text if self._plan is None else self._plan.module_text
         # arguments not 64-byte aligned may go in without a copy (see `superset`)
-        self._shift = Shifter.make(self._text, staged.arg_avals, device, self._compile)
+        self._shift = Shifter.make(self._text, staged.arg_avals, device, self.compile_text)
         # checks that name an offending value have them as the output before the flags
         self._payloads = any(type(m) is tuple and len(m) == 4 for m in staged.error_messages)
         self.param_leaves = staged.param_leaves
@@ -79,14 +83,21 @@ class Compiled:
         plain = not (staged.writeback or staged.error_messages or staged.host_callbacks)
         self._plain = [(slot[1], slot[2]) for slot in staged.out_slots] if plain and all(
             slot[0] == "out" for slot in staged.out_slots) else None
+        # the same, allowing in-place updates of DeviceArrays and constant results
+        # (`return None`): the fast path of calls with device arrays
+        self.resident_plain = not (staged.error_messages or staged.host_callbacks) and \
+            all(s[0] in ("out", "const") for s in staged.out_slots)
+        self.param_of = {leaf: p for p, leaf in enumerate(staged.param_leaves)}
+        self.writes_whole = self._plan is None      # the staged module as compiled
+        self.resident_exes: dict = {}    # see `residency.executable`
 
-    def _compile(self, text):
+    def compile_text(self, text):
         return compile_module(text, self.device, self.staged.host_callbacks)
 
     @property
     def executable(self):
         if self._exe is None:
-            self._exe = self._compile(self._text)
+            self._exe = self.compile_text(self._text)
         return self._exe
 
     def _placed(self, leaves):
@@ -112,21 +123,24 @@ class Compiled:
         plain, treedef = self._plain, self.staged.out_treedef
         if treedef is None and len(plain) == 1:
             (k, weak), = plain
-            return lambda outs: _to_result(outs[k], weak)
+            return lambda outs: to_result(outs[k], weak)
         if treedef is not None and treedef[0] is tuple and all(d is None for d in treedef[1]):
-            return lambda outs: tuple([_to_result(outs[k], weak) for k, weak in plain])
-        return lambda outs: unflatten(treedef, iter([_to_result(outs[k], weak)
+            return lambda outs: tuple([to_result(outs[k], weak) for k, weak in plain])
+        return lambda outs: unflatten(treedef, iter([to_result(outs[k], weak)
                                                      for k, weak in plain]))
 
-    def run(self, leaves, output="numpy"):
+    def run(self, leaves, output="numpy", holders=None):
         """Execute for one call: plain outputs take a short path; otherwise host callbacks,
         run-time checks (raised as the NumPy exception they stand for, before
         anything is written back), write-back into the caller's arrays and
-        results rebuilt as NumPy values or left on the device."""
+        results rebuilt as NumPy values or left on the device. `holders`: {leaf
+        position: DeviceArray} of the arguments passed as DeviceArrays."""
+        if holders and any(i in holders for i, _ in self.staged.writeback):
+            return residency.run_resident(self, leaves, output, holders)
         if self._plain and output == "numpy":
             exe, bufs = self._placed(leaves)
             outs = exe.execute(bufs)
-            results = [_to_result(outs[k], weak) for k, weak in self._plain]
+            results = [to_result(outs[k], weak) for k, weak in self._plain]
             return unflatten(self.staged.out_treedef, iter(results))
         st, plan = self.staged, self._plan
         exe, bufs = self._placed(leaves)
@@ -134,56 +148,25 @@ class Compiled:
             bufs = plan.donate(bufs, self.device)
         outs = execute_with_callbacks(exe, bufs) if st.host_callbacks else exe.execute(bufs)
         try:
-            if st.error_messages:
-                flags = np.asarray(outs[-1])
-                if flags.any():
-                    payloads = np.asarray(outs[-2]) if self._payloads else None
-                    raise raise_for(st.error_messages[int(np.argmax(flags))], payloads)
+            self.check(outs)
             if plan is not None:
                 plan.write(leaves, outs)
         finally:
             if plan is not None:
                 plan.keep(outs, self.device)
-        results = []
-        for slot in st.out_slots:
-            if slot[0] == "bounded":
-                results.append(trim(outs[slot[1]], outs[slot[2]], slot[3], output))
-            elif slot[0] == "out":
-                buf = outs[slot[1]]
-                if output == "device":
-                    results.append(buf)
-                    continue
-                arr = to_numpy(buf)
-                if arr.ndim == 0:
-                    arr = _to_result(arr, slot[2])
-                results.append(arr)
-            else:
-                value = slot[1]
-                results.append(value.copy() if isinstance(value, np.ndarray) else value)
-        return unflatten(st.out_treedef, iter(results))
+        return self._results(outs, output)
 
+    def check(self, outs):
+        """Raise the NumPy exception of the first run-time check that failed."""
+        messages = self.staged.error_messages
+        if messages:
+            flags = np.asarray(outs[-1])
+            if flags.any():
+                payloads = np.asarray(outs[-2]) if self._payloads else None
+                raise raise_for(messages[int(np.argmax(flags))], payloads)
 
-def _to_result(buf, kind):
-    """A result buffer as NumPy returns it; `kind` for 0-d results (see
-    `staging._kind`): a Python scalar, a 0-d array, or a NumPy scalar."""
-    view = np.asarray(buf)
-    if view.ndim == 0:
-        if kind == ARRAY:
-            return np.array(view)
-        return view.item() if kind is True else view[()]
-    return writable(view, buf)
-
-
-def trim(buf, counts, axes, output="numpy"):
-    """A result whose size depended on data (`x[x < 0]`, `np.nonzero`): the staged
-    program returned it at the front of a buffer of its bound, with its lengths."""
-    counts = np.asarray(counts)
-    index = [slice(None)] * len(buf.shape)
-    for a, n in zip(axes, counts):
-        index[a] = slice(0, int(n))
-    if output == "device":
-        return buf[tuple(index)]
-    return np.array(np.asarray(buf)[tuple(index)])
+    def _results(self, outs, output):
+        return build_result(self.staged, outs, output)
 
 
 class Specialised:
@@ -297,6 +280,9 @@ class JittedFunction:
                     key.append(a.dtype)
                 elif t in _PY_SCALARS:
                     key.append(t)
+                elif t is DeviceArray or t is _JAX_ARRAY:     # device data (`resident`)
+                    v = a._value if t is DeviceArray else a
+                    key += [t, v.shape, v.dtype, v.sharding]
                 else:
                     break
             else:
@@ -316,7 +302,7 @@ class JittedFunction:
         """The call with arrays in non-native byte order replaced by native copies
         (rare: the tree is rebuilt only then), and what the program wrote copied back."""
         swapped: list = []          # (caller's array, native-order copy)
-        args, kwargs = _native_order((args, kwargs), swapped)
+        args, kwargs = native_order((args, kwargs), swapped)
         out = self._call(args, kwargs, fast_ok=False)
         for orig, copy in swapped:     # what the program wrote, in the caller's order
             if orig.flags.writeable:
@@ -325,6 +311,8 @@ class JittedFunction:
 
     def _call(self, given_args, given_kwargs, fast_ok=True):
         args, kwargs = self._mark_static(given_args, given_kwargs)
+        holders: dict = {}     # flat leaf position -> DeviceArray passed there
+        (args, kwargs), _ = resident.unwrap((args, kwargs), holders)
         leaves: list = []
         treedef = flatten((args, kwargs), leaves)
         for leaf in leaves:
@@ -332,22 +320,38 @@ class JittedFunction:
                 return self._call_native(given_args, given_kwargs)
         key = (treedef, tuple(map(leaf_key, leaves)))
         sharing = memory_sharing(leaves)
+        if holders:                    # a DeviceArray passed twice is one array too
+            sharing += resident.same_pairs(holders)
         if sharing:                    # a program for these arguments being one array
             key += (sharing,)
         hit = self._lookup(key, args, kwargs, leaves) or self._build(key, args, kwargs, leaves)
         variant, entry, extra = hit
+        if entry.staged.writeback:
+            residency.refuse_immutable(self._fn, self._signature, entry.staged.writeback,
+                                       leaves, holders, args, kwargs)
         # (a program compiled for arguments that are one array reads one parameter for
         # both: never the fast path's, which is keyed by shapes only)
         if fast_ok and not sharing and not kwargs and type(variant.entry) is Compiled and \
-                entry._plain and \
-                self._output == "numpy" and self._fast_ok and \
-                len(entry.param_leaves) == len(args) + len(extra) and \
-                all(type(a) is np.ndarray or type(a) in _PY_SCALARS for a in args):
-            fast = []
-            for a in args:
-                fast += [a.shape, a.dtype] if type(a) is np.ndarray else [type(a)]
-            self._fast[tuple(fast)] = (variant.guard, entry.fast_runner(len(args) + len(extra)))
-        return entry.run(leaves + list(extra) if extra else leaves, self._output)
+                self._fast_ok:
+            self._install_fast(variant, entry, given_args, len(extra))
+        all_leaves = leaves + list(extra) if extra else leaves
+        if holders:
+            return entry.run(all_leaves, self._output, holders)
+        return entry.run(all_leaves, self._output)
+
+    def _install_fast(self, variant, entry, args, n_extra):
+        """Let later calls with positional arguments of these kinds take the fast path."""
+        global _JAX_ARRAY
+        if any(type(a) is not np.ndarray and type(a) not in _PY_SCALARS for a in args):
+            _JAX_ARRAY = resident.jax_array_type()
+        key = residency.fast_key(args, _JAX_ARRAY)
+        if key is None:
+            return
+        n = len(args)       # the runner's arguments: these, then the implicit arrays
+        runner = residency.runner_for(entry, args, n_extra, self._output,
+                                      lambda a: self._call(tuple(a[:n]), {}, fast_ok=False))
+        if runner is not None:
+            self._fast[key] = (variant.guard, runner)
 
     def _lookup(self, key, args, kwargs, leaves):
         """(variant, Compiled, implicit inputs) of the first variant of `key` whose guard
@@ -390,7 +394,8 @@ class JittedFunction:
                 staged, exe, positions = hit
                 compiled = Compiled(staged, device, exe)
             else:
-                staged, positions = self._stage(args, kwargs, leaves, env)
+                staged, positions = self._stage(args, kwargs, leaves, env,
+                                                key[2] if len(key) > 2 else ())
                 compiled = Compiled(staged, device)
                 compiled.executable  # compile now so errors surface at the first call
                 persist.save(disk_key, leaves, device, staged, compiled.executable,
@@ -450,13 +455,17 @@ class JittedFunction:
         return err.with_location(Location(code.co_filename, code.co_firstlineno)) \
             .with_traceback(None)
 
-    def _stage(self, args, kwargs, leaves, env=None):
+    def _stage(self, args, kwargs, leaves, env=None, sharing=None):
         """Stage, retrying when code needs a traced value as a Python value: Python
         int/bool arguments are then specialised on their value, implicit arrays baked
         in by value, and loops over a static range whose index is needed are
-        unrolled."""
+        unrolled. `sharing`: the arguments that are one array (default: NumPy's view
+        of `leaves`). jax Arrays are staged as the NumPy arrays they stand for."""
         if env is None:
             env = self._environment(args, kwargs)
+        if sharing is None:
+            sharing = memory_sharing(leaves)
+        args, kwargs = resident.stand_ins((args, kwargs))
         static: set = set()
         unrolled: set = set()
         for _ in range(_MAX_SPECIALISE_RETRIES):
@@ -465,7 +474,7 @@ class JittedFunction:
             try:
                 with staging.LOCK:
                     staged = stage(self.converted, args, kwargs, frozenset(static),
-                                   sharing=memory_sharing(leaves),
+                                   sharing=sharing,
                                    implicit=implicit, bind=bind,
                                    unrolled=frozenset(unrolled),
                                    user_error=raises_at_run_time,
@@ -529,6 +538,7 @@ class JittedFunction:
     # --- inspection --------------------------------------------------------------------
     def lower(self, *args, **kwargs):
         args, kwargs = self._mark_static(args, kwargs)
+        (args, kwargs), _ = resident.unwrap((args, kwargs), {})
         leaves: list = []
         flatten((args, kwargs), leaves)
         staged, _ = self._stage(args, kwargs, leaves)
@@ -554,7 +564,7 @@ class Lowered:
     def __init__(self, staged, device):
         self._staged = staged
         self._device = device
-        self._compiled = None
+        self.compile_textd = None
 
     def as_text(self, dialect="stablehlo"):
         if dialect == "stablehlo":
@@ -564,25 +574,7 @@ class Lowered:
         raise ValueError("dialect must be 'stablehlo' or 'hlo'")
 
     def compile(self):
-        if self._compiled is None:
-            self._compiled = Compiled(self._staged, self._device)
-            self._compiled.executable
-        return self._compiled
-
-
-def _native_order(tree, swapped):
-    """`tree` with every array in non-native byte order (`>f8` on x86) replaced by a
-    native-order copy, recorded in `swapped`: XLA holds native numbers only, and the
-    values are the same."""
-    t = type(tree)
-    if t is tuple or t is list:
-        items = [_native_order(x, swapped) for x in tree]
-        return tree if all(a is b for a, b in zip(items, tree)) else t(items)
-    if t is dict:
-        items = {k: _native_order(v, swapped) for k, v in tree.items()}
-        return tree if all(items[k] is v for k, v in tree.items()) else items
-    if t is np.ndarray and not tree.dtype.isnative:
-        copy = tree.astype(tree.dtype.newbyteorder("="))
-        swapped.append((tree, copy))
-        return copy
-    return tree
+        if self.compile_textd is None:
+            self.compile_textd = Compiled(self._staged, self._device)
+            self.compile_textd.executable
+        return self.compile_textd

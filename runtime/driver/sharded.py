@@ -21,13 +21,15 @@ import numpy as np
 
 from npxla.transpiler.base.errors import TranspileError, UnsupportedOperationError
 
-# `_to_result`: how a 0-d result comes back (Python or NumPy scalar, 0-d array), one rule
-from npxla.runtime.driver.jitted import JittedFunction, _to_result, trim
+# `to_result`: how a 0-d result comes back (Python or NumPy scalar, 0-d array), one rule
+from npxla.runtime.driver.results import to_result, trim
+from npxla.runtime.driver.jitted import JittedFunction
 from npxla.runtime.driver.shardspec import ShardSpec
 from npxla.runtime.numpy.errorflags import raise_for
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from npxla.runtime.staging.pytree import flatten, unflatten
 from npxla.runtime.xla import devices as xla_devices
+from npxla.runtime.xla import resident
 from npxla.runtime.xla import sharding
 from npxla.runtime.xla.compile import hlo_text
 
@@ -79,7 +81,9 @@ class ShardedFunction(JittedFunction):
                 self._whole(args, kwargs, layouts)
             stage_leaves: list = []
             flatten((stage_args, stage_kwargs), stage_leaves)
-            staged, positions = self._stage(stage_args, stage_kwargs, stage_leaves, env)
+            sharing = None if local else key[2] if len(key) > 2 else ()
+            staged, positions = self._stage(stage_args, stage_kwargs, stage_leaves, env,
+                                            sharing)
             compiled = self._compiled(staged, layouts, local)
             compiled.executable     # compile now so errors surface at the first call
             self._warn_uneven(compiled, args, kwargs)
@@ -172,6 +176,7 @@ class ShardedFunction(JittedFunction):
         """`f.lower(*args)`: `.as_text()` is the annotated StableHLO, `.as_text("hlo")`
         XLA's partitioned program, `.collectives()` what XLA inserted."""
         args, kwargs = self._mark_static(args, kwargs)
+        (args, kwargs), _ = resident.unwrap((args, kwargs), {})
         layouts = self._layouts(args, kwargs)
         local = self.process_local
         if local:
@@ -266,9 +271,11 @@ class ShardedCompiled:
         self.executable
         return self
 
-    def run(self, leaves, output="numpy"):
+    def run(self, leaves, output="numpy", holders=None):
         """Place the parameters, execute on every device of the mesh, raise a failed
-        run-time check, write mutated arguments back, rebuild the results."""
+        run-time check, write mutated arguments back (a DeviceArray in `holders`, {leaf
+        position: DeviceArray}, takes the new array laid out over the mesh), rebuild
+        the results."""
         st = self.staged
         placed = self.placement([leaves[i] for i in st.param_leaves])
         exe = self.executable
@@ -284,7 +291,10 @@ class ShardedCompiled:
                 payloads = res.numpy(len(outs) - 2) if self._has_payloads() else None
                 raise raise_for(st.error_messages[int(np.argmax(flags))], payloads)
         for i, k in st.writeback:
-            np.copyto(leaves[i], res.local(k), casting="unsafe")
+            if holders and i in holders:
+                holders[i]._replace(res.device(k))
+            else:
+                np.copyto(leaves[i], res.local(k), casting="unsafe")
         results = []
         for slot in st.out_slots:
             if slot[0] == "bounded":
@@ -295,7 +305,7 @@ class ShardedCompiled:
                     results.append(res.device(slot[1]))
                     continue
                 array = res.numpy(slot[1])       # whole and writable
-                results.append(_to_result(array, slot[2]) if array.ndim == 0 else array)
+                results.append(to_result(array, slot[2]) if array.ndim == 0 else array)
             else:
                 value = slot[1]
                 results.append(value.copy() if isinstance(value, np.ndarray) else value)

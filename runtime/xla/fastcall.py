@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from npxla.runtime.xla.transfer import aligned
 
-def make(executable, device, upload, n_args, finish, shifter=None):
+def make(executable, device, upload, n_args, finish, shifter=None, held=(),
+         fallback=None):
     """A callable taking the NumPy arguments and returning `finish(output device
     arrays)`, or None when JAX's internals are not what this module expects.
     `shifter` (see `superset`): arguments that go in as aligned supersets; the
     dispatcher's cache tells them apart by shape, and a miss picks the executable
-    compiled for those shapes."""
+    compiled for those shapes. `held`: (argument position, output or None, donate) of
+    the arguments that are `resident.DeviceArray`s: they go in as their buffers (the
+    one a donated parameter consumes from `donatable`) and take the output the program
+    wrote for them; a call passing one of them twice goes to `fallback(args)`."""
     try:
         from jax._src import pjit, tree_util
         from jax._src.interpreters import pxla
@@ -62,6 +66,14 @@ def make(executable, device, upload, n_args, finish, shifter=None):
 
     def run(args):
         # `with jax.enable_x64(True)` without building a context manager per call
+        if held:
+            given, args = args, list(args)
+            for pos, _, donate in held:
+                w = given[pos]
+                for other, _, _ in held:     # one array passed twice: staged apart
+                    if other != pos and given[other] is w:
+                        return fallback(given)
+                args[pos] = w.donatable() if donate else w._value
         if shifter is not None:
             args, _ = shifter.prepare(args)
         prev = swap(True)
@@ -73,6 +85,9 @@ def make(executable, device, upload, n_args, finish, shifter=None):
             restore(prev)
             if hook:
                 hook(None if prev is unset else prev)
+        for pos, k, _ in held:
+            if k is not None:
+                given[pos]._replace(outs[k])
         return finish(outs)
     return run
 

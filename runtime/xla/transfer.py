@@ -2,7 +2,9 @@
 
 `jax.device_put` costs ~35 µs per array here; jaxlib's `batched_device_put` with a
 precomputed aval and sharding costs ~5 µs. It is a JAX-internal entry point, so it is
-isolated here and falls back to `jax.device_put` if its signature changes.
+isolated here and falls back to `jax.device_put` if its signature changes. A jax Array
+argument is never read back to the host: on the program's device it is the parameter
+itself, elsewhere it is moved device to device (`Uploader.on_device`).
 """
 from __future__ import annotations
 
@@ -33,11 +35,26 @@ class Uploader:
             try:
                 put, sh, dev = self._put, self.sharding, [self.device]
                 return [put(a, sh, [_host(v, d)], dev, True, False, enable_x64=True)
+                        if type(v) is np.ndarray or not _on_device(v) else
+                        self.on_device(v, d)
                         for a, v, d in zip(self._avals, values, self._dtypes)]
             except Exception:  # pragma: no cover
                 self._fast = False
+        values = [self.on_device(v, np.dtype(v.dtype)) if _on_device(v) else v
+                  for v in values]
         with self._jax.enable_x64(True):
-            return self._jax.device_put(list(values), self.device)
+            return self._jax.device_put(values, self.device)
+
+    def on_device(self, value, dtype):
+        """A jax Array argument as the program's parameter: itself when it lives whole
+        on the program's device with the parameter's dtype (no transfer at all), else
+        moved there by one explicit device-to-device `device_put` (never through
+        host memory)."""
+        if value.sharding == self.sharding and value.dtype == dtype:
+            return value
+        with self._jax.enable_x64(True):
+            moved = self._jax.device_put(value, self.sharding)
+            return moved if moved.dtype == dtype else moved.astype(dtype)
 
 
 # XLA's CPU client uses a NumPy array's memory in place only when its data pointer is
@@ -72,9 +89,12 @@ def aligned_empty(shape, dtype):
 def _host(value, dtype):
     if type(value) is np.ndarray and value.dtype == dtype:
         return aligned(value)
-    if hasattr(value, "addressable_data"):  # already a jax Array
-        return np.asarray(value)
     return np.asarray(value, dtype=dtype)
+
+
+def _on_device(value):
+    """Whether `value` is a jax Array (device data: never read back to the host)."""
+    return hasattr(value, "addressable_data")
 
 
 # Below this many bytes a copy is cheaper than building a view (~3 µs).

@@ -1,0 +1,171 @@
+"""The driver's side of device-resident arguments (`xla.resident`): running a program
+that updates DeviceArrays, which per-call path a call with device arrays takes, and
+the refusal to update a jax Array.
+
+A DeviceArray the program updates in place takes its own executable (per Compiled):
+the module as staged, whose write-back outputs are the whole new arrays, with each such
+argument aliased to its output, so XLA writes the new value into the buffer it
+consumes and the DeviceArray takes that output; nothing goes through the host. A
+program with run-time checks aliases nothing: when a check fails (NumPy's exception),
+the arrays keep their old buffers.
+
+A jax Array is immutable: a function that updates its argument in place cannot make
+the change visible to a caller who passed one, so such a call is refused with the fix
+(`npxla.asarray`, whose DeviceArray takes the new value). Staging sees jax Arrays as
+NumPy stand-ins (`resident.stand_ins`), so the program is the one NumPy arguments get
+and the refusal names the argument instead of failing inside staging.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npxla.transpiler.base import catalogue
+from npxla.transpiler.base.errors import Location
+
+from npxla.runtime.driver.results import build as build_result
+from npxla.runtime.operators.printing import execute as execute_with_callbacks
+from npxla.runtime.staging.pytree import flatten
+from npxla.runtime.xla import fastcall, resident
+from npxla.runtime.xla.resident import DeviceArray
+
+PY_SCALARS = frozenset({int, float, bool, complex})
+
+
+def donated(compiled, holders):
+    """Leaf positions of the updated DeviceArrays whose buffers the program consumes:
+    none when a run-time check may fail (they must keep their values), and not a
+    DeviceArray passed twice (one buffer cannot be consumed twice)."""
+    if compiled.staged.error_messages:
+        return ()
+    held = list(holders.values())
+    return tuple(i for i, _ in compiled.staged.writeback if i in holders and
+                 sum(h is holders[i] for h in held) == 1)
+
+
+def executable(compiled, donate):
+    """`compiled`'s executable whose write-back outputs are whole arrays, with the
+    parameters of the leaves `donate` aliased to theirs (compiled once per set)."""
+    exe = compiled.resident_exes.get(donate)
+    if exe is None:
+        if not donate and compiled.writes_whole:
+            exe = compiled.executable
+        else:
+            pairs = [(compiled.param_of[i], k) for i, k in compiled.staged.writeback
+                     if i in donate]
+            exe = compiled.compile_text(
+                resident.aliased_module(compiled.staged.module_text, pairs))
+        compiled.resident_exes[donate] = exe
+    return exe
+
+
+def run_resident(compiled, leaves, output, holders):
+    """One call of `compiled` whose program updates DeviceArrays (`holders`: {leaf
+    position: DeviceArray}); NumPy arguments it updates are written back whole."""
+    st = compiled.staged
+    donate = donated(compiled, holders)
+    exe = executable(compiled, donate)
+    bufs = compiled.upload([leaves[i] for i in st.param_leaves])
+    for i in donate:
+        p = compiled.param_of[i]
+        bufs[p] = holders[i].donatable(bufs[p])
+    outs = execute_with_callbacks(exe, bufs) if st.host_callbacks else exe.execute(bufs)
+    compiled.check(outs)
+    for i, k in st.writeback:
+        if i in holders:
+            holders[i]._replace(outs[k])
+        else:
+            np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
+    return build_result(st, outs, output)
+
+
+def fast_runner(compiled, n_args, held, output, fallback):
+    """`Compiled.fast_runner` for calls whose positional arguments at `held` are
+    DeviceArrays (the only arguments the program updates): they go in as their
+    buffers, donated where the program updates them, and take the new values;
+    `fallback(args)` runs a call that passes one DeviceArray twice."""
+    st = compiled.staged
+    writes = dict(st.writeback)
+    donate = donated(compiled, {i: object() for i in held})     # distinct arrays
+    if output == "numpy" and compiled._plain:
+        finish = compiled._finish
+    else:
+        def finish(outs):
+            return build_result(st, outs, output)
+    return fastcall.make(executable(compiled, donate), compiled.device, compiled.upload,
+                         n_args, finish, held=[(i, writes.get(i), i in donate) for i in held],
+                         fallback=fallback) or fallback
+
+
+def refuse_immutable(fn, signature, writeback, leaves, holders, args, kwargs):
+    """Raise when the program updates in place an argument passed as a jax Array."""
+    for i, _ in writeback:
+        if i < len(leaves) and i not in holders and type(leaves[i]) is not np.ndarray:
+            code = fn.__code__
+            raise catalogue.IMMUTABLE_DEVICE_ARGUMENT.error_for(
+                Location(code.co_filename, code.co_firstlineno),
+                arg=_name_of(i, signature, args, kwargs), fn=fn.__name__)
+
+
+def _name_of(leaf, signature, args, kwargs):
+    """How to name flat leaf `leaf` of a call: its parameter, with an element path
+    when the parameter holds several leaves."""
+    positional = [n for n, p in signature.parameters.items()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] \
+        if signature is not None else []
+    pos = 0
+    named = [(positional[i] if i < len(positional) else f"#{i}", a)
+             for i, a in enumerate(args)] + list(kwargs.items())
+    for name, value in named:
+        part: list = []
+        flatten(value, part)
+        if leaf < pos + len(part):
+            return name if len(part) == 1 else f"{name} (leaf {leaf - pos})"
+        pos += len(part)
+    return f"#{leaf}"
+
+
+def fast_key(args, jax_type):
+    """The fast-path key of positional `args` (as `JittedFunction.__call__` builds it),
+    or None when an argument is of a kind the fast path does not take."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            key += [a.shape, a.dtype]
+        elif t in PY_SCALARS:
+            key.append(t)
+        elif t is DeviceArray or t is jax_type:
+            v = a._value if t is DeviceArray else a
+            key += [t, v.shape, v.dtype, v.sharding]
+        else:
+            return None
+    return tuple(key)
+
+
+def runner_for(entry, args, n_extra, output, fallback):
+    """The fast path's runner for positional `args` (then `n_extra` implicit arrays) of
+    the Compiled `entry`, or None when the call needs the general path: device arrays
+    must be on the program's device, and only DeviceArrays may be updated."""
+    if len(entry.param_leaves) != len(args) + n_extra:
+        return None
+    jax_type = resident.jax_array_type()
+    held = []
+    for i, a in enumerate(args):
+        t = type(a)
+        if t is np.ndarray or t in PY_SCALARS:
+            continue
+        if t is DeviceArray:
+            held.append(i)
+            v = a._value
+        elif t is jax_type:
+            v = a
+        else:
+            return None
+        if v.sharding != entry.upload.sharding:
+            return None
+    if not held and output == "numpy":
+        return entry.fast_runner(len(args) + n_extra) if entry._plain else None
+    if not entry.resident_plain or \
+            any(i not in held for i, _ in entry.staged.writeback):
+        return None
+    return fast_runner(entry, len(args) + n_extra, tuple(held), output, fallback)

@@ -1,0 +1,271 @@
+"""Arrays that stay in device memory between calls, and that calls may update in place.
+
+A jax Array is immutable, while NumPy code updates its arguments in place
+(`u[1:-1] += ...`) and expects the caller to see it. A `DeviceArray` is the mutable
+array that makes both true: it holds the current jax Array, and a jitted call that
+updates it replaces that buffer with the program's output. The buffer it held is
+donated to the program (XLA writes the output into it, so an update of a few elements
+costs a few elements), unless something else may still read it: the user's own jax
+Array it was made from, or one handed out by `.value`. Then the program gets a device
+copy to consume, and the other reference keeps seeing the old, immutable value.
+
+Nothing here moves data to the host except `to_numpy`/`__array__`, which count how
+often they did (`host_reads`), so a test can assert that a loop of calls never did.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npxla.runtime.staging.pytree import is_traceable
+from npxla.runtime.xla import devices
+
+_host_reads = 0
+
+
+def host_reads() -> int:
+    """How many times a DeviceArray's data was copied to host memory in this process."""
+    return _host_reads
+
+
+def _count_read():
+    global _host_reads
+    _host_reads += 1
+
+
+class DeviceArray:
+    """A mutable array in device memory: `npxla.asarray(x)`.
+
+    Pass it to jitted functions like a NumPy array: it goes in without a copy, and a
+    function that updates it in place replaces its buffer with the result (never via
+    the host). `np.asarray(a)` and `a.to_numpy()` copy it to a NumPy array; `a.value`
+    is the current jax Array (a snapshot: later in-place updates do not change it)."""
+    __slots__ = ("_value", "_owned", "__weakref__")
+    __hash__ = None          # mutable like an ndarray: never a static argument
+
+    def __init__(self, value, owned=False):
+        self._value = value
+        # whether only this object references the buffer, so a call may donate it
+        self._owned = owned
+
+    # --- the buffer -----------------------------------------------------------------
+    @property
+    def value(self):
+        """The current jax Array. Once handed out it is never donated: the next
+        in-place update writes into a copy, and this one keeps its value."""
+        self._owned = False
+        return self._value
+
+    def _replace(self, buffer):
+        """A call's result becomes the array's value; it is referenced from here only."""
+        self._value = buffer
+        self._owned = True
+
+    def donatable(self, buffer=None):
+        """The buffer a program that updates this array in place may consume: the
+        current one when only this object references it, else a device copy."""
+        buffer = self._value if buffer is None else buffer
+        if buffer is self._value and not self._owned:
+            return copy_on_device(buffer)
+        return buffer
+
+    # --- array attributes (no transfer) ---------------------------------------------
+    @property
+    def shape(self):
+        return tuple(self._value.shape)
+
+    @property
+    def dtype(self):
+        return np.dtype(self._value.dtype)
+
+    @property
+    def ndim(self):
+        return len(self._value.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self._value.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def device(self):
+        """The jax Device the array lives on."""
+        return next(iter(self._value.devices()))
+
+    def __len__(self):
+        if not self._value.shape:
+            raise TypeError("len() of unsized object")
+        return self._value.shape[0]
+
+    def block_until_ready(self):
+        self._value.block_until_ready()
+        return self
+
+    def copy(self):
+        """An independent DeviceArray with the same values, on the same device."""
+        return DeviceArray(copy_on_device(self._value), owned=True)
+
+    # --- to the host ------------------------------------------------------------------
+    def to_numpy(self):
+        """A writable NumPy copy of the current value (a device-to-host transfer)."""
+        _count_read()
+        return np.array(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("a DeviceArray lives in device memory: converting it to a "
+                             "NumPy array always copies")
+        out = self.to_numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __repr__(self):
+        body = np.array2string(self.to_numpy(), separator=", ", prefix="DeviceArray(")
+        return f"DeviceArray({body}, dtype={self.dtype}, " \
+               f"device={devices.name_of(self.device)!r})"
+
+
+def copy_on_device(buffer):
+    """A new buffer with `buffer`'s value, on its device (no host round trip)."""
+    import jax  # lazy: JAX
+    with jax.enable_x64(True):
+        return jax.device_put(buffer, buffer.sharding, may_alias=False)
+
+
+def is_jax_array(value) -> bool:
+    return hasattr(value, "addressable_data") and hasattr(value, "sharding")
+
+
+def asarray(x, device=None) -> DeviceArray:
+    """`x` (a NumPy array, anything `np.asarray` takes, a jax Array or a DeviceArray)
+    as a DeviceArray on `device` ('cpu', 'gpu', 'cuda:1', a jax Device, or None: the
+    device `jit` uses without `device=`). Like `np.asarray`, a DeviceArray already on
+    that device is returned as it is; anything else becomes a new array that later
+    changes to `x` do not reach (a jax Array on that device is shared until the first
+    in-place update, which writes into a copy)."""
+    import jax  # lazy: JAX
+    target = devices.resolve(device)
+    if type(x) is DeviceArray:
+        if x.device == target and len(x._value.devices()) == 1:
+            return x
+        return DeviceArray(place(x._value, target), owned=True)
+    if is_jax_array(x):
+        if _single(x, target):
+            return DeviceArray(x, owned=False)
+        return DeviceArray(place(x, target), owned=True)
+    host = np.array(x, copy=True)      # ours alone: the device buffer may alias it
+    if host.dtype.kind in "OUSVMm":
+        raise TypeError(f"npxla.asarray: an array of dtype {host.dtype} cannot live on "
+                        "an XLA device (numbers and booleans only)")
+    with jax.enable_x64(True):
+        return DeviceArray(jax.device_put(host, target), owned=True)
+
+
+def to_numpy(x):
+    """A NumPy array with the values of `x`: a DeviceArray or jax Array is copied from
+    the device (a writable array of its own); a NumPy array is returned as it is;
+    anything else goes through `np.asarray`."""
+    if type(x) is np.ndarray:
+        return x
+    if type(x) is DeviceArray:
+        return x.to_numpy()
+    if is_jax_array(x):
+        return np.array(x)
+    return np.asarray(x)
+
+
+def _single(value, device) -> bool:
+    """Whether the jax Array `value` lives whole on `device` alone."""
+    try:
+        found = value.devices()
+    except Exception:  # noqa: BLE001 - a deleted (donated) array
+        return False
+    return len(found) == 1 and next(iter(found)) == device
+
+
+def place(value, target):
+    """A jax Array (or anything device_put takes) moved, whole, onto the `target`
+    device or sharding: one explicit device-to-device transfer."""
+    import jax  # lazy: JAX
+    with jax.enable_x64(True):
+        return jax.device_put(value, target)
+
+
+# --- arguments of one call ---------------------------------------------------------------
+def unwrap(tree, holders: dict, pos: int = 0):
+    """(`tree` with every DeviceArray replaced by its jax Array, the next flat leaf
+    position). `holders` receives {flat leaf position: DeviceArray}; positions count
+    the leaves exactly as `pytree.flatten` does. The tree is returned as it is (the same
+    object) where it holds no DeviceArray."""
+    t = type(tree)
+    if t is DeviceArray:
+        holders[pos] = tree
+        return tree._value, pos + 1
+    if t is tuple or t is list or (isinstance(tree, tuple) and hasattr(t, "_fields")):
+        items = []
+        for x in tree:
+            x2, pos = unwrap(x, holders, pos)
+            items.append(x2)
+        if all(a is b for a, b in zip(items, tree)):
+            return tree, pos
+        return (t(*items) if t is not tuple and t is not list else t(items)), pos
+    if t is dict:
+        out = {}
+        for k, v in tree.items():
+            out[k], pos = unwrap(v, holders, pos)
+        return (tree if all(out[k] is v for k, v in tree.items()) else out), pos
+    return tree, pos + (1 if is_traceable(tree) else 0)
+
+
+def same_pairs(holders: dict) -> tuple:
+    """(("same", i, j), ...) for DeviceArrays passed more than once: one array, which
+    the program must see as one (an update through one is seen through the other)."""
+    items = sorted(holders.items())
+    return tuple(("same", i, j) for a, (i, x) in enumerate(items)
+                 for j, y in items[a + 1:] if x is y)
+
+
+def stand_ins(tree):
+    """`tree` with jax Arrays replaced by NumPy arrays of their shape and dtype that
+    hold no memory (broadcast views): staging reads only shapes and dtypes, and sees
+    them as the arrays they stand for, which a program may update in place."""
+    t = type(tree)
+    if t is tuple or t is list:
+        return t(stand_ins(x) for x in tree)
+    if isinstance(tree, tuple) and hasattr(t, "_fields"):
+        return t(*[stand_ins(x) for x in tree])
+    if t is dict:
+        return {k: stand_ins(v) for k, v in tree.items()}
+    if is_jax_array(tree):
+        return np.broadcast_to(np.zeros((), np.dtype(tree.dtype)), tuple(tree.shape))
+    return tree
+
+
+def aliased_module(module_text, pairs):
+    """`module_text` with parameter p of `main` aliased to output k for each (p, k): XLA
+    writes that output into the buffer the parameter consumes (the caller donates it)."""
+    from jax._src.interpreters import mlir as jax_mlir  # lazy: JAX's MLIR context
+    from jaxlib.mlir import ir
+    with jax_mlir.make_ir_context(), ir.Location.unknown():
+        module = ir.Module.parse(module_text)
+        main = next(op for op in module.body.operations
+                    if "sym_name" in op.attributes and
+                    ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        n_params = len(main.regions[0].blocks[0].arguments)
+        attrs = list(ir.ArrayAttr(main.attributes["arg_attrs"])) \
+            if "arg_attrs" in main.attributes else []
+        attrs += [ir.DictAttr.get({})] * (n_params - len(attrs))
+        i32 = ir.IntegerType.get_signless(32)
+        for p, k in pairs:
+            entries = {a.name: a.attr for a in ir.DictAttr(attrs[p])}
+            entries["tf.aliasing_output"] = ir.IntegerAttr.get(i32, k)
+            attrs[p] = ir.DictAttr.get(entries)
+        main.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+        return module.operation.get_asm(enable_debug_info=False)
+
+
+def jax_array_type():
+    """The concrete class of jax Arrays (for exact type checks on the per-call path)."""
+    from jax._src.array import ArrayImpl  # lazy: JAX
+    return ArrayImpl

@@ -140,6 +140,9 @@ def _check_shard(shard, mesh_axes, signature, static_names, fn_name):
 
 
 def _check_entry(name, entry, mesh_axes):
+    """One argument's layout, checked when `jit` is called rather than at the first
+    call: a typo in a mesh axis name or an axis split twice is the user's mistake and
+    must name the argument, not surface later as an XLA partitioning error."""
     if entry is None or (type(entry) is int):
         return entry
     if not isinstance(entry, (tuple, list)):

@@ -12,10 +12,11 @@ import textwrap
 
 import numpy as np
 
-from npxla.runtime.numpy import registry
+from npxla.runtime.numpy import bounded_methods, registry
 from npxla.runtime.numpy.support_table import FOLDED, SUPPORTED, _registry, status_of
 from npxla.runtime.operators import call, hostcalls, introspection
 from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.bounded import BoundedArray
 
 
 SUPPORTED_PATH = "transpiler/base/supported.py"
@@ -88,6 +89,24 @@ def _public_callables(module):
     return out
 
 
+def _takes_run_time_length(obj, entry) -> bool:
+    """Whether the registered NumPy callable `obj` accepts an array whose length is only
+    known at run time (`x[mask]`, `np.nonzero(m)[0]`, `np.unique(x)`): the bounded layer
+    has a handler for it, or it is an elementwise ufunc (bounded_methods.call)."""
+    if entry.name in bounded_methods.HANDLERS:
+        return True
+    return isinstance(obj, np.ufunc) and obj.signature is None
+
+
+def _bounded_attributes(public):
+    """ndarray methods and properties a run-time-length array has: its own attributes,
+    those its `__getattr__` forwards (bounded_methods._METHODS, _PROPERTIES) and
+    `astype`, which `__getattr__` implements itself."""
+    own = {n for n in dir(BoundedArray) if not n.startswith("_")}
+    names = own | set(bounded_methods._METHODS) | set(bounded_methods._PROPERTIES)
+    return (names | {"astype"}) & public
+
+
 def supported_tables() -> dict:
     """The tables of transpiler/base/supported.py, from the live registry and NumPy."""
     import builtins
@@ -96,7 +115,7 @@ def supported_tables() -> dict:
     functions, methods, properties, ufunc_methods = _registry()
     handled = {_qualified(o) for o in _handled_objects()} - {None}
     supported, refused, unsupported, ufuncs = set(), {}, set(), set()
-    complex_only = set()
+    complex_only, bounded = set(), set()
     for path in NUMPY_NAMESPACES:
         module = _namespace(path)
         if module is None:
@@ -112,6 +131,8 @@ def supported_tables() -> dict:
             status = FOLDED if entry is None else status_of(entry.impl)
             if status == SUPPORTED:
                 supported.add(qual)
+                if _takes_run_time_length(obj, entry):
+                    bounded.add(qual)
                 if entry.notes.startswith("complex input only"):
                     complex_only.add(qual)
             elif status == FOLDED:
@@ -146,12 +167,14 @@ def supported_tables() -> dict:
         "NUMPY_REFUSED": refused,
         "NUMPY_UNSUPPORTED": unsupported,
         "NUMPY_COMPLEX_ONLY": complex_only,
+        "NUMPY_RUN_TIME_LENGTH": bounded,
         "NUMPY_UFUNCS": ufuncs,
         "UFUNC_METHODS_SUPPORTED": ufunc_supported,
         "UFUNC_METHOD_NAMES": set(UFUNC_METHOD_NAMES),
         "NDARRAY_SUPPORTED": nd_supported,
         "NDARRAY_REFUSED": nd_refused,
         "NDARRAY_UNSUPPORTED": public - nd_supported - set(nd_refused),
+        "NDARRAY_RUN_TIME_LENGTH": _bounded_attributes(public),
         "MATH_SUPPORTED": math_supported,
         "MATH_UNSUPPORTED": {f"math.{n}" for n in math_fns} - math_supported,
         "BUILTINS_REGISTERED": builtin_registered,
@@ -173,6 +196,12 @@ _TABLE_DOCS = {
     "NUMPY_COMPLEX_ONLY": "Supported NumPy functions that refuse real input "
                           "(UnsupportedFunctionError): their registry notes say "
                           "'complex input only'.",
+    "NUMPY_RUN_TIME_LENGTH": "Supported NumPy callables that also accept an array whose "
+                             "length is only known at run time (x[mask], "
+                             "np.nonzero(m)[0], np.unique(x), a slice with traced "
+                             "bounds): from runtime/numpy/bounded_methods.py (HANDLERS, "
+                             "elementwise ufuncs). The others raise ConcretizationError "
+                             "(NPX115) on such an array.",
     "NUMPY_UFUNCS": "Every NumPy ufunc, by each of its public names.",
     "UFUNC_METHODS_SUPPORTED": "ufunc methods (`np.add.reduce`) that compile; the other "
                                "methods of UFUNC_METHOD_NAMES raise "
@@ -182,6 +211,9 @@ _TABLE_DOCS = {
     "NDARRAY_REFUSED": "ndarray methods registered only to refuse, with the error.",
     "NDARRAY_UNSUPPORTED": "The other public ndarray attributes: UnsupportedFunctionError "
                            "on any array @jit creates or traces, constant or not.",
+    "NDARRAY_RUN_TIME_LENGTH": "ndarray methods and properties an array whose length is "
+                               "only known at run time has; the others raise "
+                               "ConcretizationError (NPX115).",
     "MATH_SUPPORTED": "math functions that compile on traced values.",
     "MATH_UNSUPPORTED": "The other math callables: plain calls, which fail on traced "
                         "values (LibraryCallError).",

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from npxla.transpiler.base.catalogue import OUTSIDE_ARRAY_STORE
 from npxla.transpiler.base.errors import (DataDependentShapeError, ShapeMismatchError,
-                                          UnsupportedFunctionError,
-                                          UnsupportedOperationError)
+                                          UnsupportedFunctionError)
 
 from npxla.runtime.staging.abstract import as_abstract, is_abstract
 from npxla.runtime.staging.bounded import BoundedArray
@@ -174,11 +174,11 @@ def aug_assign(target, index, op, value):
 # --- ufunc.at ----------------------------------------------------------------------------
 
 def refuse_outside_array(target=None):
-    raise UnsupportedOperationError(
-        "an array that was not created inside the compiled function (a global, a "
-        "closure variable or a static argument) is modified with a traced value",
-        hint="pass the array in as an argument (it is then written back after the "
-             "call) or copy it first with np.array(...)")
+    """A NumPy array (not a staged one: a library function's result, a class
+    attribute, a static argument) written with a traced value or index: catalogue
+    NPX143, which `npxla lint` reports too."""
+    raise OUTSIDE_ARRAY_STORE.error_for(
+        what="a library function's result, a class attribute or a static argument")
 
 
 def _ufunc_at(ufunc):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from npxla.transpiler.base.errors import ConcretizationError
+from npxla.transpiler.base.catalogue import RUN_TIME_LENGTH
 
 
 @dataclass(frozen=True)
@@ -84,12 +84,12 @@ class BoundedArray:
         return [a for a, e in enumerate(self.ext) if e is not None]
 
     def refuse(self, what):
-        """Raise for an operation that needs this array's shape as a Python value."""
-        raise ConcretizationError(
-            f"{what} is not supported on an array whose length is only known at run time "
-            f"(here at most {self.bound})", deps=self.extent_deps,
-            hint="compute on the whole array with a mask (np.where(mask, x, 0)), or keep "
-                 "this operation outside the compiled function")
+        """Raise for an operation that needs this array's shape as a Python value (the
+        catalogue's NPX115, which the linter reports from the source)."""
+        raise RUN_TIME_LENGTH.error_for(
+            deps=self.extent_deps, fn=what,
+            how=f"a slice bound or selection traced while the program runs; at most "
+                f"{self.bound}")
 
     def __bool__(self):
         self.refuse("truth testing")

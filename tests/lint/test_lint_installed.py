@@ -245,3 +245,33 @@ def test_message_names_the_helper_the_package_and_where_it_fails(package):
     assert finding.code == "NPX153" and finding.line == 11
     assert "'clip_norm' comes from instpkg" in finding.message
     assert "a branch on a traced value, main.py:6" in finding.message
+
+
+# pyrr.matrix44.create_from_translation: the jitted function writes a traced value into
+# the NumPy array a plain helper made (NPX143, not a failure of the helper itself)
+STORE_INTO_HELPER_RESULT = {"main.py": """
+    import numpy as np
+
+    def create_identity(dtype=None):
+        return np.identity(4, dtype=dtype)
+
+    def f(vec, dtype=None):
+        dtype = dtype or vec.dtype
+        mat = create_identity(dtype)
+        mat[3, 0:3] = vec[:3]
+        return mat
+    """}
+
+
+def test_store_into_the_array_a_plain_helper_returned(package):
+    mode, folder = package
+    _write(folder, STORE_INTO_HELPER_RESULT)
+    module = importlib.import_module("instpkg.main")
+    error = _refused(module.f, (X,))
+    if mode == "installed":
+        assert type(error).__name__ == "UnsupportedOperationError", repr(error)
+        assert "not created inside the compiled function" in str(error)
+    else:
+        assert error is None, repr(error)
+    codes = [f.code for f in lint_file(module.__file__, jitted=("f",))]
+    assert codes == (["NPX143"] if mode == "installed" else []), codes

@@ -86,3 +86,39 @@ def test_unregistered_common_functions_are_listed_as_folded(monkeypatch):
         entry = registry.lookup(support_table._resolve(name[3:]))
         assert entry is None and status == "constant-folded only" or \
             status != "supported"
+
+
+# --- arrays whose length is only known at run time ------------------------------------------
+
+def test_run_time_length_table_is_the_bounded_handlers():
+    """transpiler/base/supported.py's NUMPY_RUN_TIME_LENGTH, which the linter reads
+    (NPX115), is generated from bounded_methods.HANDLERS and the elementwise ufuncs."""
+    from npxla.runtime.numpy import bounded_methods
+    from npxla.transpiler.base import supported as S
+    for name in bounded_methods.HANDLERS:
+        assert "numpy." + name[len("np."):] in S.NUMPY_RUN_TIME_LENGTH, name
+    assert "numpy.sqrt" in S.NUMPY_RUN_TIME_LENGTH          # an elementwise ufunc
+    for qual in ("numpy.median", "numpy.sort", "numpy.concatenate", "numpy.matmul"):
+        assert (qual in S.NUMPY_RUN_TIME_LENGTH) == \
+            ("np." + qual[len("numpy."):] in bounded_methods.HANDLERS), qual
+    assert S.NUMPY_RUN_TIME_LENGTH <= S.NUMPY_SUPPORTED
+    assert set(bounded_methods._METHODS) <= S.NDARRAY_RUN_TIME_LENGTH
+
+
+@pytest.mark.parametrize("qual, accepted", [("numpy.mean", True), ("numpy.median", False),
+                                            ("numpy.cumsum", True), ("numpy.sort", False)])
+def test_the_table_says_what_jit_does_with_a_masked_array(qual, accepted):
+    from npxla import jit
+    from npxla.transpiler.base import supported as S
+    from npxla.transpiler.base.errors import ConcretizationError
+    fn = getattr(np, qual[len("numpy."):])
+    assert (qual in S.NUMPY_RUN_TIME_LENGTH) == accepted
+
+    def f(x):
+        return fn(x[x > 0])
+    x = np.array([1.0, -2.0, 3.0])
+    if accepted:
+        np.testing.assert_allclose(jit(f)(x), f(x))
+    else:
+        with pytest.raises(ConcretizationError, match="only known at run time"):
+            jit(f)(x)

@@ -119,6 +119,12 @@ RANDOM_STATE = _declare(
     "stream)",
     "draw the random numbers outside the jitted function (with the same generator or "
     "seed) and pass them in as an argument")
+OUTSIDE_ARRAY_STORE = _declare(
+    "NPX143", "store-into-outside-array", UnsupportedOperationError,
+    "an array that was not created inside the compiled function ({what}) is modified "
+    "with a traced value",
+    "pass the array in as an argument (it is then written back after the call) or copy "
+    "it first with np.array(...)")
 
 # --- data-dependent shapes (NPX11x) --------------------------------------------------------
 BOOLEAN_MASK = _declare(
@@ -148,6 +154,12 @@ WHERE_ONE_ARGUMENT = _declare(
     "np.where(condition) returns indices whose count depends on the data; use the "
     "3-argument form np.where(condition, x, y)",
     unconverted=("runtime/numpy/bounded_results.py",))
+RUN_TIME_LENGTH = _declare(
+    "NPX115", "run-time-length-argument", ConcretizationError,
+    "{fn} is not supported on an array whose length is only known at run time (the "
+    "length comes from {how})",
+    "compute on the whole array with a mask (np.where(mask, x, 0)), or keep this "
+    "operation outside the compiled function")
 
 # --- traced values needed as Python values (NPX12x) ----------------------------------------
 ITEM_TOLIST = _declare(
@@ -210,6 +222,16 @@ LIBRARY_CALL = _declare(
     "npxla compiles NumPy functions and your own Python code, not other libraries: "
     "compute this outside the jitted function and pass the result in, or write it with "
     "NumPy functions")
+
+# --- arguments a call passes (NPX16x) ----------------------------------------------------------
+IMMUTABLE_DEVICE_ARGUMENT = _declare(
+    "NPX161", "inplace-update-of-jax-array-argument", UnsupportedOperationError,
+    "argument '{arg}' is a jax.Array, which cannot change, and {fn} updates it in place: "
+    "the caller would not see the update",
+    "pass npxla.asarray({arg}) instead (a device array that in-place updates replace, "
+    "without a copy to the host), or a NumPy array",
+    only="compiler-only: whether an argument is a jax.Array is known when the function "
+         "is called, not from its source")
 
 
 # --- what gives a data-dependent shape, per jit flavour ---------------------------------------

@@ -250,6 +250,41 @@ NUMPY_COMPLEX_ONLY = frozenset({
     "numpy.linalg.eig", "numpy.linalg.eigvals",
 })
 
+# Supported NumPy callables that also accept an array whose length is only known at run
+# time (x[mask], np.nonzero(m)[0], np.unique(x), a slice with traced bounds): from
+# runtime/numpy/bounded_methods.py (HANDLERS, elementwise ufuncs). The others raise
+# ConcretizationError (NPX115) on such an array.
+NUMPY_RUN_TIME_LENGTH = frozenset({
+    "numpy.abs", "numpy.absolute", "numpy.acos", "numpy.acosh", "numpy.add",
+    "numpy.all", "numpy.amax", "numpy.amin", "numpy.any", "numpy.arccos",
+    "numpy.arccosh", "numpy.arcsin", "numpy.arcsinh", "numpy.arctan", "numpy.arctan2",
+    "numpy.arctanh", "numpy.argmax", "numpy.argmin", "numpy.asin", "numpy.asinh",
+    "numpy.atan", "numpy.atan2", "numpy.atanh", "numpy.bitwise_and",
+    "numpy.bitwise_invert", "numpy.bitwise_left_shift", "numpy.bitwise_not",
+    "numpy.bitwise_or", "numpy.bitwise_right_shift", "numpy.bitwise_xor", "numpy.cbrt",
+    "numpy.ceil", "numpy.clip", "numpy.conj", "numpy.conjugate", "numpy.copy",
+    "numpy.copysign", "numpy.cos", "numpy.cosh", "numpy.count_nonzero",
+    "numpy.cumprod", "numpy.cumsum", "numpy.deg2rad", "numpy.degrees", "numpy.divide",
+    "numpy.divmod", "numpy.dot", "numpy.equal", "numpy.exp", "numpy.exp2",
+    "numpy.expm1", "numpy.fabs", "numpy.float_power", "numpy.floor",
+    "numpy.floor_divide", "numpy.fmax", "numpy.fmin", "numpy.fmod", "numpy.greater",
+    "numpy.greater_equal", "numpy.heaviside", "numpy.hypot", "numpy.inner",
+    "numpy.invert", "numpy.isfinite", "numpy.isinf", "numpy.isnan", "numpy.left_shift",
+    "numpy.less", "numpy.less_equal", "numpy.linalg.norm", "numpy.log", "numpy.log10",
+    "numpy.log1p", "numpy.log2", "numpy.logaddexp", "numpy.logaddexp2",
+    "numpy.logical_and", "numpy.logical_not", "numpy.logical_or", "numpy.logical_xor",
+    "numpy.matmul", "numpy.max", "numpy.maximum", "numpy.mean", "numpy.min",
+    "numpy.minimum", "numpy.mod", "numpy.modf", "numpy.multiply", "numpy.nanmean",
+    "numpy.nanprod", "numpy.nansum", "numpy.negative", "numpy.nextafter",
+    "numpy.not_equal", "numpy.outer", "numpy.positive", "numpy.pow", "numpy.power",
+    "numpy.prod", "numpy.rad2deg", "numpy.radians", "numpy.reciprocal",
+    "numpy.remainder", "numpy.right_shift", "numpy.rint", "numpy.shape", "numpy.sign",
+    "numpy.signbit", "numpy.sin", "numpy.sinh", "numpy.size", "numpy.spacing",
+    "numpy.sqrt", "numpy.square", "numpy.std", "numpy.subtract", "numpy.sum",
+    "numpy.tan", "numpy.tanh", "numpy.true_divide", "numpy.trunc", "numpy.var",
+    "numpy.vdot", "numpy.where",
+})
+
 # Every NumPy ufunc, by each of its public names.
 NUMPY_UFUNCS = frozenset({
     "numpy.abs", "numpy.absolute", "numpy.acos", "numpy.acosh", "numpy.add",
@@ -330,6 +365,14 @@ NDARRAY_UNSUPPORTED = frozenset({
     "base", "byteswap", "choose", "compress", "ctypes", "data", "device", "dump",
     "dumps", "fill", "flags", "flat", "getfield", "mT", "resize", "setfield",
     "setflags", "strides", "to_device", "tobytes", "tofile", "view",
+})
+
+# ndarray methods and properties an array whose length is only known at run time has;
+# the others raise ConcretizationError (NPX115).
+NDARRAY_RUN_TIME_LENGTH = frozenset({
+    "T", "all", "any", "argmax", "argmin", "astype", "clip", "copy", "cumprod",
+    "cumsum", "dot", "dtype", "max", "mean", "min", "ndim", "prod", "real", "shape",
+    "size", "std", "sum", "var",
 })
 
 # math functions that compile on traced values.

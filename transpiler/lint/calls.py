@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import ast
 
+from npxla.transpiler.base import supported as S
 from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.modules import package_name
+from npxla.transpiler.lint.rules.support import library_callee
 from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, DICT, FUNC, ITER,
                                           LIST, MAYBE, METHOD, NUMBER, PYTHON_ONLY, RANGE,
                                           REF, RNG, SET, STATIC, STR, TUPLE, UNKNOWN,
-                                          UNKNOWN_STATIC, Val, const, element_of, join,
-                                          join_all, max_level, nd_join, traced_argument)
+                                          UNKNOWN_STATIC, Val, const, dyn_of, element_of,
+                                          join, join_all, max_level, nd_join,
+                                          traced_argument)
 
 
 class CallsMixin:
@@ -145,6 +148,10 @@ class CallsMixin:
         self.emit("callee_mutation", n, name, next(iter(effects.values())))
 
     def call_ref(self, n, qual, args, kwargs):
+        """The abstract result of calling the function named `qual`: builtins, NumPy
+        and jax.numpy by their own rules, the linted package's helpers by reading them
+        (installed code), anything else as opaque: one place decides which family a
+        qualified name belongs to, so the rules see the same answer."""
         allv = list(args) + list(kwargs.values())
         level = max_level(allv)
         if qual.startswith("builtins."):
@@ -156,7 +163,9 @@ class CallsMixin:
                 if flavor_traced and self.is_jax and name.split(".")[-1] not in \
                         K.STATIC_RESULT and v.kind not in PYTHON_ONLY:
                     v = v.replace(level=DATA)
-                if self.plain and v.kind in (ARRAY, BOOL) and v.level == level == STATIC:
+                data = max_level(list(args) + [v for k, v in kwargs.items()
+                                               if k != "dtype"])   # dtypes: static
+                if self.plain and v.kind in (ARRAY, BOOL) and v.level == data == STATIC:
                     # plain NumPy on constants: a real NumPy array (`plain`)
                     v = v.replace(origins=v.origins | {("concrete", id(n))})
                 return v
@@ -171,9 +180,17 @@ class CallsMixin:
         if qual in ("jax.debug.print", "jax.debug.callback"):
             return const(None)
         result = self.call_foreign(n, qual, args, kwargs)
-        # another library: its result may be traced, but is not certainly array data
-        level = min(level, MAYBE) if result is None else result.level
-        return Val(level=level, origins=frozenset({("new", id(n))}))
+        fresh = frozenset({("new", id(n))})
+        if result is None:
+            # another library: its result may be traced, but is not certainly array
+            # data; called plainly on constants it is one of NumPy's own arrays
+            if level == STATIC and library_callee(qual, self.info.path) is not None:
+                fresh |= {("concrete", id(n))}
+            return Val(level=min(level, MAYBE), origins=fresh)
+        # the package's own function run plainly: an array it made from constants is
+        # a NumPy array (`concrete`), whatever else its value is
+        return Val(level=result.level, origins=fresh | {
+            o for o in result.origins if o[0] == "concrete"})
 
     def call_builtin(self, n, name, args, kwargs, level):
         """The value of the builtin `name(*args, **kwargs)`; `level` is the arguments'
@@ -272,6 +289,9 @@ class CallsMixin:
             return Val(kind=ARRAY, origins=fresh)
         if short in K.STATIC_RESULT:
             return Val(kind=TUPLE if short in ("shape", "broadcast_shapes") else UNKNOWN)
+        sized = _data_dependent_size(name, args, kwargs, level)
+        if sized is not None:
+            return sized.replace(origins=fresh)
         if short in K.CREATION:
             fill = K.FILL_ARGS.get(short)
             flevel = STATIC
@@ -303,7 +323,8 @@ class CallsMixin:
             nd = None
             for a in args:
                 nd = a.nd if nd is None else nd_join(nd, a.nd)
-            return Val(level=level, kind=BOOL, nd=nd, origins=fresh)
+            return Val(level=level, kind=BOOL, nd=nd, origins=fresh,
+                       dyn=dyn_of(*args) if nd != 0 and _keeps_length(name) else None)
         if short in K.REDUCTIONS:
             axis = "axis" in kwargs or len(args) > 1
             return Val(level=level, kind=NUMBER if not axis else ARRAY,
@@ -313,14 +334,16 @@ class CallsMixin:
                        else ARRAY, nd=None if first.nd is None else 1,
                        origins=first.origins, ambiguous=first.ambiguous)
         if short == "where" and len(args) == 3:
-            return Val(level=level, kind=ARRAY, nd=nd_join(nd_join(
-                args[0].nd, args[1].nd), args[2].nd), origins=fresh)
+            nd = nd_join(nd_join(args[0].nd, args[1].nd), args[2].nd)
+            return Val(level=level, kind=ARRAY, nd=nd, origins=fresh,
+                       dyn=dyn_of(*args) if nd != 0 else None)
         nd = None
         if args and all(a.nd == 1 for a in args[:1]):
             nd = 1
         if args and all(a.nd == 0 for a in args):
             nd = 0
-        return Val(level=level, kind=ARRAY, nd=nd, origins=fresh)
+        return Val(level=level, kind=ARRAY, nd=nd, origins=fresh,
+                   dyn=dyn_of(*args) if nd != 0 and _keeps_length(name) else None)
 
     def call_method(self, n, recv, name, args, kwargs):
         """The value of `recv.name(*args, **kwargs)`, by the receiver's kind.
@@ -390,7 +413,8 @@ class CallsMixin:
                                                                "numpy.bool_", "numpy.bool"):
                 kind = BOOL
             return Val(level=rlevel, kind=kind,
-                       nd=recv.nd if name != "flatten" else 1, origins=fresh)
+                       nd=recv.nd if name != "flatten" else 1, origins=fresh,
+                       dyn=recv.dyn if name in S.NDARRAY_RUN_TIME_LENGTH else None)
         if name in ("any", "all"):
             axis = "axis" in kwargs or bool(args)
             return Val(level=rlevel, kind=BOOL, nd=None if axis else 0, origins=fresh)
@@ -400,7 +424,9 @@ class CallsMixin:
             return Val(level=rlevel, kind=NUMBER if scalar else ARRAY,
                        nd=0 if scalar else None, origins=fresh)
         if name == "nonzero":
-            return Val(level=rlevel, kind=TUPLE, elem=Val(level=rlevel, kind=ARRAY, nd=1))
+            return Val(level=rlevel, kind=TUPLE, elem=Val(
+                level=rlevel, kind=ARRAY, nd=1,
+                dyn="x.nonzero()" if rlevel >= MAYBE else None))
         if recv.kind == NUMBER and not array_method:
             return Val(level=rlevel, kind=NUMBER, nd=0)
         if not array_method and recv.kind == UNKNOWN:
@@ -408,6 +434,35 @@ class CallsMixin:
             return Val(level=min(level, MAYBE), origins=fresh)
         return Val(level=rlevel, kind=ARRAY if (array_method or recv.kind == ARRAY)
                    else UNKNOWN, origins=fresh)
+
+
+# NumPy functions whose result's length depends on the data (a traced argument): under
+# @jit, arrays of a length known at run time (`Val.dyn`); a tuple of them for the
+# index-returning forms
+_INDEX_TUPLES = frozenset({"nonzero"})
+_SIZED = frozenset({"flatnonzero", "argwhere", "unique", "extract", "compress"})
+
+
+def _data_dependent_size(name, args, kwargs, level):
+    """The value of np.<name>(...) when its length depends on traced data, else None."""
+    where1 = name == "where" and len(args) == 1 and not kwargs
+    if (name not in _INDEX_TUPLES and name not in _SIZED and not where1) or \
+            level < MAYBE or "size" in kwargs:
+        return None
+    how = f"np.{name}"
+    if name in _SIZED:
+        many = name == "unique" and any(k.startswith("return_") for k in kwargs)
+        item = Val(level=level, kind=ARRAY, nd=1, dyn=how)
+        return Val(level=level, kind=TUPLE, elem=item) if many else item
+    return Val(level=level, kind=TUPLE, elem=Val(level=level, kind=ARRAY, nd=1, dyn=how))
+
+
+def _keeps_length(name):
+    """Whether np.<name> of an array of a run-time length has that length too (the
+    elementwise functions and ufuncs the run-time-length table lists)."""
+    qual = "numpy." + name
+    return qual in S.NUMPY_RUN_TIME_LENGTH and (
+        qual in S.NUMPY_UFUNCS or name in ("where", "clip", "cumsum", "cumprod", "copy"))
 
 
 def bind_arguments(node, args, kwargs, unknown_args=False):

@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DICT, FUNC, ITER, LIST,
-                                          MAYBE, METHOD, NONE, NUMBER, PYTHON_ONLY, REF,
-                                          RNG, SET, STATIC, STR, TUPLE, UNKNOWN,
-                                          UNKNOWN_STATIC, Val, const, element_of, join,
-                                          join_all, max_level, nd_join)
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, DICT, FUNC, ITER,
+                                          LIST, MAYBE, METHOD, NONE, NUMBER, PYTHON_ONLY,
+                                          REF, RNG, SET, STATIC, STR, TUPLE, UNKNOWN,
+                                          UNKNOWN_STATIC, Val, const, dyn_of, element_of,
+                                          join, join_all, max_level, nd_join)
 
 
 class ExpressionsMixin:
@@ -215,7 +215,8 @@ class ExpressionsMixin:
         result is as traced as the array and the index; an index with a slice, no index
         arrays and nothing traced is a view and keeps `origins` for the aliasing rule,
         anything else makes a fresh array; a boolean mask gives a one-dimensional
-        result, whose length depends on the data."""
+        result, whose length depends on the data (`dyn`, as for a slice whose bounds
+        are array data and for slices and masks of such an array)."""
         if base.kind in (LIST, TUPLE):
             if index.kind == "slice":
                 return base.replace(items=None, origins=frozenset({("new", id(n))}))
@@ -253,7 +254,7 @@ class ExpressionsMixin:
         view = has_slice and not arrays and index.level == STATIC
         kind = BOOL if base.kind == BOOL else (ARRAY if base.kind in (ARRAY, BOOL) else
                                                UNKNOWN if base.kind == UNKNOWN else ARRAY)
-        return Val(level=level, kind=kind, nd=nd,
+        return Val(level=level, kind=kind, nd=nd, dyn=_subscript_length(base, parts),
                    origins=base.origins | {("view", id(n))} if view else
                    frozenset({("new", id(n))}),
                    ambiguous=base.ambiguous if view else False)
@@ -268,6 +269,9 @@ class ExpressionsMixin:
         return v.replace(origins=frozenset({("new", id(n))})) if v.arrayish else v
 
     def binop(self, a, b, op):
+        """The abstract value of `a op b`: Python containers and strings keep their
+        Python meaning (so `shape + (1,)` stays a static shape), while anything that
+        touches a traced array is traced, and a run-time length flows to the result."""
         if a.kind == STR or (isinstance(op, ast.Mod) and a.kind == STR):
             return Val(kind=STR)
         if a.kind in (LIST, TUPLE) and isinstance(op, (ast.Add, ast.Mult)):
@@ -296,7 +300,8 @@ class ExpressionsMixin:
         c = _noconst()
         if a.has_const and b.has_const:
             c = _fold(op, a.const, b.const)
-        return Val(level=level, kind=kind, nd=nd, const=c)
+        return Val(level=level, kind=kind, nd=nd, const=c,
+                   dyn=dyn_of(a, b) if nd != 0 else None)
 
     def e_UnaryOp(self, n):
         v = self.ev(n.operand)
@@ -311,7 +316,7 @@ class ExpressionsMixin:
             except Exception:
                 pass
         return Val(level=v.condition_level, kind=v.kind if v.kind in (ARRAY, BOOL, NUMBER)
-                   else UNKNOWN, nd=v.nd, const=c)
+                   else UNKNOWN, nd=v.nd, const=c, dyn=v.dyn if v.nd != 0 else None)
 
     def e_BoolOp(self, n):
         vals = [self.ev(v) for v in n.values]
@@ -337,7 +342,7 @@ class ExpressionsMixin:
             return Val(level=level, kind=BOOL, nd=0)
         nd = 1 if any(v.nd == 1 for v in operands) else (
             0 if all(v.nd == 0 for v in operands) else None)
-        return Val(level=level, kind=BOOL, nd=nd)
+        return Val(level=level, kind=BOOL, nd=nd, dyn=dyn_of(*operands) if nd != 0 else None)
 
     def e_IfExp(self, n):
         cond = self.ev(n.test)
@@ -379,6 +384,20 @@ class ExpressionsMixin:
     def e_DictComp(self, n):
         k, v = self._comprehension(n, [n.key, n.value])
         return Val(kind=DICT, level=v.level, elem=v)
+
+
+def _subscript_length(base, parts):
+    """Where the data-dependent length of `base[parts]` comes from, or None: a boolean
+    mask computed from traced values, a slice whose bounds are array data (traced
+    Python ints are specialised instead), or a slice or mask of an array that already
+    has such a length (an integer index takes the run-time-length axis away)."""
+    if any(p.kind == BOOL and p.nd != 0 and p.level >= MAYBE for p in parts):
+        return "a boolean mask"
+    if any(p.kind == "slice" and p.level >= DATA for p in parts):
+        return "slice bounds computed from array data"
+    if base.dyn and any(p.kind in ("slice", NONE, BOOL) for p in parts):
+        return base.dyn
+    return None
 
 
 def _noconst():

@@ -13,6 +13,11 @@ Levels:
   rules about values needed as Python values do not fire on it.
 * `DATA`: certainly computed from array data (an array method such as `x.sum()`, an
   element of an array, a loop variable of a data-dependent loop).
+
+An array whose length depends on array data (`x[mask]`, `np.nonzero(m)[0]`,
+`np.unique(x)`, `x[:k]` with `k` computed from data) has `dyn`: where that length comes
+from, which the run-time-length rule (NPX115) names. `@jit` gives it a length known at
+run time, which only some functions accept (`transpiler.base.supported`).
 """
 from __future__ import annotations
 
@@ -47,10 +52,11 @@ class Val:
     """An immutable abstract value; see the module docstring."""
 
     __slots__ = ("level", "kind", "qual", "const", "nd", "origins", "ambiguous", "items",
-                 "elem", "func")
+                 "elem", "func", "dyn")
 
     def __init__(self, level=STATIC, kind=UNKNOWN, qual=None, const=_NOCONST, nd=None,
-                 origins=frozenset(), ambiguous=False, items=None, elem=None, func=None):
+                 origins=frozenset(), ambiguous=False, items=None, elem=None, func=None,
+                 dyn=None):
         self.level = level
         self.kind = kind
         self.qual = qual
@@ -61,6 +67,7 @@ class Val:
         self.items = items        # per-position values of a tuple/list literal
         self.elem = elem          # the value of an item (containers, iterators)
         self.func = func          # (FunctionDef/Lambda node, closure env) for FUNC
+        self.dyn = dyn            # a data-dependent length: where it comes from (str)
 
     def replace(self, **kw):
         new = Val.__new__(Val)
@@ -75,7 +82,8 @@ class Val:
     def _key(self):
         return (self.level, self.kind, self.qual,
                 self.const if self.has_const else _NOCONST, self.nd, self.origins,
-                self.ambiguous, self.items, self.elem, id(self.func[0]) if self.func else None)
+                self.ambiguous, self.items, self.elem, id(self.func[0]) if self.func else None,
+                self.dyn)
 
     def __eq__(self, other):
         if self is other:
@@ -100,6 +108,8 @@ class Val:
             bits.append(f"nd={self.nd}")
         if self.ambiguous:
             bits.append("ambiguous")
+        if self.dyn:
+            bits.append("dyn")
         return "Val(" + ", ".join(bits) + ")"
 
     # --- questions rules ask ------------------------------------------------------------
@@ -160,7 +170,8 @@ def join(a: Val | None, b: Val | None) -> Val | None:
                origins=a.origins | b.origins,
                ambiguous=a.ambiguous or b.ambiguous,
                items=items, elem=join(a.elem, b.elem),
-               func=a.func if (a.func and b.func and a.func[0] is b.func[0]) else None)
+               func=a.func if (a.func and b.func and a.func[0] is b.func[0]) else None,
+               dyn=a.dyn or b.dyn)
 
 
 def join_all(vals, default=None):
@@ -168,6 +179,12 @@ def join_all(vals, default=None):
     for v in vals:
         out = join(out, v)
     return default if out is None else out
+
+
+def dyn_of(*vals):
+    """Where the data-dependent length of an elementwise result of `vals` comes from
+    (None: its length is known while compiling)."""
+    return next((v.dyn for v in vals if v is not None and v.dyn), None)
 
 
 def max_level(vals):

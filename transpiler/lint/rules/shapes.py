@@ -1,16 +1,21 @@
 """NPX11x: data-dependent shapes. XLA needs every array's shape when it compiles, so
 `jax.jit` cannot compile anything whose *size* depends on array values. npxla's `@jit`
 gives these a bounded, run-time length (docs/semantics.md, "Lengths known at run
-time"), so the rules apply to `jax.jit` only; the set operations npxla has no
-compiled version of are NPX151 (unsupported function) under `@jit`."""
+time"), so NPX111-NPX114 apply to `jax.jit` only; the set operations npxla has no
+compiled version of are NPX151 (unsupported function) under `@jit`. Only some functions
+accept such an array (`transpiler.base.supported.NUMPY_RUN_TIME_LENGTH`, generated from
+the runtime's bounded handlers): NPX115 reports the others."""
 from __future__ import annotations
 
 import ast
 
-from npxla.transpiler.lint.values import BOOL, CONTAINERS, MAYBE, METHOD, PYTHON_ONLY
+from npxla.transpiler.base import supported as S
+from npxla.transpiler.lint import knowledge as K
+from npxla.transpiler.lint.values import (BOOL, CONTAINERS, MAYBE, METHOD, PYTHON_ONLY, REF,
+                                          element_of)
 from npxla.transpiler.lint.rules._util import is_at_property, is_jnp, numpy_name, traced
 from npxla.transpiler.base import catalogue as C
-from npxla.transpiler.lint.rules.base import JAX, Rule, register
+from npxla.transpiler.lint.rules.base import JAX, NPXLA, Rule, register
 
 _JAX_ONLY = frozenset({JAX})
 
@@ -202,3 +207,86 @@ def _display(call):
         return ast.unparse(call.func)
     except Exception:
         return "this function"
+
+
+# builtins that iterate their argument in Python (`len` too, in code run plainly: in
+# converted code @jit answers it with the traced count)
+_LENGTH_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted",
+                              "builtins.set", "builtins.frozenset"})
+
+
+def _run_time_length(v):
+    """Where the data-dependent length of `v` (or of an item of a container `v`) comes
+    from, or None."""
+    if v is None or v.kind in PYTHON_ONLY:
+        return None
+    if v.dyn:
+        return v.dyn
+    if v.kind in CONTAINERS:
+        for item in (v.items or ()) + (element_of(v),):
+            if item is not None and item.dyn:
+                return item.dyn
+    return None
+
+
+@register
+class RunTimeLengthArgument(Rule):
+    refusal = C.RUN_TIME_LENGTH
+    targets = frozenset({NPXLA})
+    plain = True
+    defaults = {"fn": "np.median", "how": "a boolean mask"}
+    explain = """
+        `x[mask]`, `np.nonzero(m)[0]`, `np.unique(x)`, `np.extract`, `np.compress` and
+        slices whose bounds are computed from array data (`x[:k]`, `k = np.argmax(x)`)
+        give an array whose length depends on the data. `@jit` compiles them into a
+        buffer as long as their bound plus a traced count, which elementwise
+        operations, ufuncs, `np.where`, `np.clip`, reductions (`sum`, `mean`, `max`,
+        `std`, ...), `np.cumsum`, dot products and `np.linalg.norm` accept (the list is
+        `NUMPY_RUN_TIME_LENGTH` in npxla.transpiler.base.supported). Other functions
+        (`np.median`, `np.sort`, `np.percentile`, `np.concatenate`, `np.asarray`,
+        `list()`, ...) need the length while compiling and raise ConcretizationError.
+        Compute on the whole array with a mask instead (`np.where(mask, x, np.nan)`
+        with the nan-functions, `np.count_nonzero(mask)` for the length), or do it
+        outside the jitted function."""
+    bad = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def positive_median(x):
+            return np.median(x[x > 0])
+        """
+    good = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def positive_median(x):
+            return np.nanmedian(np.where(x > 0, x, np.nan))
+        """
+    example_args = "(np.array([1.0, -2.0, 3.0, 4.0]),)"
+
+    def on_call(self, ctx, node, callee, args, kwargs):
+        values = list(args) + list(kwargs.values())
+        if callee.kind == REF and callee.qual:
+            qual = callee.qual
+            if qual.startswith("numpy."):
+                # unsupported functions are NPX151 already; ufunc methods: NPX151 too
+                if qual not in S.NUMPY_SUPPORTED or qual in S.NUMPY_RUN_TIME_LENGTH:
+                    return
+                fn = "np." + qual[len("numpy."):]
+            elif qual in _LENGTH_BUILTINS or (qual == "builtins.len" and ctx.plain):
+                fn = qual[len("builtins."):] + "()"
+            else:
+                return
+            how = next((h for h in map(_run_time_length, values) if h), None)
+            if how is not None:
+                self.report(ctx, node, fn=fn, how=how)
+        elif callee.kind == METHOD and callee.items:
+            recv = callee.items[0]
+            name = callee.qual
+            if recv.kind in CONTAINERS or recv.kind in PYTHON_ONLY or not recv.dyn or \
+                    name not in K.NDARRAY_ALL or name in S.NDARRAY_RUN_TIME_LENGTH or \
+                    name in S.NDARRAY_UNSUPPORTED:
+                return
+            self.report(ctx, node, fn=f"ndarray.{name}", how=recv.dyn)

@@ -1,12 +1,15 @@
-"""NPX14x: state outside the function: NumPy's random streams.
+"""NPX14x: state outside the function: NumPy's random streams, and NumPy arrays that
+plain (library) code made, which a traced value cannot be written into (NPX143).
 
-(NPX142, updates of arrays the function did not create, is retired: @jit passes such
-arrays to the program at each call and writes them back; under jax.jit NPX202 reports
-the update.)"""
+(NPX142, updates of arrays the function did not create, is retired: @jit passes global
+and closure arrays to the program at each call and writes them back; under jax.jit
+NPX202 reports the update. NPX143 is what is left of it: an array made by a function
+@jit calls as plain Python is a NumPy array, not one of the program's.)"""
 from __future__ import annotations
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import METHOD, REF, RNG
+from npxla.transpiler.lint.values import (ARRAY, BOOL, METHOD, REF, RNG, STR, UNKNOWN,
+                                          traced_argument)
 from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import Rule, register
 
@@ -55,3 +58,53 @@ class NumpyRandomState(Rule):
         elif callee.kind == METHOD and callee.items[0].kind == RNG:
             self.report(ctx, node,
                         what=f"'.{callee.qual}()' draws from a NumPy random generator")
+
+
+@register
+class StoreIntoOutsideArray(Rule):
+    refusal = C.OUTSIDE_ARRAY_STORE
+    defaults = {"what": "a library function's result"}
+    explain = """
+        A function of an installed package (a library) runs as plain Python when a
+        jitted function calls it: an array it returns, made from constants
+        (`np.identity(4)`), is a NumPy array, not one of the compiled program's.
+        Writing a traced value (or at a traced index) into it (`m[3, :3] = v`) would
+        need the value while compiling, and @jit raises UnsupportedOperationError.
+        Copy it into the program first (`m = np.array(make_matrix())`), or build the
+        array in the jitted function. (Arrays from the module, globals and closures
+        are passed to the program and written back; class attributes and static
+        arguments are refused like library results, but the linter reports only the
+        library results.)"""
+    bad = """
+        import numpy as np
+        import scipy.linalg
+        from npxla import jit
+
+        @jit
+        def signs(v):
+            h = scipy.linalg.hadamard(4)
+            h[0] = v
+            return h
+        """
+    good = """
+        import numpy as np
+        import scipy.linalg
+        from npxla import jit
+
+        @jit
+        def signs(v):
+            h = np.array(scipy.linalg.hadamard(4), dtype=float)
+            h[0] = v
+            return h
+        """
+    example_args = "(np.array([1.0, 2.0, 3.0, 4.0]),)"
+
+    def on_subscript(self, ctx, node, base, index, mode, value):
+        if mode == "load" or ctx.plain or base.kind not in (ARRAY, BOOL, UNKNOWN):
+            return
+        if base.kind == UNKNOWN and index.kind == STR:     # a dict a library made
+            return
+        if not any(o[0] == "concrete" for o in base.origins):
+            return
+        if traced_argument(value) or traced_argument(index, ints=True):
+            self.report(ctx, node)

@@ -494,13 +494,23 @@ def run_dispatch(cfg, log=print):
     return rows
 
 
-def run_sweep(cfg, log=print):
+def _working(cfg, name, kernels):
+    """`cfg` without the peers that failed on kernel `name` in the main run: a larger
+    size only makes them fail more slowly (torch.compile unrolls Python loops, and at
+    10^5 iterations its compile does not return)."""
+    failed = {p for rec in kernels if rec.get("name") == name
+              for p, status in (rec.get("status") or {}).items() if status != "ok"}
+    return Config(**{**cfg.__dict__, "peers": tuple(p for p in cfg.peers
+                                                    if p == "numpy" or p not in failed)})
+
+
+def run_sweep(cfg, log=print, kernels=()):
     rows = []
     for name in K.SWEEP:
         kernel = K.BY_NAME[name]
         for n in K.SWEEP_SIZES[cfg.mode]:
-            rec = run_kernel(kernel, cfg, log=lambda *_: None, n=n, first=False,
-                             budget_s=cfg.sweep_budget_s)
+            rec = run_kernel(kernel, _working(cfg, name, kernels), log=lambda *_: None, n=n,
+                             first=False, budget_s=cfg.sweep_budget_s)
             rows.append({"name": name, "n": n, "status": rec.get("status"),
                          "steady": {p: v["median_s"] for p, v in rec.get("steady", {}).items()}})
             log(f"sweep {name:18s} n={n:>9d} " + "  ".join(
@@ -508,7 +518,7 @@ def run_sweep(cfg, log=print):
     return rows
 
 
-def run_real_sweep(cfg, log=print):
+def run_real_sweep(cfg, log=print, kernels=()):
     """Steady state of some real kernels over sizes 10^4 .. 10^8 elements."""
     rows = []
     sizes = R.SWEEP_QUICK if cfg.mode != "full" else R.SWEEP
@@ -518,8 +528,9 @@ def run_real_sweep(cfg, log=print):
         ("torch",) if "torch" in cfg.peers else ())
     for name, ns in sizes.items():
         kernel = R.BY_NAME[name]
+        working = _working(cfg, name, kernels).peers
         for n in ns:
-            sub = Config(**{**cfg.__dict__, "peers": peers,
+            sub = Config(**{**cfg.__dict__, "peers": tuple(p for p in peers if p in working),
                             "min_rounds": 3 if n >= 10**8 else cfg.min_rounds,
                             "max_rounds": 3 if n >= 10**8 else cfg.max_rounds})
             rec = run_kernel(kernel, sub, log=lambda *_: None, n=n, first=False,
@@ -546,9 +557,9 @@ def run_all(cfg, names=None, log=print, dispatch=True, sweep=True, suite="core")
         results["dispatch"] = run_dispatch(cfg, log)
     if sweep:
         if suite in ("core", "all"):
-            results["sweep"] = run_sweep(cfg, log)
+            results["sweep"] = run_sweep(cfg, log, results["kernels"])
         if suite in ("real", "all"):
-            results["sweep"] += run_real_sweep(cfg, log)
+            results["sweep"] += run_real_sweep(cfg, log, results["kernels"])
     return results
 
 

@@ -115,7 +115,7 @@ def main(argv=None):
             parser.error(f"unknown kernels: {sorted(unknown)}; known: "
                          f"{sorted(harness.BY_NAME)}")
 
-    default_doc = not ns.out and not ns.quick and not ns.only and ns.suite == "core"
+    default_doc = not ns.out and not ns.quick and not ns.only and ns.suite != "real"
     out = Path(ns.out) if ns.out else (ROOT / "docs" if default_doc else
                                        Path(tempfile.gettempdir()) / "npxla-bench-quick")
     out.mkdir(parents=True, exist_ok=True)

@@ -27,8 +27,8 @@ from .campaign import run_campaign, run_in_processes
 from .known import ALL_FEATURES, DEFAULT_FEATURES, KNOWN
 from .runner import run_function
 
-DEFAULT_SEEDS = 120     # the default run stays under 5 minutes; the slow run takes many more
-CHUNK = 40
+DEFAULT_SEEDS = 90      # the default run stays under 5 minutes; the slow run takes many more
+CHUNK = 30
 
 
 def _message(report) -> str:

@@ -141,7 +141,7 @@ def _outcome(module, fn, *args):
     return value, list(module.LOG)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1))
 def test_random_program_matches_python(seed):
     name = f"prog_{seed}"

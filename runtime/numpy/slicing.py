@@ -178,8 +178,8 @@ def parse(x: AbstractArray, index) -> Region:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             starts.append(i % n), sizes.append(1), steps.append(1), flipped.append(False)
             int_axes.append(axis)
-        elif isinstance(entry, slice) and fixed_window(entry, n) is not None:
-            start, k = fixed_window(entry, n)     # x[i:i + k]: traced start, k elements
+        elif isinstance(entry, slice) and (window := fixed_window(entry, n)) is not None:
+            start, k = window                     # x[i:i + k]: traced start, k elements
             starts.append(start), sizes.append(k), steps.append(1), flipped.append(False)
             out_shape.append(k)
         elif isinstance(entry, slice):

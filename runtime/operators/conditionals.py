@@ -296,8 +296,9 @@ def _small(v) -> bool:
 
 
 def _plan(t, f):
-    """How to merge one result: ("select", t, f), or ("write", t, f, base) when both
-    are writes of small updates into `base` at the same position (or one is `base`)."""
+    """How to merge one result: ("select", t, f), or ("write", t, f, base, starts,
+    update of t, update of f) when both are writes of small updates into `base` at the
+    same position (or one is `base` itself: no write, its update None)."""
     if t == f or (_small(t) and _small(f)):
         return ("select", t, f)
     wt, wf = _write_of(t), _write_of(f)
@@ -309,7 +310,9 @@ def _plan(t, f):
             not all(same_value(x, y) for x, y in zip(wt[2], wf[2])) or
             wt[1].type != wf[1].type):
         return None
-    return ("write", t if wt else None, f if wf else None, base)
+    starts = (wt or wf)[2]
+    return ("write", t if wt else None, f if wf else None, base, starts,
+            wt[1] if wt else None, wf[1] if wf else None)
 
 
 def _write_of(v):
@@ -325,12 +328,11 @@ def _merge(pred, plan):
     if plan[0] == "select":
         _, t, f = plan
         return t if t == f else hlo.SelectOp(pred.ir, t, f).result
-    _, t, f, base = plan
-    write = _write_of(t if t is not None else f)
-    starts, shape = write[2], ir.RankedTensorType(write[1].type).shape
-    sides = [_write_of(v)[1] if v is not None else
+    _, _, _, base, starts, ut, uf = plan
+    shape = ir.RankedTensorType((ut or uf).type).shape
+    sides = [u if u is not None else      # the side that leaves the array: what is there
              hlo.DynamicSliceOp(base, starts, ir.DenseI64ArrayAttr.get(shape)).result
-             for v in (t, f)]
+             for u in (ut, uf)]
     update = hlo.SelectOp(pred.ir, *sides).result
     return hlo.DynamicUpdateSliceOp(base, update, starts).result
 

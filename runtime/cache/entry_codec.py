@@ -29,7 +29,8 @@ _LEN = struct.Struct("<Q")
 _MAX_DEPTH = 64
 _CONTAINER_TYPES = {"tuple": tuple, "list": list, "dict": dict}
 # modules whose exception classes an entry may name (the errors a staged check raises)
-EXCEPTION_MODULES = ("builtins", "numpy.linalg", "numpy.exceptions", "npxla.transpiler.base.errors")
+EXCEPTION_MODULES = ("builtins", "numpy.linalg", "numpy.exceptions", "npxla.transpiler.base.errors",
+                     "npxla.runtime.staging.bounded")
 
 
 class CodecError(ValueError):

@@ -34,6 +34,8 @@ from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.driver import staging
 from npxla.runtime.driver.staging import memory_sharing, stage
 from npxla.runtime.numpy.errorflags import raise_for
+from npxla.runtime.numpy.bounded_window import speculates, widened
+from npxla.runtime.staging.bounded import WindowOverflow
 from npxla.runtime.operators.printing import execute as execute_with_callbacks
 from npxla.runtime.driver.failures import classify, hidden_concretization, located
 from npxla.runtime.staging.trace import current_trace
@@ -77,6 +79,9 @@ class Compiled:
         self._shift = Shifter.make(self._text, staged.arg_avals, device, self.compile_text)
         # checks that name an offending value have them as the output before the flags
         self._payloads = any(type(m) is tuple and len(m) == 4 for m in staged.error_messages)
+        # checks that a speculative window held its slice: (flag index, site, payload)
+        self._window_checks = [(k, m[1], m[3]) for k, m in enumerate(staged.error_messages)
+                               if type(m) is tuple and m[0] is WindowOverflow]
         self.param_leaves = staged.param_leaves
         # results that are all plain outputs (no write-back, checks, callbacks or
         # constants) take a shorter path: [(output index, weak)]
@@ -163,6 +168,11 @@ class Compiled:
             flags = np.asarray(outs[-1])
             if flags.any():
                 payloads = np.asarray(outs[-2]) if self._payloads else None
+                # a window too short makes the rest of the run meaningless: widen first
+                needs = {site: int(payloads[slot]) for k, site, slot in self._window_checks
+                         if flags[k]}
+                if needs:
+                    raise WindowOverflow(needs)
                 raise raise_for(messages[int(np.argmax(flags))], payloads)
 
     def _results(self, outs, output):
@@ -215,6 +225,9 @@ class JittedFunction:
         self._global_names = None
         self._cache: dict = {}
         self._fast: dict = {}       # (globals key, shape, dtype, ...) -> Compiled
+        # {site: length} of the speculative windows of data-bounded slices (see
+        # `numpy/bounded_window`): they only grow, when a run finds one too short
+        self._windows: dict | None = {}
         try:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
@@ -335,9 +348,16 @@ class JittedFunction:
                 self._fast_ok:
             self._install_fast(variant, entry, given_args, len(extra))
         all_leaves = leaves + list(extra) if extra else leaves
-        if holders:
-            return entry.run(all_leaves, self._output, holders)
-        return entry.run(all_leaves, self._output)
+        try:
+            if holders:
+                return entry.run(all_leaves, self._output, holders)
+            return entry.run(all_leaves, self._output)
+        except WindowOverflow as e:
+            # the run wrote nothing back: widen the windows, build again, run again
+            self._windows = widened(self._windows, e.needs)
+            self._cache.pop(key, None)
+            self._fast.clear()
+            return self._call(given_args, given_kwargs, fast_ok)
 
     def _install_fast(self, variant, entry, args, n_extra):
         """Let later calls with positional arguments of these kinds take the fast path."""
@@ -440,7 +460,7 @@ class JittedFunction:
 
     def _options(self):
         return (tuple(sorted(self._static_argnums)), tuple(sorted(self._static_argnames)),
-                self._output)
+                self._output, tuple(sorted((self._windows or {}).items())))
 
     def _environment(self, args, kwargs):
         """What the program will read from its environment (see `guards`)."""
@@ -468,6 +488,7 @@ class JittedFunction:
         args, kwargs = resident.stand_ins((args, kwargs))
         static: set = set()
         unrolled: set = set()
+        windows = self._windows
         for _ in range(_MAX_SPECIALISE_RETRIES):
             implicit = env.traced()
             bind = env.binder(self.converted) if implicit else None
@@ -478,7 +499,8 @@ class JittedFunction:
                                    implicit=implicit, bind=bind,
                                    unrolled=frozenset(unrolled),
                                    user_error=raises_at_run_time,
-                                   platform=self.device.platform)
+                                   platform=self.device.platform,
+                                   windows=windows)
             except (ConcretizationError, ContainerMutation) as e:
                 if self._widen_static(e, leaves + implicit, static, unrolled, env,
                                       len(leaves)):
@@ -497,6 +519,9 @@ class JittedFunction:
                                       len(leaves)):
                     continue
                 raise located(hidden, hidden.__traceback__) from None
+            if staged.host_callbacks and speculates(staged):
+                windows = None     # a rerun would print twice: no speculative windows
+                continue
             try:
                 env.check_unchanged()
             except TranspileError as e:

@@ -41,6 +41,7 @@ class ShardedFunction(JittedFunction):
                  device=None, output="numpy"):
         super().__init__(fn, static_argnums=static_argnums, static_argnames=static_argnames,
                          device=device, output=output)
+        self._windows = None      # no speculative windows: a sharded run is not retried
         self.spec = ShardSpec(shard, mesh, self._signature, self._static_argnames,
                               self.__name__)
         self._mesh = None

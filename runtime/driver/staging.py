@@ -62,19 +62,22 @@ def memory_sharing(leaves) -> tuple:
 
 
 def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(), bind=None,
-          unrolled=frozenset(), user_error=None, sharing=(), platform="cpu") -> Staged:
+          unrolled=frozenset(), user_error=None, sharing=(), platform="cpu",
+          windows=None) -> Staged:
     """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value.
     `implicit`: arrays appended to the flat leaves; `bind(their handles, args, kwargs)`
     returns the (function, args, kwargs) to stage. `unrolled`: loop body code objects
     to unroll (a policy of this staging run's trace). `user_error(exc)`: whether an
     exception the function raised is its own run-time behaviour (not a refusal).
-    `platform`: what the module is compiled for ("cpu", "gpu", ...)."""
+    `platform`: what the module is compiled for ("cpu", "gpu", ...). `windows`: the
+    lengths of speculative windows by site (None: slices with data-dependent bounds
+    keep their whole axis)."""
     refuse_unsupported_arguments(fn, args, kwargs)
     leaves: list = []
     treedef = flatten((tuple(args), dict(kwargs)), leaves)
     n_explicit = len(leaves)
     leaves.extend(implicit)
-    with Trace(unrolled, platform) as trace:
+    with Trace(unrolled, platform, windows) as trace:
         param_leaves = [i for i in range(len(leaves)) if i not in static_leaves]
         avals = []
         for i in param_leaves:

@@ -27,6 +27,7 @@ from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.scan import cumulative
 from npxla.runtime.numpy import bounded_core as B
+from npxla.runtime.numpy.bounded_window import speculate
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.slicing import _expand, fixed_window, is_int
@@ -88,6 +89,8 @@ def _window(entry, n):
     start = 0 if entry.start is None else B.normalise_bound(entry.start, n)
     stop = n if entry.stop is None else B.normalise_bound(entry.stop, n)
     ks, ke = B.known(start), B.known(stop)
+    if ke is None and (guess := speculate(start, stop, n)) is not None:
+        return guess
     if ks is not None:
         return slice(ks, None), 0, B.maximum(B.sub(stop, ks), 0)
     if ke is not None:

@@ -10,6 +10,7 @@ from npxla.transpiler.base.origin import locate, locate_stack
 
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.bounded import WindowOverflow
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.numpy.registry import dispatch
 
@@ -55,6 +56,31 @@ def check(flag, message, error=IndexError, payload=None):
         trace.payload_sites[site] = handle
     handle.assign(dispatch(np.where, (flag, value, handle), {}))
     trace.add_error_check(flag, (error, message, where, handle))
+
+
+def check_window(flag, site, need):
+    """Record that a speculative window at `site` (a string) was too short when the
+    traced bool `flag` holds; `need` (int64) is the length it needed. Unlike a check
+    that names one offending value, the handle keeps the largest need seen, so one
+    widening covers every iteration of a loop."""
+    trace = current_trace()
+    key = ("window", site)
+    handle = trace.payload_sites.get(key)
+    if handle is None:
+        handle = trace.payload_sites[key] = _state_handle(np.int64)
+    grown = dispatch(np.maximum, (handle, need), {})
+    handle.assign(dispatch(np.where, (flag, grown, handle), {}))
+    if trace.overflowed is None:
+        trace.overflowed = _state_handle(np.bool_)
+    trace.overflowed.assign(dispatch(np.logical_or, (trace.overflowed, flag), {}))
+    trace.add_error_check(flag, (WindowOverflow, site, None, handle))
+
+
+def _state_handle(dtype):
+    """A zero handle older than every region, so branches and loops carry it out."""
+    handle = AbstractArray((), dtype, const=np.zeros((), dtype))
+    handle._born = -1
+    return handle
 
 
 def _where(frame):

@@ -110,7 +110,8 @@ def while_stmt(test, body, carried, names, *, has_else=False, in_try=False):
         cond = test(*carried)
         if is_traced(cond):
             _refuse_staged_flags(has_else, in_try, "while loop")
-            return stage_while(to_pred(cond), test, body, carried, names)
+            return stage_while(to_pred(_unless_overflowed(cond)), _stops_on_overflow(test),
+                               body, carried, names)
         if not cond:
             return carried
         if first and not (has_else or in_try):
@@ -121,6 +122,20 @@ def while_stmt(test, body, carried, names, *, has_else=False, in_try=False):
                 return out
         first = False
         carried = tuple(body(*carried))
+
+
+def _unless_overflowed(cond):
+    """`cond and not overflowed` once a speculative window was too short (see
+    `numpy/bounded_window`): the run is discarded and rerun, but a loop whose condition
+    reads a truncated slice might never end on its own."""
+    flag = current_trace().overflowed
+    if flag is None or not is_traced(cond):
+        return cond
+    return dispatch(np.logical_and, (to_pred(cond), dispatch(np.logical_not, (flag,), {})), {})
+
+
+def _stops_on_overflow(test):
+    return lambda *values: _unless_overflowed(test(*values))
 
 
 def _try_staged_while(test, body, carried, names):

@@ -120,5 +120,16 @@ class BoundedArray:
         return f"BoundedArray(shape=({dims}), bound={self.bound}, dtype={self.dtype})"
 
 
+class WindowOverflow(Exception):
+    """A run whose speculative windows (`runtime/numpy/bounded_window.py`) were too
+    short for the data: `needs` maps each window's site to the length it needed. The
+    driver widens those windows, stages again and reruns the call; the caller never sees
+    this exception, and nothing of the failed run reached the caller's arrays."""
+
+    def __init__(self, needs):
+        super().__init__(needs)
+        self.needs = dict(needs)
+
+
 def is_bounded(x) -> bool:
     return type(x) is BoundedArray

@@ -30,7 +30,7 @@ class Trace:
     piece of staging state and policy: each thread stages on its own trace (the stack
     below is thread-local), so concurrent stagings never see each other's state."""
 
-    def __init__(self, unrolled=frozenset(), platform="cpu"):
+    def __init__(self, unrolled=frozenset(), platform="cpu", windows=None):
         """All state of one staging run lives here, none in module globals: threads that
         stage at once each have their own trace."""
         # the platform compiled for: lowerings that differ per platform read it
@@ -67,6 +67,12 @@ class Trace:
         # flat positions of the Python int/bool arguments: the driver can specialise a
         # value that depends on them (an exact shape beats a run-time length)
         self.specialisable: frozenset = frozenset()
+        # policy: {site: length} of the speculative windows of slices whose bounds come
+        # from data (`runtime/numpy/bounded_window.py`); None: no speculation
+        self.windows = windows
+        # a bool handle older than every region, True once some window was too short:
+        # staged `while` loops stop on it, since they run on truncated data
+        self.overflowed = None
 
     def __enter__(self):
         self._exit_stack = contextlib.ExitStack()

@@ -361,9 +361,15 @@ def test_signed_zeros_follow_numpy():
     from npxla import jit
     a = np.array([-0.0, 0.0, np.nan, 1.0, -0.0, -2.0])
     b = np.array([0.0, -0.0, 1.0, np.nan, -0.0, -2.0])
-    for got, want in zip(jit(_signed_zeros)(a, b), _signed_zeros(a, b)):
+    got_all, want_all = jit(_signed_zeros)(a, b), _signed_zeros(a, b)
+    for k, (got, want) in enumerate(zip(got_all, want_all)):
         np.testing.assert_array_equal(got, want)
-        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        if k not in (4, 5):
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    # fmax/fmin of +0.0 and -0.0: NumPy's own answer depends on the length and the CPU
+    # (docs/semantics.md); npxla returns the first operand, like C's fmax on x86
+    np.testing.assert_array_equal(np.signbit(got_all[4][:2]), [True, False])
+    np.testing.assert_array_equal(np.signbit(got_all[5][:2]), [True, False])
 
 
 def _element_updates(x, i):

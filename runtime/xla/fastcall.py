@@ -37,10 +37,11 @@ def make(executable, device, upload, n_args, finish, shifter=None, held=(),
         if variant is not None:
             exe, put = variant
         outs = exe.execute(put(list(args)))
+        n = len(args)        # a variant may take more (`superset_dot`'s tails)
         data = pxla.MeshExecutableFastpathData(
-            exe, tree_util.tree_structure([0] * len(outs)), [sharding] * n_args,
+            exe, tree_util.tree_structure([0] * len(outs)), [sharding] * n,
             [sharding] * len(outs), [o.aval for o in outs], [o._committed for o in outs],
-            [True] * n_args, [None] * n_args, [])
+            [True] * n, [None] * n, [])
         return outs, data, False
 
     try:

@@ -29,6 +29,7 @@ import threading
 
 import numpy as np
 
+from npxla.runtime.xla import superset_dot
 from npxla.runtime.xla.transfer import Uploader
 
 _MIN_BYTES = 1 << 18            # as `transfer.aligned`: below, a copy costs microseconds
@@ -55,8 +56,11 @@ class Shifter:
         self.device = device
         self._compile = compile_text
         self._variants: dict = {}     # offsets -> (executable, uploader) or False
+        self._splits: dict = {}       # offsets -> {parameter: k} passed split (`superset_dot`)
+        self._by_shapes: dict = {}    # the parameters' shapes of a variant -> the variant
         self._seen: dict = {}
         self._lock = threading.Lock()
+        self._products = None         # {parameter: needs finite ends}, from `superset_dot.plan`
 
     @classmethod
     def make(cls, module_text, arg_avals, device, compile_text):
@@ -86,19 +90,23 @@ class Shifter:
             variant = self._variant(key)
         if variant is False:
             return params, None
+        splits = self._splits[key]
+        for p, k in splits.items():
+            if self._products[p] and not superset_dot.needs_finite(params[p], k):
+                return params, None   # A @ x multiplies them by zero: the copy is exact
         params = list(params)
+        tails = []
         for k, p in zip(key, self.candidates):
-            if k:
+            if k and p in splits:
+                tails.append(params[p].reshape(-1)[-k:].copy())
+                params[p] = _superset(params[p], k)[:params[p].size].reshape(params[p].shape)
+            elif k:
                 params[p] = _superset(params[p], k)
-        return params, variant
+        return params + tails, variant
 
     def for_shapes(self, params):
         """The variant `prepare` chose for these (already prepared) arguments, or None."""
-        key = tuple(int(params[p].shape[0]) - int(np.prod(self.avals[p][0]))
-                    if np.shape(params[p]) != self.avals[p][0] else 0
-                    for p in self.candidates)
-        variant = self._variants.get(key) if any(key) else None
-        return variant or None
+        return self._by_shapes.get(tuple(np.shape(x) for x in params))
 
     def _variant(self, key):
         """The variant for `key` from the second call that wants it on."""
@@ -112,16 +120,32 @@ class Shifter:
                 self._variants[key] = False
                 return False
             shifts = {p: k for k, p in zip(key, self.candidates) if k}
+            if self._products is None:
+                try:
+                    self._products = superset_dot.plan(self.module_text, self.avals,
+                                                       self.candidates)
+                except Exception:  # pragma: no cover - a module we cannot read
+                    self._products = {}
+            splits = {p: k for p, k in shifts.items() if p in self._products}
+            slices = {p: k for p, k in shifts.items() if p not in splits}
             try:
-                exe = self._compile(shifted_module(self.module_text, shifts, self.avals))
+                text = self.module_text
+                if splits:
+                    text = superset_dot.split_module(text, splits, self.avals)
+                if slices:
+                    text = shifted_module(text, slices, self.avals)
+                exe = self._compile(text)
             except Exception:  # pragma: no cover - the base executable still runs
                 exe = None
-            if exe is None or not reads_in_place(exe, shifts, self.avals):
+            if exe is None or not reads_in_place(exe, slices, self.avals, splits):
                 variant = False
             else:
-                avals = [((int(np.prod(s)) + shifts[p],), d) if p in shifts else (s, d)
+                avals = [((int(np.prod(s)) + slices[p],), d) if p in slices else (s, d)
                          for p, (s, d) in enumerate(self.avals)]
+                avals += [((k,), self.avals[p][1]) for p, k in sorted(splits.items())]
                 variant = (exe, Uploader(avals, self.device))
+                self._by_shapes[tuple(s for s, _ in avals)] = variant
+            self._splits[key] = splits
             self._variants[key] = variant
             return variant
 
@@ -172,17 +196,19 @@ def shifted_module(module_text, shifts, avals):
 _INSTR = re.compile(r"^\s*(?:ROOT\s+)?(%[\w.\-]+)\s*=\s*(.*?)\s([\w\-]+)\((.*)$")
 
 
-def reads_in_place(executable, shifts, avals):
+def reads_in_place(executable, shifts, avals, splits=None):
     """Whether XLA's optimized program reads every shifted parameter only in loops that
-    compute something or in small pieces (never copies most of it first). Anything it
-    cannot read in the HLO text counts as a copy."""
+    compute something or in small pieces (never copies most of it first), and every
+    split one (`superset_dot`) only in dots or small pieces. Anything it cannot read in
+    the HLO text counts as a copy."""
+    splits = splits or {}
     try:
         text = "\n".join(m.to_string() for m in executable.hlo_modules())
         comps = _computations(text)
         entry = next(body for head, body in comps.items() if head.startswith("ENTRY"))
     except Exception:  # pragma: no cover - an HLO text we do not understand
         return False
-    params, uses = {}, []
+    params, uses, split = {}, [], set()
     for line in entry:
         m = _INSTR.match(line)
         if m is None:
@@ -190,17 +216,23 @@ def reads_in_place(executable, shifts, avals):
         name, rtype, opcode, rest = m.groups()
         if opcode == "parameter":
             number = int(rest.split(")")[0])
-            if number in shifts:
+            if number in shifts or number in splits:
                 params[name] = int(np.prod(avals[number][0]))
+                if number in splits:
+                    split.add(name)
         else:
             uses.append((name, rtype, opcode, rest))
-    if len(params) != len(shifts):
+    if len(params) != len(shifts) + len(splits):
         return False
     for _, rtype, opcode, rest in uses:
         operands = set(re.findall(r"%[\w.\-]+", rest.split("),")[0]))
         for pname, n in params.items():
             if pname not in operands or _elements(rtype) * 4 < n:
                 continue          # not a use, or a small piece of it
+            if pname in split:
+                if opcode != "dot":
+                    return False
+                continue
             called = re.search(r"calls=(%[\w.\-]+)", rest)
             if opcode != "fusion" or "kind=kLoop" not in rest or called is None:
                 return False

@@ -19,6 +19,7 @@ the run's results are discarded.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from npxla.transpiler.base.origin import locate_stack
@@ -28,8 +29,10 @@ from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy.errorflags import check_window
 
-FIRST = 64          # the first guess, in elements
-MIN_AXIS = 256      # shorter axes keep the whole axis as the buffer
+# the first guess, in elements (NPXLA_WINDOW sets it: a larger one where rows are known
+# to be long saves the first widening; 1 makes nearly every slice widen, for testing)
+FIRST = max(int(os.environ.get("NPXLA_WINDOW", "64")), 1)
+MIN_AXIS = max(4 * FIRST, 4)    # shorter axes keep the whole axis as the buffer
 
 
 def site_here() -> str:

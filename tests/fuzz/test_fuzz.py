@@ -48,6 +48,16 @@ def test_random_programs(start):
     assert not report.failures, "\n" + _message(report)
 
 
+def test_random_programs_with_one_element_windows(monkeypatch):
+    """Every data-bounded slice starts as a window of one element (see
+    `numpy/bounded_window`): nearly every such program overflows, widens and reruns."""
+    from npxla.runtime.numpy import bounded_window
+    monkeypatch.setattr(bounded_window, "FIRST", 1)
+    monkeypatch.setattr(bounded_window, "MIN_AXIS", 4)
+    report = run_campaign(range(2000, 2012), DEFAULT_FEATURES, shrink_seconds=30)
+    assert not report.failures, "\n" + _message(report)
+
+
 def _slow_seeds():
     count = int(os.environ.get("NPXLA_FUZZ_COUNT", "100000"))
     first = int(os.environ.get("NPXLA_FUZZ_SEED", "1000000"))

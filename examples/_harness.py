@@ -12,6 +12,12 @@ describing its inputs per size and how closely npxla must match NumPy:
 function (`fn.__wrapped__`) and the compiled one on the same inputs, checks the results
 and prints both timings; `tests/test_examples.py` calls `EXAMPLE.check("small")`.
 `python examples/_harness.py [--size medium] [names...]` prints one table for all.
+
+`--peers` (both entry points) also runs the same unmodified source with Numba
+(`numba.njit(fn.__wrapped__)`) and `jax.jit(fn.__wrapped__)` where installed, checks
+each against NumPy and times it (examples/_peers.py). `--cold` bypasses npxla's disk
+cache so that its first call compiles. To compare first-call times across sizes, run
+once per size: `--size medium --cold`, then `--size large --cold`.
 """
 from __future__ import annotations
 
@@ -85,18 +91,23 @@ class Example:
                                  f"{result.detail}")
         return result
 
-    def report(self, size: str = "medium", budget: float = 3.0) -> dict:
+    def report(self, size: str = "medium", budget: float = 3.0, peers: bool = False) -> dict:
         """Check and time both implementations. The first calls (for npxla: conversion,
         staging and XLA compilation) are timed apart from the median of later calls;
-        every call gets fresh copies of the inputs (copying is not timed)."""
+        every call gets fresh copies of the inputs (copying is not timed). `peers=True`
+        adds Numba and jax.jit on the same source under "peers" (name -> PeerResult)."""
         args = self.inputs(size)
         expected, np_first = _call(self.fn.__wrapped__, args)
         got, jit_first = _call(self.fn, args)
         comparison = self._verdict(size, expected, got)
-        return {"name": self.name, "size": size, "n": self.sizes[size],
-                "comparison": comparison,
-                "numpy": _repeat(self.fn.__wrapped__, args, np_first, budget),
-                "npxla": _repeat(self.fn, args, jit_first, budget)}
+        r = {"name": self.name, "size": size, "n": self.sizes[size],
+             "comparison": comparison,
+             "numpy": _repeat(self.fn.__wrapped__, args, np_first, budget),
+             "npxla": _repeat(self.fn, args, jit_first, budget), "peers": {}}
+        if peers:
+            from _peers import run_peers
+            r["peers"] = run_peers(self, args, expected, budget)
+        return r
 
     def main(self, argv=None):
         parser = argparse.ArgumentParser(description=self.description or self.name)
@@ -105,12 +116,14 @@ class Example:
                             help="seconds of repeated runs per implementation")
         parser.add_argument("--cold", action="store_true",
                             help="bypass npxla's disk cache so that the first call compiles")
+        parser.add_argument("--peers", action="store_true",
+                            help="also check and time numba.njit and jax.jit on the source")
         ns = parser.parse_args(argv)
         if ns.cold:
             os.environ["NPXLA_CACHE_DIR"] = "off"
         print(f"{self.name} ({ns.size}, n={self.sizes[ns.size]})"
               + (f": {self.description}" if self.description else ""))
-        r = self.report(ns.size, ns.budget)
+        r = self.report(ns.size, ns.budget, peers=ns.peers)
         print(format_report(r))
         return r
 
@@ -184,6 +197,9 @@ def format_report(r) -> str:
         f"disk cache)",
         f"  speed-up (median): {t_np.median / t_jit.median:.2f}x",
     ]
+    if r.get("peers"):
+        from _peers import format_peer
+        lines += [format_peer(p, t_np.median, _ms) for p in r["peers"].values()]
     return "\n".join(lines)
 
 
@@ -201,13 +217,16 @@ def run_all(argv=None):
     parser = argparse.ArgumentParser(description="check and time every example")
     parser.add_argument("--size", choices=SIZES, default="medium")
     parser.add_argument("--budget", type=float, default=2.0)
+    parser.add_argument("--peers", action="store_true",
+                        help="add rows for numba.njit and jax.jit on the same source")
     parser.add_argument("names", nargs="*", help="examples to run (default: all)")
     ns = parser.parse_args(argv)
     print(f"{'example':22s} {'n':>9s} {'max |err|':>10s} {'NumPy':>11s} "
           f"{'npxla 1st':>11s} {'npxla':>11s} {'speed-up':>9s}")
     for name in ns.names or example_names():
         try:
-            r = importlib.import_module(name).EXAMPLE.report(ns.size, ns.budget)
+            r = importlib.import_module(name).EXAMPLE.report(ns.size, ns.budget,
+                                                             peers=ns.peers)
         except Exception as e:                       # report it, go on with the others
             message = getattr(e, "message", None) or str(e).splitlines()[-1]
             print(f"{name:22s} FAILED: {type(e).__name__}: {message}")
@@ -216,6 +235,10 @@ def run_all(argv=None):
         print(f"{name:22s} {r['n']:9d} {r['comparison'].max_abs_err:10.2e} "
               f"{_ms(t_np.median)} {_ms(t_jit.first)} {_ms(t_jit.median)} "
               f"{t_np.median / t_jit.median:8.2f}x", flush=True)
+        if r["peers"]:
+            from _peers import table_row
+            for p in r["peers"].values():
+                print(table_row(p, t_np.median, _ms), flush=True)
 
 
 if __name__ == "__main__":

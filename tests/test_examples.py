@@ -23,7 +23,7 @@ NAMES = _harness.example_names(EXAMPLES)     # every examples/*.py but demo, ker
 def test_the_required_examples_exist():
     required = {"nbody", "mandelbrot", "heat2d", "jacobi", "gauss_seidel", "kmeans",
                 "power_iteration", "game_of_life", "floyd_warshall", "black_scholes",
-                "horner"}
+                "horner", "cholesky", "levinson_durbin", "radial_profile", "csr_matvec"}
     assert required <= set(NAMES)
 
 
@@ -43,6 +43,55 @@ def test_main_prints_check_and_timings(capsys):
     assert report["comparison"].ok and report["npxla"].runs >= 3
     for word in ("matches NumPy", "NumPy : first call", "npxla : first call", "speed-up"):
         assert word in out
+
+
+def test_main_with_peers_prints_numba_and_jax_rows(capsys):
+    report = importlib.import_module("csr_matvec").EXAMPLE.main(
+        ["--peers", "--budget", "0", "--size", "small"])
+    out = capsys.readouterr().out
+    assert report["comparison"].ok and set(report["peers"]) == {"numba", "jax.jit"}
+    jax_row = next(line for line in out.splitlines() if line.startswith("  jax.jit:"))
+    assert report["peers"]["jax.jit"].status in jax_row
+    numba_row = next(line for line in out.splitlines() if line.startswith("  numba :"))
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        assert "not installed" in numba_row
+        pytest.skip("numba is not installed")
+    numba_result = report["peers"]["numba"]
+    assert numba_result.status == "ok" and numba_result.timing.runs >= 3
+    assert "first call" in numba_row and "speed-up" in numba_row
+
+
+def test_peer_statuses(monkeypatch):
+    import _peers
+
+    def missing(fn):
+        raise ImportError("no such package")
+
+    def wrong(fn):
+        return lambda x: x + 1
+
+    def raising(fn):
+        def call(x):
+            raise ValueError("cannot")
+        return call
+
+    monkeypatch.setattr(_peers, "_COMPILERS", {"missing": missing, "wrong": wrong,
+                                               "raising": raising})
+    monkeypatch.setattr(_peers, "PEERS", ("missing", "wrong", "raising"))
+
+    def fn(x):
+        return x * 2
+
+    fn.__wrapped__ = fn
+    example = _harness.Example(fn, lambda n, rng: (np.arange(n, dtype=float),),
+                               sizes=dict.fromkeys(_harness.SIZES, 3))
+    peers = example.report("small", budget=0, peers=True)["peers"]
+    assert peers["missing"].status == "not installed"
+    assert peers["wrong"].status == "differs" and peers["wrong"].timing is None
+    assert peers["raising"].status == "fails: ValueError"
+    assert "not installed" in _harness.format_report(example.report("small", 0, True))
 
 
 def test_example_runs_as_a_script():

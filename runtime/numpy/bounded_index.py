@@ -30,6 +30,7 @@ from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy.bounded_window import speculate
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.errorflags import check
+from npxla.runtime.numpy.registry import dispatch
 from npxla.runtime.numpy.slicing import _expand, fixed_window, is_int
 
 _I64 = np.dtype(np.int64)
@@ -306,21 +307,34 @@ def _ranks(mask):
     return m, run, count, n
 
 
-def compact(x: AbstractArray, mask: AbstractArray) -> BoundedArray:
+def compact(x: AbstractArray, mask: AbstractArray, keep=False) -> BoundedArray:
     """`x[mask]` for a mask over x's leading axes: the selected rows, in order, at the
-    front of a buffer with one row per mask element."""
+    front of a buffer with one row per mask element. `keep`: also record the rows and
+    the mask as they are (`BoundedArray.selection`), with the count from a sum of the
+    mask rather than from the scan, so that a program that only reduces the selection
+    computes neither the scan nor the scatter."""
     m, run, count, n = _ranks(mask)
     rows, _ = _flat(x, mask.ndim)
+    if keep and n:
+        rows = AbstractArray(rows.shape, rows.dtype, ir=rows.ir, deps=rows.deps)
+        count = dispatch(np.sum, (cast_to(m, _I64),), {})
+        out = _compacted(rows, m, run, count, n, mask.deps)
+        out.selection = (rows, m, out.buf.ir)
+        return out
     if n == 0:
         return BoundedArray(rows, (B.Extent(0, 0),) + (None,) * (rows.ndim - 1),
                             deps=mask.deps)
+    return _compacted(rows, m, run, count, n, mask.deps)
+
+
+def _compacted(rows, m, run, count, n, deps):
     dest = S.select(m, _minus_one(run),
                     broadcast_to_shape(as_abstract(np.int64(n)), (n,)))
-    zeros = broadcast_to_shape(as_abstract(np.zeros((), x.dtype)), rows.shape)
+    zeros = broadcast_to_shape(as_abstract(np.zeros((), rows.dtype)), rows.shape)
     buf = G.scatter(zeros, S.reshape(dest, shape=(n, 1)), rows, kind="replace") if n \
         else zeros
     return BoundedArray(buf, (B.Extent(0, count),) + (None,) * (rows.ndim - 1),
-                        deps=mask.deps)
+                        deps=deps)
 
 
 def _minus_one(run):

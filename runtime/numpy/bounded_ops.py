@@ -15,9 +15,10 @@ import inspect
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from npxla.runtime.staging.abstract import is_abstract
+from npxla.runtime.staging.abstract import as_abstract, is_abstract
 from npxla.runtime.staging.bounded import BoundedArray, is_bounded
 from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.errorflags import check
@@ -62,7 +63,51 @@ def elementwise(fn, args, kwargs):
     deps = B.extent_deps(*ops)
     if isinstance(result, tuple):
         return tuple(B.make(r, ext, deps) for r in result)
-    return B.make(result, ext, deps)
+    out = B.make(result, ext, deps)
+    if is_bounded(out) and getattr(fn, "__name__", "") not in _PAD_SENSITIVE:
+        _keep_selection(out, fn, args, kwargs)
+    return out
+
+
+def _selected(b):
+    """(rows, flat mask) of a mask selection whose buffer nothing wrote since, or None."""
+    sel = b.selection if is_bounded(b) else None
+    if sel is None or b.buf.ir != sel[2]:
+        return None
+    return sel[0], sel[1]
+
+
+def _keep_selection(out, fn, args, kwargs):
+    """Give `out` the selection of its operands when all of them select with one mask
+    and every other array broadcasts along the selected axis (its elements then stay
+    where the mask put them)."""
+    mask, new = None, list(args)
+    for k, a in enumerate(args):
+        if is_bounded(a):
+            sel = _selected(a)
+            if sel is None or (mask is not None and sel[1] is not mask):
+                return
+            new[k], mask = sel
+        elif is_abstract(a) or isinstance(a, np.ndarray):
+            shape = np.shape(a)
+            if len(shape) >= out.ndim and shape[len(shape) - out.ndim] != 1:
+                return
+    rows = dispatch(fn, tuple(new), kwargs)
+    if is_abstract(rows) and rows.shape == out.bound:
+        out.selection = (rows, mask, out.buf.ir)
+
+
+def _unordered_filled(b, value, axes):
+    """`B.filled` for reductions that ignore the order of the elements: for a mask
+    selection reduced along its selected axis, the rows with the unselected ones
+    replaced by `value`, in place (no compaction)."""
+    sel = _selected(b) if 0 in axes else None
+    if sel is None:
+        return B.filled(b, value, axes)
+    rows, mask = sel
+    keep = S.reshape(mask, shape=mask.shape + (1,) * (rows.ndim - 1))
+    fill = as_abstract(np.asarray(value, rows.dtype))
+    return dispatch(np.where, (keep, rows, fill), {})
 
 
 def _safe(x):
@@ -93,6 +138,8 @@ REDUCTIONS = {
     "all": (lambda d: True, False), "count_nonzero": (lambda d: 0, False),
     "argmax": (_lowest, True), "argmin": (_highest, True),
 }
+# reductions whose result does not depend on where the elements are
+_UNORDERED = frozenset(REDUCTIONS) - {"argmax", "argmin"}
 _EMPTY = {"max": "maximum", "amax": "maximum", "min": "minimum", "amin": "minimum"}
 
 
@@ -138,7 +185,8 @@ def reduction(fn, name, args, kwargs):
     dyn = [a for a in axes if b.ext[a] is not None]
     if nonempty:
         _check_nonempty(b, dyn, name)
-    buf = B.filled(b, pad(b.dtype), dyn)
+    buf = _unordered_filled(b, pad(b.dtype), dyn) if name in _UNORDERED else \
+        B.filled(b, pad(b.dtype), dyn)
     call = {k: v for k, v in params.items() if k not in ("out",)}
     result = dispatch(fn, (buf,), call)
     if name in ("argmax", "argmin"):
@@ -190,7 +238,7 @@ def _mean(b, axes, dtype, keepdims):
     if dtype is None:
         dtype = np.mean(np.zeros(1, b.dtype)).dtype
     dyn = [a for a in axes if b.ext[a] is not None]
-    total = dispatch(np.sum, (B.filled(b, 0, dyn),),
+    total = dispatch(np.sum, (_unordered_filled(b, 0, dyn),),
                      {"axis": axes, "dtype": dtype, "keepdims": keepdims})
     n = cast_to(B.traced(_count(b, axes)), np.dtype(dtype) if np.dtype(dtype).kind in "fc"
                 else np.float64)
@@ -208,7 +256,8 @@ def _var(b, axes, name, params):
         if d.dtype.kind == "c" else elementwise(np.square, (d,), {})
     sq = sq if is_bounded(sq) else B.make(sq, (None,) * sq.ndim)
     dyn = [a for a in axes if b.ext[a] is not None]
-    total = dispatch(np.sum, (B.filled(sq, 0, dyn),), {"axis": axes, "keepdims": keepdims})
+    total = dispatch(np.sum, (_unordered_filled(sq, 0, dyn),),
+                     {"axis": axes, "keepdims": keepdims})
     n = B.sub(_count(b, axes), ddof)
     n = cast_to(B.traced(B.maximum(n, 0)), total.dtype if total.dtype.kind == "f"
                 else np.float64)

@@ -176,4 +176,5 @@ def extract(condition, arr):
     if cond.size != arr.size:
         raise ValueError("np.extract needs a condition with as many elements as the array "
                          f"({cond.size} and {arr.size})")
-    return compact(S.reshape(arr, shape=(arr.size,)), S.reshape(cond, shape=(cond.size,)))
+    return compact(S.reshape(arr, shape=(arr.size,)), S.reshape(cond, shape=(cond.size,)),
+                   keep=True)

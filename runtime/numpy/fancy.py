@@ -54,7 +54,7 @@ def read(x, items, mode="raise"):
     p = plan(x, items)
     if p.has_mask:
         if len(items) == 1 and items[0][0] == "bool":
-            return compact(x, items[0][1])      # x[mask]: a bounded array
+            return compact(x, items[0][1], keep=True)    # x[mask]: a bounded array
         refuse_mask_read()
     idx = indices(p, mode)
     y = operand(p, x)

@@ -47,7 +47,7 @@ bounded_layer = BoundedLayer()
 
 
 class BoundedArray:
-    __slots__ = ("buf", "ext", "deps", "extent_deps", "weak", "__weakref__")
+    __slots__ = ("buf", "ext", "deps", "extent_deps", "weak", "selection", "__weakref__")
     __array_priority__ = 2000
 
     def __init__(self, buf, ext, deps=frozenset()):
@@ -62,6 +62,11 @@ class BoundedArray:
                     self.extent_deps |= getattr(v, "deps", frozenset())
         self.deps = self.extent_deps | buf.deps
         self.weak = False
+        # for `x[mask]` and what elementwise ops make of it: (rows, flat mask, the
+        # buffer's value then): the same elements in place, unselected ones among them.
+        # Reductions that ignore order read it instead of the compacted buffer (XLA then
+        # drops the compaction, a scan and a scatter); a write to the buffer voids it.
+        self.selection = None
 
     @property
     def dtype(self):

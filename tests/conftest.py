@@ -14,6 +14,10 @@ os.environ.setdefault("NPXLA_CACHE_DIR", "off")
 # `NPXLA_TEST_DEVICE=gpu python -m pytest tests/runtime` runs the differential suite
 # (and every other jit call) on the GPU. Set through NPXLA_DEVICE, which `jit` reads;
 # subprocesses started by tests inherit it.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # one XLA:CPU thread per test worker: the workers already fill the cores
+    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                                       "intra_op_parallelism_threads=1")
 TEST_DEVICE = os.environ.get("NPXLA_TEST_DEVICE", "").strip() or "cpu"
 os.environ["NPXLA_DEVICE"] = TEST_DEVICE
 

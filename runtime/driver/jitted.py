@@ -570,8 +570,11 @@ class JittedFunction:
         return Lowered(staged, self.device)
 
     def clear_cache(self):
+        """Forget every executable, and the speculative windows' lengths learnt so far."""
         self._cache.clear()
         self._fast.clear()
+        if self._windows is not None:
+            self._windows = {}
         self.__dict__.get("_build_locks", {}).clear()
 
     def __get__(self, obj, objtype=None):

@@ -2,6 +2,8 @@
 meshgrid, indices, mgrid/ogrid vs NumPy: dtypes, shapes, axes, views, traced arguments."""
 import numpy as np
 import pytest
+
+from matrix import alternate
 from hypothesis import given, settings, strategies as st
 
 from differential import check, random_array
@@ -29,7 +31,7 @@ def arrange_all(x):
             np.diag(x[0, 0], -1), np.meshgrid(x[0, 0], x[1, :, 0]))
 
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", alternate(DTYPES))
 def test_dtypes(dt):
     check(arrange_all, data((2, 3, 4), dt))
 

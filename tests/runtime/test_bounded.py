@@ -5,6 +5,8 @@ import warnings
 
 import numpy as np
 import pytest
+
+from matrix import alternate
 from hypothesis import given, settings, strategies as st
 
 from npxla import jit
@@ -320,7 +322,7 @@ RESULT_FNS = [negatives, rows_where, nonzero, where_one, flatnonzero, argwhere, 
 
 
 @pytest.mark.parametrize("fn", RESULT_FNS, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+@pytest.mark.parametrize("dtype", alternate([np.float64, np.int64]))
 def test_data_dependent_results(fn, dtype):
     x = RNG.integers(-3, 4, (4, 5)).astype(dtype)
     check(fn, x)

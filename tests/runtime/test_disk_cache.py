@@ -138,12 +138,14 @@ def test_a_new_process_reuses_the_executable(cache_dir):
     assert second == (9.0, 0)                # loaded from disk, no XLA compile
 
 
+@pytest.mark.slow     # heavy: CI's slow run covers it (tests/matrix.py)
 def test_changed_global_value_is_a_different_key(cache_dir):
     assert run_script(cache_dir, scale=2.0) == (9.0, 1)
     assert run_script(cache_dir, scale=3.0) == (12.0, 1)
     assert run_script(cache_dir, scale=2.0) == (9.0, 0)
 
 
+@pytest.mark.slow     # heavy: CI's slow run covers it (tests/matrix.py)
 def test_corrupt_entry_is_recompiled_not_loaded(cache_dir):
     run_script(cache_dir)
     for name in entries(cache_dir):

@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
+from matrix import alternate
+
 from differential import check
 from npxla import jit
 
@@ -61,7 +63,7 @@ SOURCE_VALUES = {
 }
 
 
-@pytest.mark.parametrize("src", ALL, ids=name)
+@pytest.mark.parametrize("src", alternate(ALL, ids=name))
 def test_astype_every_pair(src):
     kind = np.dtype(src).kind
     values = np.array(SOURCE_VALUES[kind], dtype=object if kind in "iu" else None)

@@ -370,6 +370,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow     # heavy: CI's slow run covers it (tests/matrix.py)
 def test_disk_cache_key_covers_module_attributes(tmp_path):
     here = tmp_path / "prog"
     here.mkdir()

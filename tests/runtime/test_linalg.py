@@ -2,6 +2,8 @@
 modes and orders, empty inputs, errors; singular/non-PD matrices raise LinAlgError."""
 import numpy as np
 import pytest
+
+from matrix import dtype_in, slow_except
 from hypothesis import given, settings, strategies as st
 
 from differential import check, tolerance
@@ -13,6 +15,8 @@ import npxla.runtime.numpy.linalg_common as _impl
 RNG = np.random.default_rng(7)
 FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
 DTYPES = FLOATS + [np.int64]
+# single precision repeats the float64/complex128 paths: CI's slow run covers it
+DTYPES_SPLIT = slow_except(DTYPES, dtype_in(np.float64, np.complex128, np.int64))
 LinAlgError = np.linalg.LinAlgError
 needs_error_class = pytest.mark.skipif(
     not _impl._CHECK_TAKES_ERROR,
@@ -58,7 +62,7 @@ def lu_family(a, b, B):
             np.linalg.det(a), sign, logdet)
 
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", DTYPES_SPLIT)
 def test_lu_family(dt):
     check(lu_family, mat((3, 3), dt), mat((3,), dt), mat((3, 2), dt), **tol(dt))
 
@@ -215,7 +219,7 @@ def test_tensorinv_tensorsolve():
 
 # --- Cholesky, QR ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", DTYPES_SPLIT)
 def test_cholesky(dt):
     def f(a):
         return np.linalg.cholesky(a), np.linalg.cholesky(a, upper=True)
@@ -269,7 +273,7 @@ def test_qr_results_and_modes():
 
 # --- eigenvalues -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", DTYPES_SPLIT)
 def test_eigh(dt):
     def f(a):
         w, v = np.linalg.eigh(a)
@@ -353,7 +357,7 @@ def test_svd_result_fields_and_empty():
     check(lambda a: tuple(np.linalg.svd(a)), np.ones((0, 3)))
 
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", DTYPES_SPLIT)
 def test_pinv_rank_cond(dt):
     def f(a, sq):
         return (np.linalg.pinv(a), np.linalg.matrix_rank(a), np.linalg.cond(sq),
@@ -521,6 +525,7 @@ def test_linalg_in_loop():
 @given(st.lists(st.integers(1, 3), min_size=0, max_size=2),
        st.lists(st.integers(1, 3), min_size=0, max_size=2),
        st.sampled_from([None, 1, 2]))
+@pytest.mark.slow     # heavy: CI's slow run covers it (tests/matrix.py)
 def test_solve_batch_broadcasting(ba, bb, k):
     ba, bb = tuple(ba), tuple(bb)
     try:

@@ -31,6 +31,7 @@ def test_dtypes(dt):
           **tol(dt))
 
 
+@pytest.mark.slow     # heavy: CI's slow run covers it (tests/matrix.py)
 def test_integer_wraparound():
     a = np.full((2, 40), 100, np.int8)
     b = np.full((40, 3), 7, np.int8)

@@ -1,6 +1,7 @@
 """Property tests: binary ufuncs/operators promote (NEP 50, weak Python scalars) and
 broadcast exactly like NumPy for random dtype pairs and broadcastable shapes."""
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from differential import check
@@ -65,6 +66,7 @@ def with_scalar(x, s):
 @SETTINGS
 @given(st.sampled_from(DTYPES), st.sampled_from([1, 3, -2, 1.5, 2j, True]),
        st.sampled_from([(), (3,), (2, 1)]), st.booleans())
+@pytest.mark.slow     # heavy: CI's slow run covers it (tests/matrix.py)
 def test_weak_python_scalar_promotion(dx, scalar, shape, numpy_scalar):
     """Python scalars stay weak (NEP 50); NumPy scalars of the same value are strong."""
     s = np.asarray(scalar)[()] if numpy_scalar else scalar

@@ -2,6 +2,8 @@
 argpartition, searchsorted, and the in-place ndarray.sort / ndarray.partition."""
 import numpy as np
 import pytest
+
+from matrix import alternate
 from hypothesis import given, settings, strategies as st
 
 from differential import check, random_array
@@ -225,8 +227,8 @@ def search_forms(a, v):
             a.searchsorted(v, "left"), np.searchsorted(a, v, side="right"))
 
 
-@pytest.mark.parametrize("dt", [np.bool_, np.int8, np.uint16, np.int64, np.uint64,
-                                np.float16, np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("dt", alternate([np.bool_, np.int8, np.uint16, np.int64, np.uint64,
+                                          np.float16, np.float32, np.float64, np.complex128]))
 def test_searchsorted_dtypes(dt):
     a = np.sort(data((9,), dt))
     v = data((3, 4), dt)

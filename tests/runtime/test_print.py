@@ -5,7 +5,7 @@ import sys
 import numpy as np
 import pytest
 
-import npxla.runtime.driver.jitted
+import npxla.runtime.driver.compiled
 from npxla import jit
 
 
@@ -137,13 +137,13 @@ def twice(x):
 
 def test_prints_at_run_time_on_every_call_and_compiles_once(capsys, monkeypatch):
     compiles = []
-    original = npxla.runtime.driver.jitted.compile_module
+    original = npxla.runtime.driver.compiled.compile_module
 
     def counting(*args, **kwargs):
         compiles.append(args)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(npxla.runtime.driver.jitted, "compile_module", counting)
+    monkeypatch.setattr(npxla.runtime.driver.compiled, "compile_module", counting)
     g = jit(twice)
     g.lower(np.arange(3.0))            # staging and lowering print nothing
     assert capsys.readouterr().out == ""

@@ -96,8 +96,8 @@ def test_quantile_methods(method):
     check(nan, with_nans(data((4, 5), np.float64)))
 
 
-@pytest.mark.parametrize("method", ["linear", "lower", "nearest", "midpoint", "hazen",
-                                    "inverted_cdf"])
+@pytest.mark.parametrize("method", alternate(["linear", "lower", "nearest", "midpoint", "hazen",
+                                    "inverted_cdf"]))
 def test_traced_q(method):
     # q values off the exact rank boundaries: XLA may fuse n * q - 1 into one rounding
     def f(x, q):
@@ -177,8 +177,8 @@ def nan_forms(x):
                                                                    keepdims=True))
 
 
-@pytest.mark.parametrize("dt", [np.bool_, np.int8, np.uint16, np.int64, np.float16,
-                                np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("dt", alternate([np.bool_, np.int8, np.uint16, np.int64, np.float16,
+                                np.float32, np.float64, np.complex64, np.complex128]))
 def test_nan_reductions(dt):
     x = data((4, 5), dt)
     if np.dtype(dt).kind in "fc":

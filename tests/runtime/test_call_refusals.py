@@ -13,6 +13,8 @@ import statistics
 import numpy as np
 import pytest
 
+from matrix import alternate
+
 from differential import check
 from npxla import jit
 from npxla.transpiler.base.errors import (DTypeError, LibraryCallError,
@@ -335,7 +337,7 @@ def _store_sum(a, x):
     (_store, (float("nan"),)), (_store, (float("inf"),)), (_store, (-3.5,)),
     (_store_sum, (np.array([600.0, 400.7]),)), (_store_sum, (np.array([60.0, 40.7]),)),
 ])
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64])
+@pytest.mark.parametrize("dtype", alternate([np.int8, np.uint8, np.int64]))
 def test_scalar_stored_into_integer_array_overflows_like_numpy(fn, args, dtype):
     from npxla import jit
     if fn is _store_sum and dtype == np.uint8 and args[0].sum() > 255:

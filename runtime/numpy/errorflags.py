@@ -51,9 +51,7 @@ def check(flag, message, error=IndexError, payload=None):
     site = (message, where)
     handle = trace.payload_sites.get(site)
     if handle is None:
-        handle = AbstractArray((), np.int64, const=np.zeros((), np.int64))
-        handle._born = -1
-        trace.payload_sites[site] = handle
+        handle = trace.payload_sites[site] = _state_handle(np.int64)
     handle.assign(dispatch(np.where, (flag, value, handle), {}))
     trace.add_error_check(flag, (error, message, where, handle))
 

@@ -5,6 +5,7 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.core import Primitive
+from npxla.runtime.lowering.inplace import update_slice
 
 
 convert = Primitive(
@@ -78,7 +79,7 @@ dynamic_slice = Primitive(
 dynamic_update_slice = Primitive(
     "dynamic_update_slice",
     typing=lambda a, upd, *idx: a,
-    lowering=lambda t, x, upd, *idx: hlo.DynamicUpdateSliceOp(x, upd, list(idx)).result,
+    lowering=lambda t, x, upd, *idx: update_slice(x, upd, idx),
 )
 
 

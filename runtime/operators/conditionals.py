@@ -30,6 +30,7 @@ from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset
                                            index_tree, lift, reflatten, unify, zeros)
 from npxla.runtime.staging.variables import UndefinedReturnValue
 from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.inplace import update_slice
 from npxla.runtime.numpy.bounded_core import same_value
 from npxla.runtime.numpy.errorflags import check_raises
 from npxla.runtime.numpy.registry import dispatch
@@ -334,7 +335,7 @@ def _merge(pred, plan):
              hlo.DynamicSliceOp(base, starts, ir.DenseI64ArrayAttr.get(shape)).result
              for u in (ut, uf)]
     update = hlo.SelectOp(pred.ir, *sides).result
-    return hlo.DynamicUpdateSliceOp(base, update, starts).result
+    return update_slice(base, update, starts)
 
 
 def _cheap(block, large=frozenset()):

@@ -68,3 +68,17 @@ def element_count(t) -> int | None:
     for d in t.shape:
         n *= d
     return n
+
+
+_LOWERED = tuple(np.dtype(d) for d in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128"))
+
+
+def dtype_of(t) -> np.dtype:
+    """The NumPy dtype of a ranked tensor type's elements (inverse of `element_type`)."""
+    et = ir.RankedTensorType(t).element_type
+    for dtype in _LOWERED:
+        if element_type(dtype) == et:
+            return dtype
+    raise TypeError(f"no NumPy dtype for MLIR element type {et}")

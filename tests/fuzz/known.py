@@ -28,6 +28,8 @@ class Known:
 #   view-written-in-loop, param-rebound-in-loop, data-dependent-raise,
 #   empty-data-dependent-branch, isinstance-on-arrays
 #   bounded-broadcast-one, bounded-norm-call (run-time lengths, gen_bounded.py)
+#   inplace-update-reads-its-own-row-after-mask-write (an XLA:CPU fusion bug worked
+#   around in runtime/lowering/inplace.py)
 KNOWN: list = [
     # not a generator family (feature None): XLA on the CPU rewrites `np.mean(y) + 2.0`
     # into a fused multiply-add with the reciprocal of the count, so a sum that NumPy
@@ -38,18 +40,6 @@ KNOWN: list = [
           "multiply-add (`np.mean(y) + 2.0` is 1.1e-16, not 0.0), and a data-dependent "
           "`if` on the result takes the other branch",
           r"if np\.mean\(\w+(, axis=None)?\) \+ 2\.0:"),
-    # not a generator family: found by the slow campaign (seed 1000006) on 2026-11-27,
-    # present before that stop's changes too. Rows 1-2 come out multiplied by row 0
-    # *after* its update, as if y[0] were not copied before the in-place multiply.
-    # Isolated so far: the staged module compiled and run directly (no write-back plan)
-    # is already wrong, and stays wrong with XLA's fusion passes disabled; the same
-    # update without the mask write before it is right. Next: reduce the module itself
-    Known("inplace-update-reads-its-own-row-after-mask-write", None,
-          "after a boolean-mask assignment `y[m] = ...`, `y[0:3] *= y[0]` comes back with "
-          "rows 1-2 multiplied by row 0 squared (row 0 read after it was written; "
-          "the staged StableHLO is right, the compiled call is not)",
-          r"(\w+)\[\1 [<>]=? [^\]]+\] = [^\n]*\n(?:[^\n]*\n)*?\s*\1\[[^\]]*:[^\]]*\] \*= "
-          r"\1\[\d+\]"),
 ]
 
 DEFAULT_FEATURES = Features(**{k.feature: False for k in KNOWN if k.feature})

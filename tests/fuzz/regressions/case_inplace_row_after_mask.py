@@ -14,4 +14,4 @@ def ARGS():
 
 
 EXPECTED_BUG = 'mismatch:result:value'
-KNOWN = 'inplace-update-reads-its-own-row-after-mask-write'
+KNOWN = None

@@ -19,6 +19,7 @@ from npxla.runtime.lowering import elementwise_extra as X
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy import pyints
 from npxla.runtime.numpy.convert import broadcast_shapes, broadcast_to_shape, cast_to
+from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.registry import implements, lookup
 from npxla.runtime.numpy.ufunc_core import apply_ufunc, register_outer, register_ufunc
 from npxla.transpiler.base.errors import UnsupportedFunctionError
@@ -174,10 +175,12 @@ def _fmod(a, b):
 
 
 def _power(a, b):
-    """Integer powers wrap like NumPy's; a negative constant exponent raises like NumPy.
-    Traced negative exponents give XLA's integer pow (0 except for bases 1 and -1)."""
-    if is_int(a) and a.dtype.kind == "i" and b.const is not None and (b.const < 0).any():
-        raise ValueError("Integers to negative integer powers are not allowed.")
+    """Integer powers wrap like NumPy's; a negative exponent raises NumPy's ValueError,
+    when staging for a constant one, after the call (a run-time check) for a traced one
+    (XLA's own answer for it even differs between its CPU code generators)."""
+    if is_int(a) and b.dtype.kind == "i":
+        check(cmp(b, full(b, 0), "LT"),
+              "Integers to negative integer powers are not allowed.", error=ValueError)
     return E.power(a, b)
 
 
@@ -384,6 +387,7 @@ def guarded(ufunc, range_check=True):
         if range_check:
             check_weak_ints(args)
         if pyints.applies(ufunc, args) and not kwargs:
+            pyints.check_operands(ufunc, args)
             result = inner(*args)
             pyints.check_result(ufunc, args, result)
             return result

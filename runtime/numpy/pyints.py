@@ -154,6 +154,13 @@ def _statically_safe(ufunc, args):
     return _MIN <= lo and hi <= _MAX
 
 
+def check_operands(ufunc, args):
+    """Checks that come before the result's: checked first, they are the ones reported
+    (a negative power of Python ints is a float in Python, whatever the ufunc says)."""
+    if ufunc is np.power:
+        check(_negative(_strong(args[1])), NEGATIVE_POWER, ValueError)
+
+
 def check_result(ufunc, args, result):
     """Add the run-time checks for `result = ufunc(*args)` (see `applies`)."""
     if type(result) is not AbstractArray or result.dtype != np.int64:
@@ -165,6 +172,4 @@ def check_result(ufunc, args, result):
     if ufunc in _UNARY:
         check(_UNARY[ufunc](ops[0], r), OVERFLOW, OverflowError)
         return
-    if ufunc is np.power:
-        check(_negative(ops[1]), NEGATIVE_POWER, ValueError)
     check(_BINARY[ufunc](ops[0], ops[1], r), OVERFLOW, OverflowError)

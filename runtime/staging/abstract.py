@@ -76,7 +76,7 @@ class AbstractArray:
     @classmethod
     def view_of(cls, base: "AbstractArray", fwd, bwd):
         """A handle whose value is `fwd(base)` and whose writes become `bwd(base, new)`."""
-        first = fwd(base)
+        first = _current(fwd(base))
         view = cls(first.shape, first.dtype, ir=first._ir, const=first._const,
                    weak=first.weak, deps=first.deps)
         view._view = (base, fwd, bwd, base._stamp())
@@ -117,7 +117,7 @@ class AbstractArray:
         base._refresh() if base._view is not None else None
         stamp = base._stamp()
         if stamp != seen:
-            fresh = fwd(base)
+            fresh = _current(fwd(base))
             _journal.record(self, False)
             self._ir, self._const, self.deps = fresh._ir, fresh._const, fresh.deps
             self._view = (base, fwd, bwd, stamp)
@@ -248,6 +248,17 @@ class AbstractArray:
 
     def tolist(self):
         return self._concrete("list").tolist()
+
+
+def _current(h: "AbstractArray") -> "AbstractArray":
+    """A handle whose raw `_ir`/`_const` hold `h`'s value now. A view's fields are only
+    current after a refresh, and a switch's never are (its value is selected from its
+    options when read): `fwd` of an identity view (`x[:]`) hands back the switch itself,
+    and copying its fields gave the value it had when the `if` ended, so every write
+    made since was lost."""
+    if h._view is not None:
+        h._refresh()
+    return h._selected() if h._switch is not None else h
 
 
 def _refuse_ambiguous_alias(where):

@@ -14,10 +14,26 @@ os.environ.setdefault("NPXLA_CACHE_DIR", "off")
 # `NPXLA_TEST_DEVICE=gpu python -m pytest tests/runtime` runs the differential suite
 # (and every other jit call) on the GPU. Set through NPXLA_DEVICE, which `jit` reads;
 # subprocesses started by tests inherit it.
+
+
+def _with_xla_flags(*flags):
+    """XLA_FLAGS plus each of `flags` whose option the user's XLA_FLAGS does not name."""
+    given = os.environ.get("XLA_FLAGS", "")
+    extra = [f for f in flags if f.split("=")[0] not in given]
+    return " ".join([given] + extra).strip()
+
+
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # one XLA:CPU thread per test worker: the workers already fill the cores
-    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
-                                       "intra_op_parallelism_threads=1")
+    os.environ["XLA_FLAGS"] = _with_xla_flags("--xla_cpu_multi_thread_eigen=false",
+                                              "intra_op_parallelism_threads=1")
+# Compile speed: XLA:CPU's LLVM IR emitters compile a test's small programs about twice
+# as fast as its MLIR fusion emitters (the default, which users get: their kernels run
+# faster, up to 3x on some of the benchmark suite). Each test compiles its own programs,
+# so this halves the default run. NPXLA_TEST_XLA=product keeps XLA's defaults; CI runs
+# the whole suite that way as well (.ci/run).
+if os.environ.get("NPXLA_TEST_XLA", "").strip() != "product":
+    os.environ["XLA_FLAGS"] = _with_xla_flags("--xla_cpu_use_fusion_emitters=false")
 TEST_DEVICE = os.environ.get("NPXLA_TEST_DEVICE", "").strip() or "cpu"
 os.environ["NPXLA_DEVICE"] = TEST_DEVICE
 

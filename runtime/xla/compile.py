@@ -1,7 +1,6 @@
 """StableHLO text -> loaded PJRT executable."""
 from __future__ import annotations
 
-import os
 import threading
 
 import numpy as np
@@ -41,23 +40,7 @@ def options_for(device):
     options = xla_client.CompileOptions()
     options.device_assignment = xla_client.DeviceAssignment.create(
         np.array([[device.id]], dtype=np.int32))
-    overrides = PLATFORM_OPTIONS.get(device.platform)
-    if overrides and not _set_by_user(overrides):
-        options.env_option_overrides = list(overrides.items())
     return options
-
-
-# XLA options per platform, chosen by measurement (docs/benchmarks.md, "compile time"):
-# XLA:CPU's MLIR fusion emitters take 2-2.5x longer to compile a program than its
-# LLVM IR emitters (a small program: ~120 ms against ~50 ms; most of a first call),
-# and the compiled kernels ran at the same speed on the benchmark suite.
-PLATFORM_OPTIONS = {"cpu": {"xla_cpu_use_fusion_emitters": False}}
-
-
-def _set_by_user(overrides):
-    """A user who names one of these options in XLA_FLAGS keeps their choice."""
-    flags = os.environ.get("XLA_FLAGS", "")
-    return any(name in flags for name in overrides)
 
 
 def _module_for_callbacks(module_text, platform):

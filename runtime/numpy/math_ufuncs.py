@@ -27,6 +27,7 @@ from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import (dispatch, implements, register_method,
                                           register_property)
 from npxla.runtime.numpy.ufunc_core import apply_ufunc
+from npxla.runtime.numpy.values import fresh
 from npxla.runtime.numpy.arithmetic import LOWERINGS as A
 from npxla.runtime.numpy.ufunc_core import store_out
 
@@ -267,8 +268,7 @@ def round_(x, decimals=0, out=None):
     weak = x.weak
     lower = _round_lower(decimals)
     result = lower(x)
-    result = AbstractArray(result.shape, result.dtype, ir=result._ir, const=result._const,
-                           deps=result.deps) if weak else result
+    result = fresh(result) if weak else result
     if out is not None:
         return store_out("round", out, result, "unsafe")
     return result
@@ -351,9 +351,7 @@ def _scalar_operand(x, fname):
 
 
 def _weak(x, dtype):
-    out = cast_to(x, dtype)
-    return AbstractArray(out.shape, out.dtype, ir=out._ir, const=out._const, weak=True,
-                         deps=out.deps)
+    return fresh(cast_to(x, dtype), weak=True)
 
 
 @implements(builtins.round, family="builtins",

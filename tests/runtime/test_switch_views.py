@@ -28,6 +28,17 @@ def whole_then_view(x, y, n):
     return x[::2] * 1
 
 
+def view_of_a_view(x, y, n):
+    if n:
+        x = y
+    v = x[1:]
+    w = v[::2]
+    w -= 1.0
+    v[0] *= 2.0
+    w += x[0]
+    return v.copy(), w.copy()
+
+
 def staged_while(x, y, n):
     if n:
         x = y
@@ -55,7 +66,7 @@ def copied_on_one_path(x):
     return x
 
 
-CASES = [twice_through_views, whole_then_view, staged_while, traced_slice_in_loop]
+CASES = [twice_through_views, whole_then_view, view_of_a_view, staged_while, traced_slice_in_loop]
 
 
 @pytest.mark.parametrize("n", [0, 1])

@@ -73,7 +73,8 @@ def dynamic_slices(index, shape) -> bool:
 
 def _refuse_step(deps):
     raise ConcretizationError(
-        "a slice with a traced start or stop and a step other than 1 is not supported",
+        "a slice with a traced start or stop and a step other than 1 or -1 is not "
+        "supported",
         deps=deps, hint="slice with step 1 and index the result ([::2]) with static "
                         "bounds, or use a mask")
 
@@ -81,12 +82,14 @@ def _refuse_step(deps):
 def _window(entry, n):
     """(static slice for the buffer, offset, count) of a slice with traced bounds."""
     step = entry.step
-    if step is not None and (_traced_bound(step) or operator.index(step) != 1):
+    if step is not None and (_traced_bound(step) or operator.index(step) not in (1, -1)):
         _refuse_step(B.deps_of(entry.start, entry.stop, step))
     for v in (entry.start, entry.stop):
         if is_bounded(v) or (is_abstract(v) and (v.ndim or v.dtype.kind not in "iub")):
             raise TypeError("slice indices must be integers or None or have an __index__ "
                             "method")
+    if step is not None and operator.index(step) == -1:
+        return _reversed_window(entry, n)
     start = 0 if entry.start is None else B.normalise_bound(entry.start, n)
     stop = n if entry.stop is None else B.normalise_bound(entry.stop, n)
     ks, ke = B.known(start), B.known(stop)
@@ -98,6 +101,29 @@ def _window(entry, n):
         offset = B.minimum(start, ke)
         return slice(None, ke), offset, B.maximum(B.sub(ke, start), 0)
     return slice(None), start, B.maximum(B.sub(stop, start), 0)
+
+
+def _reversed_window(entry, n):
+    """`x[start:stop:-1]` is a step-1 window of the reversed axis: its buffer is the
+    view `x[::-1]` (writes go through it), where element i of the axis sits at
+    n - 1 - i. Bounds are normalised as `slice.indices` does for a negative step:
+    negatives count from the end, then clipped to [-1, n - 1]; None means the end
+    (start) or past the beginning (stop)."""
+    start = n - 1 if entry.start is None else _down_bound(entry.start, n)
+    stop = -1 if entry.stop is None else _down_bound(entry.stop, n)
+    return slice(None, None, -1), B.sub(n - 1, start), B.maximum(B.sub(start, stop), 0)
+
+
+def _down_bound(v, n):
+    k = B.known(v)
+    if k is not None:
+        return min(max(k + n if k < 0 else k, -1), n - 1)
+    v = B.traced(v)
+    rng = B.value_range(v)
+    if rng is not None and -1 <= rng[0] and rng[1] <= n - 1:
+        return v
+    wrapped = S.select(B.compare(v, 0, "LT"), B.add(v, n), v)
+    return B.clip(wrapped, -1, n - 1)
 
 
 def slice_dynamic(x: AbstractArray, index, getitem) -> BoundedArray:

@@ -517,3 +517,13 @@ def test_handler_types_are_read_after_a_body_that_always_returns():
         except (TypeError, ValueError):
             return x
     """) == []
+
+
+def test_data_bounds_with_step_one_or_minus_one_are_clean_other_steps_flagged():
+    assert codes("""
+    @jit
+    def f(x, ij):
+        i = ij[0]
+        a = x[i:0:-1].sum() + x[:i].sum() + x[i::-1].sum()
+        return a + x[i::2].sum()
+    """) == [(5, "NPX122")]

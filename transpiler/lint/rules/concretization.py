@@ -125,7 +125,7 @@ class TracedShape(Rule):
             if not isinstance(part, ast.Slice):
                 continue
             # a traced step is never compiled; traced bounds are (npxla gives the slice
-            # a length known at run time, docs/semantics.md) when the step is 1
+            # a length known at run time, docs/semantics.md) when the step is 1 or -1
             if part.step is not None and \
                     traced_level(ctx.value(part.step)) >= self.threshold:
                 self.report(ctx, part.step, what="a slice step")
@@ -137,13 +137,14 @@ class TracedShape(Rule):
                     self.report(ctx, bound, what="a slice bound")
                     return
                 if part.step is not None and not _unit_step(ctx.value(part.step)):
-                    self.report(ctx, bound, what="a slice bound with a step other than 1")
+                    self.report(ctx, bound,
+                                what="a slice bound with a step other than 1 or -1")
                     return
 
 
 def _unit_step(v):
-    """Whether a static slice step is 1 (or not known: no finding on a guess)."""
-    return not v.has_const or v.const == 1
+    """Whether a static slice step is 1 or -1 (or not known: no finding on a guess)."""
+    return not v.has_const or v.const in (1, -1)
 
 
 def _range_level(v):

@@ -129,7 +129,7 @@ class Compiled:
         finally:
             if plan is not None:
                 plan.keep(outs, self.device)
-        return self._results(outs, output)
+        return self._results(outs, output, leaves)
 
     def check(self, outs):
         """Raise the NumPy exception of the first run-time check that failed."""
@@ -145,5 +145,5 @@ class Compiled:
                     raise WindowOverflow(needs)
                 raise raise_for(messages[int(np.argmax(flags))], payloads)
 
-    def _results(self, outs, output):
-        return build_result(self.staged, outs, output)
+    def _results(self, outs, output, leaves):
+        return build_result(self.staged, outs, output, leaves)

@@ -78,6 +78,8 @@ class JittedFunction:
     in, uploads the arguments, runs and rebuilds NumPy results and write-backs. Calls
     from other compiled code (`__npxla_jitted__`) inline its converted function."""
     __npxla_jitted__ = True
+    # a result that is an array argument is the caller's object, as in NumPy
+    _returns_arguments = True
 
     def __init__(self, fn, *, static_argnums=(), static_argnames=(), device=None,
                  output="numpy"):
@@ -381,7 +383,9 @@ class JittedFunction:
                                    unrolled=frozenset(unrolled),
                                    user_error=raises_at_run_time,
                                    platform=self.device.platform,
-                                   windows=windows)
+                                   windows=windows,
+                                   arguments_returned=self._returns_arguments and
+                                   self._output == "numpy")
             except (ConcretizationError, ContainerMutation) as e:
                 if self._widen_static(e, leaves + implicit, static, unrolled, env,
                                       len(leaves)):

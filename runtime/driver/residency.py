@@ -75,7 +75,9 @@ def run_resident(compiled, leaves, output, holders):
             holders[i]._replace(outs[k])
         else:
             np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
-    return build_result(st, outs, output)
+    # a DeviceArray returned as itself: the holder, not the buffer it held on entry
+    return build_result(st, outs, output, [holders.get(i, leaf)
+                                           for i, leaf in enumerate(leaves)])
 
 
 def fast_runner(compiled, n_args, held, output, fallback):
@@ -84,6 +86,8 @@ def fast_runner(compiled, n_args, held, output, fallback):
     buffers, donated where the program updates them, and take the new values;
     `fallback(args)` runs a call that passes one DeviceArray twice."""
     st = compiled.staged
+    if any(slot[0] == "arg" for slot in st.out_slots):
+        return fallback          # the result is an argument: `finish` sees only outputs
     writes = dict(st.writeback)
     donate = donated(compiled, {i: object() for i in held})     # distinct arrays
     if output == "numpy" and compiled._plain:

@@ -10,11 +10,15 @@ from npxla.runtime.staging.pytree import unflatten
 from npxla.runtime.xla.transfer import to_numpy, writable
 
 
-def build(staged, outs, output="numpy"):
-    """The user's result from the output buffers `outs` of `staged`'s program."""
+def build(staged, outs, output="numpy", leaves=None):
+    """The user's result from the output buffers `outs` of `staged`'s program;
+    `leaves`: the call's flat arguments (a result that is an argument is that object,
+    see `staging.stage`)."""
     results = []
     for slot in staged.out_slots:
-        if slot[0] == "bounded":
+        if slot[0] == "arg":
+            results.append(leaves[slot[1]])
+        elif slot[0] == "bounded":
             results.append(trim(outs[slot[1]], outs[slot[2]], slot[3], output))
         elif slot[0] == "out":
             buf = outs[slot[1]]

@@ -36,6 +36,8 @@ from npxla.runtime.xla.compile import hlo_text
 
 class ShardedFunction(JittedFunction):
     """A NumPy function compiled once per signature for a mesh of devices."""
+    # results are global arrays; in a multi-process run an argument is one block of one
+    _returns_arguments = False
 
     def __init__(self, fn, *, shard, mesh=None, static_argnums=(), static_argnames=(),
                  device=None, output="numpy"):

@@ -63,7 +63,7 @@ def memory_sharing(leaves) -> tuple:
 
 def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(), bind=None,
           unrolled=frozenset(), user_error=None, sharing=(), platform="cpu",
-          windows=None) -> Staged:
+          windows=None, arguments_returned=False) -> Staged:
     """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value.
     `implicit`: arrays appended to the flat leaves; `bind(their handles, args, kwargs)`
     returns the (function, args, kwargs) to stage. `unrolled`: loop body code objects
@@ -71,7 +71,9 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
     exception the function raised is its own run-time behaviour (not a refusal).
     `platform`: what the module is compiled for ("cpu", "gpu", ...). `windows`: the
     lengths of speculative windows by site (None: slices with data-dependent bounds
-    keep their whole axis)."""
+    keep their whole axis). `arguments_returned`: a result that is an array argument
+    itself (`A += ...; return A`) is the caller's array, as in NumPy (the same
+    object, after the write-back), not an output of the program."""
     refuse_unsupported_arguments(fn, args, kwargs)
     leaves: list = []
     treedef = flatten((tuple(args), dict(kwargs)), leaves)
@@ -130,7 +132,11 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
                 outputs.append(to_origin(leaf).ir)
                 outputs.append(counts_vector(leaf).ir)
             elif isinstance(leaf, AbstractArray):
-                if leaf.const is not None:
+                k = _argument_position(leaf, handles, leaves, n_explicit, static_leaves) \
+                    if arguments_returned else None
+                if k is not None:
+                    slots.append(("arg", k))
+                elif leaf.const is not None:
                     slots.append(("const", _python_or_numpy(leaf.const, _kind(leaf))))
                 else:
                     slots.append(("out", len(outputs), _kind(leaf)))
@@ -169,6 +175,15 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
         text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
                   trace.module, list(trace.host_callbacks), list(trace.dependencies))
+
+
+def _argument_position(leaf, handles, leaves, n_explicit, static_leaves):
+    """The flat position of the array argument whose handle `leaf` is, or None."""
+    for i in range(n_explicit):
+        if handles[i] is leaf and i not in static_leaves and \
+                isinstance(leaves[i], np.ndarray):
+            return i
+    return None
 
 
 def _kind(leaf):

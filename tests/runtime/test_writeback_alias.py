@@ -220,8 +220,13 @@ def test_spares_are_reused_in_place(small_spares):
     assert writeback.SPARES.take(key).unsafe_buffer_pointer() == pointer
 
 
+def update_and_copy(a):
+    a[1:-1] += 1.0
+    return a * 1.0
+
+
 def test_results_never_share_memory_with_spares(small_spares):
-    f = fresh(update_and_return)
+    f = fresh(update_and_copy)
     a = data(N)
     expected = a.copy()
     first = f(a)
@@ -229,10 +234,20 @@ def test_results_never_share_memory_with_spares(small_spares):
     second = f(a)
     np.testing.assert_array_equal(first, kept)          # the next call did not touch it
     assert not np.shares_memory(first, second)
-    update_and_return(expected)
+    assert not np.shares_memory(first, a) and not np.shares_memory(second, a)
+    update_and_copy(expected)
     np.testing.assert_array_equal(kept, expected)
-    update_and_return(expected)
+    update_and_copy(expected)
     np.testing.assert_array_equal(second, expected)
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_a_returned_argument_is_the_callers_array_after_the_write_back(small_spares):
+    f = fresh(update_and_return)
+    a = data(N)
+    expected = a.copy()
+    assert f(a) is a and f(a) is a                     # as NumPy returns it
+    update_and_return(update_and_return(expected))
     np.testing.assert_array_equal(a, expected)
 
 

@@ -26,7 +26,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.trace import constant
-from npxla.runtime.staging.types import dtype_of
+from npxla.runtime.staging.types import dtype_of, element_count
 
 WALK_BUDGET = 256
 
@@ -51,15 +51,11 @@ def _bitcast_sources(value):
         if op.name not in _BITCASTS or len(op.operands) != 1:
             break
         source = op.operands[0]
-        if _size(source.type) != _size(value.type):
+        if element_count(source.type) != element_count(value.type):
             break
         chain.append(source)
         value = source
     return chain
-
-
-def _size(t):
-    return int(np.prod(ir.RankedTensorType(t).shape, dtype=np.int64))
 
 
 def may_read(value, targets, budget=WALK_BUDGET) -> bool:

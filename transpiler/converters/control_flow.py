@@ -138,6 +138,8 @@ class _Transformer:
             source, origin=header_origin(node), **replacements)
 
     def convert_If(self, node):
+        if self.in_try:
+            return self._if_in_try(node)
         modified = (anno.getanno(node, Static.BODY_SCOPE).modified_names
                     | anno.getanno(node, Static.ORELSE_SCOPE).modified_names)
         outputs = sorted(branch_outputs(node) | (modified & self.tested))
@@ -157,6 +159,20 @@ class _Transformer:
             f"def {true_fn}({args}):\n    __body__\n    return {outs}\n"
             f"def {false_fn}({args}):\n    __orelse__\n    return {outs}\n{call}\n",
             __test__=node.test, __body__=body, __orelse__=orelse)
+
+    def _if_in_try(self, node):
+        """An `if` inside a user `try` stays a Python `if`: a branch made a function
+        would lose the assignments it made before an exception that the `except`
+        clause then sees (`n = b - a; raise ValueError` ... `except: use(n)`). Its test
+        still goes through `if_stmt`, which refuses a traced one there (the compiled
+        program cannot raise) and returns a Python one."""
+        source = ("if ag__.if_stmt(__test__, lambda: (True,), lambda: (False,), (), "
+                  "('if',), in_try=True)[0]:\n    __body__\n")
+        body, orelse = self.block(node.body), self.block(node.orelse)
+        if orelse:
+            source += "else:\n    __orelse__\n"
+        return templates.replace(source, origin=header_origin(node), __test__=node.test,
+                                 __body__=body, __orelse__=orelse)
 
     def _loop_call(self, node, carried, operator, leading_args):
         """The operator call and the loop's `else:` block, which runs after it."""

@@ -21,13 +21,19 @@ class Operator:
 
 OPERATORS = {
     "if_stmt": Operator(("test", "body function", "orelse function", "input values",
-                         "output names"), ("in_try",),
+                         "output names"),
                         doc="an `if` statement: both branches are functions of the inputs"),
     "while_stmt": Operator(("test function", "body function", "carried values", "names"),
-                           ("has_else", "in_try"), doc="a `while` loop"),
+                           ("has_else",), doc="a `while` loop"),
     "for_stmt": Operator(("iterable", "extra test function or None", "body function",
-                          "carried values", "names"), ("has_else", "in_try"),
+                          "carried values", "names"), ("has_else",),
                          doc="a `for` loop; `break` becomes the extra test"),
+    "test_in_try": Operator(("test", "statement kind"),
+                            doc="the test of an `if` or `while` inside a user `try`, which "
+                                "stays a Python statement"),
+    "items_in_try": Operator(("iterable", "extra test thunk or None"),
+                             doc="the items of a `for` loop inside a user `try`, which stays "
+                                 "a Python loop"),
     "if_exp": Operator(("test", "true thunk", "false thunk"), doc="`a if test else b`"),
     "and_": Operator(("operand thunk",), variadic=True, doc="`a and b and ...`"),
     "or_": Operator(("operand thunk",), variadic=True, doc="`a or b or ...`"),

@@ -65,11 +65,18 @@ def refuse_in_try(what):
     raise_uncatchable(TRY_AROUND_STAGED_FLOW.error_for(kind=what))
 
 
-def if_stmt(test, body, orelse, inputs, names, *, in_try=False):
+def test_in_try(test, kind):
+    """The test of an `if` or `while` that stays a Python statement inside a user `try`
+    (its body is not a function, so an exception keeps the assignments made before
+    it); the compiled program cannot raise, so a traced test is refused there."""
+    if is_traced(test):
+        refuse_in_try(kind)
+    return test
+
+
+def if_stmt(test, body, orelse, inputs, names):
     if not is_traced(test):
         return (body if test else orelse)(*inputs)
-    if in_try:
-        refuse_in_try("if statement")
     return stage_if(to_pred(test), [lambda: body(*inputs), lambda: orelse(*inputs)],
                     names)
 

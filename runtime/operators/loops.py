@@ -103,18 +103,18 @@ def warn_unrolled(token, reason="a value computed in this loop (e.g. its index) 
 
 
 # --- while --------------------------------------------------------------------------
-def while_stmt(test, body, carried, names, *, has_else=False, in_try=False):
+def while_stmt(test, body, carried, names, *, has_else=False):
     carried = tuple(carried)
     first = True
     while True:
         cond = test(*carried)
         if is_traced(cond):
-            _refuse_staged_flags(has_else, in_try, "while loop")
+            _refuse_else(has_else, "while loop")
             return stage_while(to_pred(_unless_overflowed(cond)), _stops_on_overflow(test),
                                body, carried, names)
         if not cond:
             return carried
-        if first and not (has_else or in_try):
+        if first and not has_else:
             # a Python condition: staged like a static range when the body computes
             # with arrays, so the program does not grow with the iteration count
             out = _try_staged_while(test, body, carried, names)
@@ -149,24 +149,22 @@ def _try_staged_while(test, body, carried, names):
         return None
 
 
-def _refuse_staged_flags(has_else, in_try, what):
+def _refuse_else(has_else, what):
     if has_else:
         raise_uncatchable(ELSE_ON_STAGED_LOOP.error_for(kind=what.split()[0]))
-    if in_try:
-        refuse_in_try(what)
 
 
 # --- for ------------------------------------------------------------------------------
-def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False, in_try=False):
+def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False):
     carried = tuple(carried)
     it = iteration_of(iterable)
     if it is not None and not it.static:
-        _refuse_staged_flags(has_else, in_try, "for loop")
+        _refuse_else(has_else, "for loop")
     token = LoopToken(body.__code__, it is not None and it.static,
                       it.count.deps if it is not None and is_abstract(it.count) else frozenset())
     # static trip count: `else`/`try` keep their Python meaning only in a Python loop
     if it is None or token.code in _unrolled or current_trace() is None or (
-            it.static and (it.count <= UNROLL_MAX or has_else or in_try)):
+            it.static and (it.count <= UNROLL_MAX or has_else)):
         return _python_for(iterable if it is None else it.python(), extra_test, body,
                            carried, names)
     if it.static and it.count == 0:
@@ -180,6 +178,27 @@ def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False, in_t
     if out is None:     # static trip count and the body does not compute with arrays
         return _python_for(it.python(), extra_test, body, carried, names)
     return out
+
+
+def items_in_try(iterable, extra_test):
+    """The items of a `for` loop that stays a Python loop inside a user `try`, fetched
+    as `_python_for` fetches them; `extra_test` (a thunk, or None) is the loop's `break`
+    condition. Only a static trip count and a Python break condition can run so."""
+    it = iteration_of(iterable)
+    if it is not None and not it.static:
+        refuse_in_try("for loop")
+    iterator = iter(iterable if it is None else it.python())
+    while True:
+        go = True if extra_test is None else extra_test()
+        if is_traced(go):
+            refuse_in_try("break")
+        if not go:
+            return
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        yield item
 
 
 def _python_for(items, extra_test, body, carried, names):

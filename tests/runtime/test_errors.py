@@ -142,7 +142,51 @@ def test_assignments_before_a_caught_raise_in_a_branch_are_kept():
     check(_raised_in_branch, np.ones(2))
 
 
-@pytest.mark.xfail(strict=True, reason="known: a loop inside try/except is a body function; "
-                   "assignments of the iteration that raised are lost (docs/semantics.md)")
+def _raised_in_while_after_break_test(x):
+    y = x * 1.0
+    k = 0
+    try:
+        while k < 5:
+            y = y + k
+            k += 1
+            for j in range(4):
+                if j == 3:
+                    break
+                y = y * 2.0
+                if k == 3 and j == 1:
+                    raise ValueError("boom")
+    except ValueError:
+        return y, k
+    return y, k
+
+
+def _data_dependent_loop_in_try(x):
+    try:
+        for i in range(int(x.shape[0])):
+            if x[i] > 0:
+                break
+    except ValueError:
+        pass
+    return x
+
+
 def test_assignments_before_a_caught_raise_in_a_loop_are_kept():
     check(_raised_in_loop, np.ones(2))
+    check(_raised_in_while_after_break_test, np.arange(3.0))
+
+
+def _data_dependent_while_in_try(x):
+    k = 0
+    try:
+        while x[k] < 1:
+            k += 1
+    except IndexError:
+        k = -1
+    return k
+
+
+def test_data_dependent_flow_inside_try_is_refused():
+    with pytest.raises(UnsupportedSyntaxError, match="data-dependent if statement inside try"):
+        jit(_data_dependent_loop_in_try)(np.arange(3.0))
+    with pytest.raises(UnsupportedSyntaxError, match="data-dependent while loop inside try"):
+        jit(_data_dependent_while_in_try)(np.arange(3.0))

@@ -27,10 +27,10 @@ def _tuple(items):
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def _call(operator, leading_args, inputs, outputs, in_try, has_else=False):
+def _call(operator, leading_args, inputs, outputs, has_else=False):
     """`(a, b) = ag__.<operator>(<leading_args>, (inputs), ('a', 'b'), ...)`; a bare
     call when there are no outputs."""
-    keywords = (", has_else=True" if has_else else "") + (", in_try=True" if in_try else "")
+    keywords = ", has_else=True" if has_else else ""
     call = (f"ag__.{operator}({leading_args}, {_tuple(inputs)}, "
             f"{_tuple([repr(name) for name in outputs])}{keywords})")
     return f"{_tuple(outputs)} = {call}" if outputs else call
@@ -152,8 +152,7 @@ class _Transformer:
         orelse = self._inner_block(node.orelse, node, params)
         true_fn, false_fn = self.ctx.new_names("if_true", "if_false")
         args, outs = ", ".join(params), _tuple(outputs)
-        call = _call("if_stmt", f"__test__, {true_fn}, {false_fn}", params, outputs,
-                     self.in_try)
+        call = _call("if_stmt", f"__test__, {true_fn}, {false_fn}", params, outputs)
         return self._emit(
             node, params,
             f"def {true_fn}({args}):\n    __body__\n    return {outs}\n"
@@ -164,25 +163,46 @@ class _Transformer:
         """An `if` inside a user `try` stays a Python `if`: a branch made a function
         would lose the assignments it made before an exception that the `except`
         clause then sees (`n = b - a; raise ValueError` ... `except: use(n)`). Its test
-        still goes through `if_stmt`, which refuses a traced one there (the compiled
-        program cannot raise) and returns a Python one."""
-        source = ("if ag__.if_stmt(__test__, lambda: (True,), lambda: (False,), (), "
-                  "('if',), in_try=True)[0]:\n    __body__\n")
+        goes through `test_in_try`, which refuses a traced one there (the compiled
+        program cannot raise). Loops there stay Python loops for the same reason."""
+        return self._python_statement(
+            node, "if ag__.test_in_try(__test__, 'if statement'):\n    __body__\n",
+            __test__=node.test)
+
+    def _python_statement(self, node, header, **replacements):
+        """`header` (the statement's first line and `__body__`), its `else:` block if
+        any, both converted in place (only their inner statements change)."""
         body, orelse = self.block(node.body), self.block(node.orelse)
         if orelse:
-            source += "else:\n    __orelse__\n"
-        return templates.replace(source, origin=header_origin(node), __test__=node.test,
-                                 __body__=body, __orelse__=orelse)
+            header += "else:\n    __orelse__\n"
+        return templates.replace(header, origin=header_origin(node), __body__=body,
+                                 __orelse__=orelse, **replacements)
+
+    def _while_in_try(self, node):
+        return self._python_statement(
+            node, "while ag__.test_in_try(__test__, 'while loop'):\n    __body__\n",
+            __test__=node.test)
+
+    def _for_in_try(self, node):
+        """A `for` loop inside a user `try`: a Python loop over `items_in_try`, which
+        refuses a traced trip count and checks the `break` condition before each item."""
+        extra = getattr(node, EXTRA_TEST, None)
+        thunk = "None" if extra is None else "lambda: __extra__"
+        return self._python_statement(
+            node, f"for __target__ in ag__.items_in_try(__iter__, {thunk}):\n    __body__\n",
+            __target__=node.target, __iter__=node.iter, __extra__=extra)
 
     def _loop_call(self, node, carried, operator, leading_args):
         """The operator call and the loop's `else:` block, which runs after it."""
         with self._state(bound=self.bound | set(carried)):
             orelse = self.block(node.orelse)
-        call = _call(operator, leading_args, carried, carried, self.in_try,
+        call = _call(operator, leading_args, carried, carried,
                      has_else=bool(node.orelse))
         return f"{call}\n__orelse__\n", orelse
 
     def convert_While(self, node):
+        if self.in_try:
+            return self._while_in_try(node)
         modified = anno.getanno(node, Static.BODY_SCOPE).modified_names
         carried = sorted(loop_carried(node) | (modified & self.tested))
         body = self._inner_block(node.body, node, carried)
@@ -196,6 +216,8 @@ class _Transformer:
             __test__=node.test, __body__=body, __orelse__=orelse)
 
     def convert_For(self, node):
+        if self.in_try:
+            return self._for_in_try(node)
         extra = getattr(node, EXTRA_TEST, None)
         targets = frozenset(n.id for n in gast.walk(node.target) if isinstance(n, gast.Name))
         live_after = (anno.getanno(node, Static.LIVE_VARS_OUT)

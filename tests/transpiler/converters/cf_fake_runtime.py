@@ -54,26 +54,25 @@ def _outputs(result, names):
     return result
 
 
-def if_stmt(test, body_fn, orelse_fn, inputs, out_names, *, in_try=False):
+def if_stmt(test, body_fn, orelse_fn, inputs, out_names):
     _check_names(inputs, out_names)
-    CALLS.append(("if_stmt", {"in_try": in_try}))
+    CALLS.append(("if_stmt", {}))
     return _outputs((body_fn if test else orelse_fn)(*inputs), out_names)
 
 
-def while_stmt(test_fn, body_fn, carried, names, *, has_else=False, in_try=False):
+def while_stmt(test_fn, body_fn, carried, names, *, has_else=False):
     _check_names(carried, names)
     assert len(carried) == len(names)
-    CALLS.append(("while_stmt", {"has_else": has_else, "in_try": in_try}))
+    CALLS.append(("while_stmt", {"has_else": has_else}))
     while test_fn(*carried):
         carried = _outputs(body_fn(*carried), names)
     return carried
 
 
-def for_stmt(iterable, extra_test_fn, body_fn, carried, names, *, has_else=False,
-             in_try=False):
+def for_stmt(iterable, extra_test_fn, body_fn, carried, names, *, has_else=False):
     _check_names(carried, names)
     assert len(carried) == len(names)
-    CALLS.append(("for_stmt", {"has_else": has_else, "in_try": in_try,
+    CALLS.append(("for_stmt", {"has_else": has_else,
                                "extra_test": extra_test_fn is not None}))
     iterator = iter(iterable)
     while extra_test_fn is None or extra_test_fn(*carried):
@@ -83,6 +82,21 @@ def for_stmt(iterable, extra_test_fn, body_fn, carried, names, *, has_else=False
             break
         carried = _outputs(body_fn(item, *carried), names)
     return carried
+
+
+def test_in_try(test, kind):
+    CALLS.append(("test_in_try", {"kind": kind}))
+    return test
+
+
+def items_in_try(iterable, extra_test):
+    CALLS.append(("items_in_try", {"extra_test": extra_test is not None}))
+    iterator = iter(iterable)
+    while extra_test is None or extra_test():
+        try:
+            yield next(iterator)
+        except StopIteration:
+            return
 
 
 def if_exp(test, body, orelse):

@@ -570,24 +570,25 @@ def test_nested_functions_try_and_mutation(fn):
     same(fn, *[(n,) for n in (0, 1, 2, 3, 5)])
 
 
-def test_in_try_marks_control_flow_inside_try():
+def test_control_flow_inside_try_stays_python():
     fake.CALLS.clear()
     fake.convert(if_inside_try)(3)
-    assert [c for c in fake.CALLS if c[0] == "if_stmt"][0][1]["in_try"] is True
-    assert [c for c in fake.CALLS if c[0] == "for_stmt"][0][1]["in_try"] is True
+    assert ("test_in_try", {"kind": "if statement"}) in fake.CALLS
+    assert ("items_in_try", {"extra_test": False}) in fake.CALLS
+    assert not any(c[0] in ("if_stmt", "for_stmt") for c in fake.CALLS)
     fake.CALLS.clear()
     fake.convert(if_elif_chain)(3)
-    assert fake.CALLS and not any(c[1]["in_try"] for c in fake.CALLS)
+    assert fake.CALLS and not any(c[0].endswith("_in_try") for c in fake.CALLS)
 
 
 def test_has_else_and_extra_test_flags():
     fake.CALLS.clear()
     fake.convert(for_else)([1, 2], 2)
-    assert fake.CALLS[0] == ("for_stmt", {"has_else": True, "in_try": False,
+    assert fake.CALLS[0] == ("for_stmt", {"has_else": True,
                                           "extra_test": True})
     fake.CALLS.clear()
     fake.convert(loop_local_temporary)(2)
-    assert fake.CALLS[0] == ("for_stmt", {"has_else": False, "in_try": False,
+    assert fake.CALLS[0] == ("for_stmt", {"has_else": False,
                                           "extra_test": False})
 
 
@@ -657,4 +658,4 @@ def test_assignments_before_a_raise_caught_in_the_function_are_kept():
     same(assigned_then_raised, (1, 3), (-2, 3), (0, 0))
     fake.CALLS.clear()
     fake.convert(assigned_then_raised)(1, 3)
-    assert ("if_stmt", {"in_try": True}) in fake.CALLS      # the test still goes through it
+    assert ("test_in_try", {"kind": "if statement"}) in fake.CALLS   # the test is checked

@@ -193,17 +193,22 @@ def test_no_python_control_flow_left(fn):
     compile(converted_source(fn), "<converted>", "exec")
 
 
-def _tested_by_if_stmt(node):
-    """An `if` inside a user `try` stays Python, its test checked by `ag__.if_stmt`."""
-    test = node.test
-    return isinstance(node, gast.If) and isinstance(test, gast.Subscript) and \
-        isinstance(test.value, gast.Call) and isinstance(test.value.func, gast.Attribute) \
-        and test.value.func.attr == "if_stmt"
+def _operator_call(node, name):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+        node.func.attr == name
+
+
+def _kept_in_try(node):
+    """Control flow inside a user `try` stays Python: an `if`/`while` test goes through
+    `ag__.test_in_try`, a `for` loop's items through `ag__.items_in_try`."""
+    if isinstance(node, (gast.If, gast.While)):
+        return _operator_call(node.test, "test_in_try")
+    return isinstance(node, gast.For) and _operator_call(node.iter, "items_in_try")
 
 
 def _assert_converted(fn, node):
     for child in walk_scope(node):
-        if isinstance(child, gast.If) and _tested_by_if_stmt(child):
+        if _kept_in_try(child):
             continue
         assert not isinstance(child, (gast.If, gast.While, gast.For, gast.Break,
                                       gast.Continue)), gast.dump(child)[:80]

@@ -81,6 +81,23 @@ def function_digest(fn) -> str:
     return h.hexdigest()
 
 
+# the npxla package: this file is npxla/runtime/cache/fingerprint.py
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def source_files():
+    """npxla's own `.py` files (runtime and transpiler), in a stable order. Checked by a
+    test: when this file moved one folder down, the walk found nothing, and programs
+    staged by older code were loaded from the disk cache after npxla changed."""
+    out = []
+    for package in ("runtime", "transpiler"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(_PACKAGE_ROOT, package)):
+            dirnames.sort()
+            out.extend(os.path.join(dirpath, name) for name in sorted(filenames)
+                       if name.endswith(".py"))
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def environment_digest() -> str:
     """npxla's own source files (path, size and modification time: reading them all
@@ -91,14 +108,9 @@ def environment_digest() -> str:
     h = hashlib.sha256()
     h.update(f"{sys.version}|{np.__version__}|{jax.__version__}|{jaxlib.__version__}"
              .encode())
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for package in ("runtime", "transpiler"):
-        for dirpath, dirnames, filenames in os.walk(os.path.join(root, package)):
-            dirnames.sort()
-            for name in sorted(filenames):
-                if name.endswith(".py"):
-                    st = os.stat(os.path.join(dirpath, name))
-                    h.update(f"{dirpath}/{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    for path in source_files():
+        st = os.stat(path)
+        h.update(f"{path}:{st.st_size}:{st.st_mtime_ns};".encode())
     return h.hexdigest()
 
 

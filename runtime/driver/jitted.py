@@ -477,7 +477,7 @@ class Lowered:
     def __init__(self, staged, device):
         self._staged = staged
         self._device = device
-        self.compile_textd = None
+        self._compiled = None
 
     def as_text(self, dialect="stablehlo"):
         if dialect == "stablehlo":
@@ -487,7 +487,7 @@ class Lowered:
         raise ValueError("dialect must be 'stablehlo' or 'hlo'")
 
     def compile(self):
-        if self.compile_textd is None:
-            self.compile_textd = Compiled(self._staged, self._device)
-            self.compile_textd.executable
-        return self.compile_textd
+        if self._compiled is None:
+            self._compiled = Compiled(self._staged, self._device)
+            self._compiled.executable
+        return self._compiled

@@ -27,6 +27,7 @@ from npxla.runtime.operators.printing import execute as execute_with_callbacks
 from npxla.runtime.staging.pytree import flatten
 from npxla.runtime.xla import fastcall, resident
 from npxla.runtime.xla.resident import DeviceArray
+from npxla.runtime.xla.transfer import copy_into
 
 PY_SCALARS = frozenset({int, float, bool, complex})
 
@@ -74,7 +75,7 @@ def run_resident(compiled, leaves, output, holders):
         if i in holders:
             holders[i]._replace(outs[k])
         else:
-            np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
+            copy_into(leaves[i], np.asarray(outs[k]), casting="unsafe")
     # a DeviceArray returned as itself: the holder, not the buffer it held on entry
     return build_result(st, outs, output, [holders.get(i, leaf)
                                            for i, leaf in enumerate(leaves)])

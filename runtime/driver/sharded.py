@@ -32,6 +32,7 @@ from npxla.runtime.xla import devices as xla_devices
 from npxla.runtime.xla import resident
 from npxla.runtime.xla import sharding
 from npxla.runtime.xla.compile import hlo_text
+from npxla.runtime.xla.transfer import copy_into
 
 
 class ShardedFunction(JittedFunction):
@@ -297,7 +298,7 @@ class ShardedCompiled:
             if holders and i in holders:
                 holders[i]._replace(res.device(k))
             else:
-                np.copyto(leaves[i], res.local(k), casting="unsafe")
+                copy_into(leaves[i], res.local(k), casting="unsafe")
         results = []
         for slot in st.out_slots:
             if slot[0] == "bounded":

@@ -74,8 +74,29 @@ def aligned(value):
     if value.flags.c_contiguous and value.ctypes.data % _ALIGN == 0:
         return value
     out = aligned_empty(value.shape, value.dtype)
-    np.copyto(out, value)
+    copy_into(out, value)
     return out
+
+
+# One `np.copyto` between buffers whose addresses differ modulo 64 runs at 40% of
+# memcpy's speed here once it exceeds ~170 MB (268 MB: 136 ms against `np.copy`'s 53 ms;
+# measured for 1 to 800 MB), while the same copy cut into 4 MB pieces runs at memcpy's
+# speed at every size (268 MB: 50 ms). Arguments and written-back results cross exactly
+# that boundary: NumPy's arrays sit 16 bytes past a line, XLA's buffers on one.
+_CHUNK_BYTES = 1 << 22
+
+
+def copy_into(dst, src, casting="same_kind"):
+    """`np.copyto(dst, src, casting=casting)` for same-shape arrays, in pieces of about
+    4 MB along the first axis (or of the flat arrays when both are contiguous)."""
+    if dst.nbytes <= _CHUNK_BYTES or dst.ndim == 0 or dst.shape != src.shape:
+        np.copyto(dst, src, casting=casting)
+        return
+    if dst.flags.c_contiguous and src.flags.c_contiguous:
+        dst, src = dst.reshape(-1), src.reshape(-1)
+    step = max(1, _CHUNK_BYTES * len(dst) // dst.nbytes)
+    for i in range(0, len(dst), step):
+        np.copyto(dst[i:i + step], src[i:i + step], casting=casting)
 
 
 def aligned_empty(shape, dtype):

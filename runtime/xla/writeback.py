@@ -30,7 +30,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from npxla.runtime.xla.transfer import aligned_empty
+from npxla.runtime.xla.transfer import aligned_empty, copy_into
 
 _REGION_MIN_BYTES = 1 << 16     # below: one whole copy costs less than the bookkeeping
 _MAX_REGIONS = 8
@@ -87,13 +87,13 @@ class Plan:
     def write(self, leaves, outs):
         """Copy the new values into the caller's arrays (after the checks passed)."""
         for i, k in self.writeback:
-            np.copyto(leaves[i], np.asarray(outs[k]), casting="unsafe")
+            copy_into(leaves[i], np.asarray(outs[k]), casting="unsafe")
         for i, k, starts in self.regions:
             update = np.asarray(outs[k])
             if type(starts) is int:
                 starts = np.asarray(outs[starts]).tolist()
             region = tuple([slice(s, s + n) for s, n in zip(starts, update.shape)])
-            np.copyto(leaves[i][region], update, casting="unsafe")
+            copy_into(leaves[i][region], update, casting="unsafe")
 
 
 def plan(staged):

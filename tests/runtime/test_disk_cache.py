@@ -176,6 +176,30 @@ def test_key_covers_signature_closure_and_source(cache_dir):
     assert len(keys) == 4 and None not in keys
 
 
+def test_key_covers_npxla_own_source(tmp_path, monkeypatch):
+    """Programs staged by other npxla code must not be loaded: the digest walks every
+    source file (it once walked a folder that did not exist after a move, and stale
+    programs came back from the cache)."""
+    from npxla.runtime.cache import fingerprint
+    files = fingerprint.source_files()
+    names = {os.path.relpath(f, ROOT) for f in files}
+    assert os.path.join("runtime", "cache", "fingerprint.py") in names
+    assert os.path.join("runtime", "numpy", "reductions.py") in names
+    assert os.path.join("transpiler", "converters", "control_flow.py") in names
+    assert len(names) > 100
+    before = fingerprint.environment_digest()
+    fingerprint.environment_digest.cache_clear()
+    victim = files[len(files) // 2]
+    st = os.stat(victim)
+    try:
+        os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        assert fingerprint.environment_digest() != before
+    finally:
+        os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns))
+        fingerprint.environment_digest.cache_clear()
+    assert fingerprint.environment_digest() == before
+
+
 def test_programs_with_host_callbacks_are_not_persisted(cache_dir):
     from npxla import jit
 

@@ -242,3 +242,50 @@ def test_list_argument():
         check(f, 1.0, 2.0)
     except NotImplementedError:  # pragma: no cover - asarray of lists not registered yet
         pytest.skip("np.asarray of a list of traced values is not available")
+
+
+# --- short axes: staged as additions of slices, in NumPy's order --------------------------
+
+def short_axis_forms(x):
+    return (x.sum(axis=-1), x.sum(axis=1), np.sum(x, axis=0), x.prod(axis=-1),
+            np.sum(x, axis=-1, keepdims=True), np.sum(x, axis=2, where=x.real > 0),
+            np.mean(x, axis=0), x.mean(axis=1, dtype=np.float32))
+
+
+def _sequential_in_numpy(dt, k, extent):
+    """Where NumPy adds sequentially, so that npxla's result is bit-identical: real sums
+    below 8 elements (pairwise summation starts at 8); complex sums below 4 (it counts
+    real and imaginary parts); not products of complex numbers (XLA may fuse a multiply
+    and an add), sums with `where=` (NumPy's masked loop) or means (XLA turns the
+    division by a constant count into a multiplication)."""
+    kind = np.dtype(dt).kind
+    if k >= 5 or (kind == "c" and k == 3):
+        return False
+    return kind in "iu" or extent < (4 if kind == "c" else 8)
+
+
+@pytest.mark.parametrize("last", [2, 3, 7, 8, 9])
+@pytest.mark.parametrize("dt", [np.int8, np.uint64, np.float32, np.float64, np.complex128])
+def test_sums_over_short_axes_are_numpys(dt, last):
+    """A sum over an axis of 2..7 elements is a chain of additions that XLA fuses with
+    what surrounds it, in NumPy's sequential order."""
+    x = data((3, 4, last), dt)
+    if np.dtype(dt).kind == "f":
+        x = x * 10.0 ** RNG.integers(-6, 7, size=x.shape).astype(dt)
+    out, want = jit(short_axis_forms)(x), short_axis_forms(x)
+    for k, (got, exp) in enumerate(zip(out, want)):
+        assert got.dtype == exp.dtype and got.shape == exp.shape
+        if _sequential_in_numpy(dt, k, (last, 4, 3, last, last)[min(k, 4)]):
+            np.testing.assert_array_equal(got, exp, err_msg=f"output {k}")
+        np.testing.assert_allclose(got, exp, **tol(dt))
+
+
+def test_pooling_by_reshape_is_one_fused_loop():
+    def pool(x):
+        c, h, w = x.shape
+        return x.reshape(c, h // 2, 2, w // 2, 2).mean(axis=4).mean(axis=2)
+    x = data((2, 6, 8), np.float64)
+    np.testing.assert_array_equal(jit(pool)(x), pool(x))
+    assert "reduce" not in jit(pool).lower(x).as_text()
+    wide = data((2, 6, 16), np.float64)         # an axis of 8: XLA's reduce
+    assert "reduce" in jit(lambda y: y.reshape(2, 6, 2, 8).sum(axis=3)).lower(wide).as_text()

@@ -171,3 +171,25 @@ def test_strided_and_unaligned_itemsize_arrays_are_copied():
     assert shifter.prepare([odd]) == ([odd], None) and not shifter._seen
     shifter.prepare([strided])
     assert not shifter._seen and not shifter._variants     # never considered
+
+
+def test_copies_in_pieces_match_numpy(monkeypatch):
+    """`copy_into` cuts big copies into pieces (a whole misaligned copy above ~170 MB runs
+    at 40% of memcpy's speed); pieces of 4 KB here exercise every path on small arrays."""
+    from npxla.runtime.xla import transfer
+    monkeypatch.setattr(transfer, "_CHUNK_BYTES", 4096)
+    rng = np.random.default_rng(0)
+    a = _misaligned((123, 77))
+    a[...] = rng.normal(size=a.shape)
+    for src in (a, a.T, a[:, ::3], a[::-2], a.reshape(-1)[5:]):
+        dst = transfer.aligned_empty(src.shape, src.dtype)
+        transfer.copy_into(dst, src)
+        np.testing.assert_array_equal(dst, src)
+        narrow = np.empty(src.shape, np.float32)
+        transfer.copy_into(narrow, src, casting="unsafe")
+        np.testing.assert_array_equal(narrow, src.astype(np.float32))
+    dst = np.zeros((123, 77))
+    transfer.copy_into(dst, np.arange(77.0))     # broadcast: one whole copy
+    np.testing.assert_array_equal(dst, np.broadcast_to(np.arange(77.0), dst.shape))
+    transfer.copy_into(dst.T, a.T)               # a non-contiguous destination
+    np.testing.assert_array_equal(dst, a)

@@ -15,6 +15,7 @@ from npxla.transpiler.base.catalogue import TRACED_RANGE_ITERATED
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy.bounded_core import value_range
 
 
@@ -84,6 +85,12 @@ def _range_length(start, stop, step):
         step = int(step)
         if step == 0:
             raise ValueError("range() arg 3 must not be zero")
+        if step in (1, -1):
+            # `stop - start`, clamped at 0, with the interval rules: a triangular inner
+            # loop (`for j in range(i)`) then knows its trip count's bound, and its
+            # index needs no overflow checks (see `loops._staged_for`)
+            span = B.sub(stop, start) if step == 1 else B.sub(start, stop)
+            return B.maximum(span, 0)
         span = (stop - start + step - 1) // step if step > 0 else \
             (start - stop - step - 1) // (-step)
         return np.maximum(span, 0)

@@ -40,6 +40,7 @@ from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raise_u
                                                   stage_if, to_pred)
 from npxla.runtime.operators.iteration import Iteration, iteration_of
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
+from npxla.runtime.numpy.bounded_core import value_range
 from npxla.runtime.numpy.errorflags import check_raises
 from npxla.runtime.numpy.registry import dispatch
 from npxla.runtime.operators.logical import and_
@@ -229,9 +230,14 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
             return i < it.count
         return and_(lambda: i < it.count, lambda: extra_test(*vars_))
 
+    # the counter's range while the body runs: the arithmetic on it (the item, `i + 1`)
+    # then needs no run-time int64 overflow checks, which a staged loop would carry
+    # and evaluate on every iteration
+    most = it.count if it.static else (value_range(it.count) or (None, None))[1]
+
     def step(i, *vars_):
-        if it.static and it.count > 0:
-            i._range = (0, it.count - 1)
+        if most is not None and most > 0:
+            i._range = (0, most - 1)
         new = body(it.item(i), *vars_)
         return (i + 1,) + tuple(new)
 

@@ -118,3 +118,42 @@ def test_numpy_typed_operands_still_wrap_like_numpy():
     with np.errstate(over="ignore"):
         expected = numpy_typed(2 ** 62, 4)
     assert jit(numpy_typed)(2 ** 62, 4) == expected
+
+
+def _triangular(A, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        for j in range(i):
+            x[i] += A[i, j] * x[j]
+        for k in range(i, 0, -1):
+            x[i] -= 1e-3 * A[k, i]
+        x[i] = (b[i] - x[i]) / A[i, i]
+    return x
+
+
+def test_loop_indices_of_bounded_ranges_carry_no_overflow_checks():
+    """A loop index lies in its range: `range(i)` inside a loop over i has a trip count
+    bounded by n, so arithmetic on the index needs no int64 checks (which a staged loop
+    would evaluate and carry on every iteration: Cholesky at n = 100, 3.8 -> 1.6 ms)."""
+    A = np.random.default_rng(0).uniform(1.0, 2.0, (6, 6))
+    b = np.arange(6.0)
+    f = jit(_triangular)
+    np.testing.assert_allclose(f(A, b), _triangular(A, b), rtol=1e-12)
+    text = f.lower(A, b).as_text()
+    assert "while" in text and str(np.iinfo(np.int64).max) not in text
+
+
+def _counted(lo, hi):
+    total = 0.0
+    for i in range(lo, hi):
+        total += i
+    for i in range(hi, lo, -1):
+        total += 10.0 * i
+    return total
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 5), (5, 2), (-3, 3), (4, 4)])
+def test_traced_range_bounds_with_unit_steps(lo, hi):
+    assert jit(_counted)(np.int64(lo), np.int64(hi)) == _counted(lo, hi)
+    assert jit(_counted)(lo, hi) == _counted(lo, hi)

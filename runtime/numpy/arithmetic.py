@@ -17,7 +17,7 @@ from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import elementwise_extra as X
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.numpy import pyints
+from npxla.runtime.numpy import pyints, pyzero
 from npxla.runtime.numpy.convert import broadcast_shapes, broadcast_to_shape, cast_to
 from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.registry import implements, lookup
@@ -378,14 +378,17 @@ def _mark_weak(result):
 
 
 def guarded(ufunc, range_check=True):
-    """Wrap a registered ufunc: constant Python-int range check, run-time Python-int
-    overflow check (pyints), weak-bool resolution."""
+    """Wrap a registered ufunc: constant Python-int range check, run-time checks of
+    Python arithmetic (division by zero: pyzero; int overflow: pyints), weak-bool
+    resolution."""
     entry = lookup(ufunc)
     inner = entry.impl
 
     def impl(*args, **kwargs):
         if range_check:
             check_weak_ints(args)
+        if pyzero.applies(ufunc, args) and not kwargs:
+            pyzero.check_operands(ufunc, args)
         if pyints.applies(ufunc, args) and not kwargs:
             pyints.check_operands(ufunc, args)
             result = inner(*args)

@@ -22,6 +22,7 @@ from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.core import Primitive
 from npxla.runtime.lowering.reduce import arg_reduce, identity, reduce
+from npxla.runtime.numpy.arithmetic import exact
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.registry import (_leaves, dispatch, implements,
                                           register_ufunc_method)
@@ -332,7 +333,11 @@ def _divide(total, n):
     """total / n in a floating dtype (integer totals divide in float64)."""
     if total.dtype.kind in "biu":
         total = cast_to(total, np.float64)
-    return E.divide(total, full(n, total.dtype, total.shape))
+    count = full(n, total.dtype, total.shape)
+    if total.dtype.kind == "f" and n & (n - 1):
+        # XLA would multiply by 1/n, an ulp off NumPy unless n is a power of two
+        count = exact(count, total)
+    return E.divide(total, count)
 
 
 def _no_where(where, name):

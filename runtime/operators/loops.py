@@ -26,8 +26,7 @@ from npxla.transpiler.base.errors import (IntegerOverflowError, InternalCompiler
                                           UnsupportedOperationError)
 
 from npxla.runtime.staging import journal
-from npxla.runtime.staging.abstract import (AbstractArray, is_abstract, mark_ambiguous,
-                                            root_of)
+from npxla.runtime.staging.abstract import AbstractArray, is_abstract, mark_ambiguous
 from npxla.runtime.staging.types import tensor_type
 from npxla.runtime.staging.pytree import flatten, unflatten
 from npxla.runtime.staging.regions import trace_body
@@ -39,7 +38,11 @@ from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raise_u
                                                   raises_at_run_time, rebind, refuse_in_try,
                                                   stage_if, to_pred)
 from npxla.runtime.operators.iteration import Iteration, iteration_of
+from npxla.runtime.operators.loop_aliasing import (Through, independent, may_stay_alias,
+                                                   written_then_replaced)
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.bounded_core import value_range
 from npxla.runtime.numpy.errorflags import check_raises
 from npxla.runtime.numpy.registry import dispatch
@@ -59,6 +62,7 @@ FUSE_MAX_TRIPS, FUSE_MIN_ELEMENTS = 16, 1 << 12
 _TYPING_ERRORS = (ShapeMismatchError, UnsupportedOperationError, UndefinedVariableError,
                   IntegerOverflowError)
 _BOOL = np.dtype(np.bool_)
+_CODE = np.dtype(np.int32)     # which check failed in a staged loop (see `_exports`)
 
 
 class NpxlaPerformanceWarning(UserWarning):
@@ -290,7 +294,7 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
         params = [((), _BOOL, False, pred0.deps)] + \
             [(kinds[k].shape, kinds[k].dtype, kinds[k].weak, deps[k]) for k in arrays] + \
             [(h.shape, h.dtype, h.weak, h.deps) for h in handles] + \
-            [((), _BOOL, False, frozenset())] * len(messages)
+            [((), _CODE, False, frozenset())] * bool(messages)
         n_in = 1 + len(arrays)
 
         def run(_pred, *args):
@@ -334,7 +338,7 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
                 b.discard()
                 continue
             new_leaves = b.leaves[1:]
-            replaced = _written_then_replaced(b, init_leaves, arg_leaves, kinds, born,
+            replaced = written_then_replaced(b, init_leaves, arg_leaves, kinds, born,
                                               trusted)
             if replaced:
                 if peeled:
@@ -364,8 +368,7 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
             if changed:
                 b.discard()
                 continue
-            carried_flags = list(b.block.arguments)[n_in + len(handles):]
-            b.emit(lambda: b.finish(_exports(b, kinds, handles, carried_flags)))
+            b.emit(lambda: b.finish(_exports(b, kinds, handles)))
         except _TYPING_ERRORS as e:
             b.discard()
             if probe is not None and not peeled:   # static trip count: run as Python
@@ -376,7 +379,7 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
         except BaseException:
             b.discard()
             raise
-        aliased = [type(t) is not Through and _may_stay_alias(x, arg, new, pred0, born)
+        aliased = [type(t) is not Through and may_stay_alias(x, arg, new, pred0, born)
                    for t, x, arg, new in zip(kinds, init_leaves, arg_leaves, b.originals[1:])]
         if fuse and not peeled and b.largest_value() >= FUSE_MIN_ELEMENTS:
             b.discard()
@@ -391,59 +394,18 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
 _UNSET = (Undefined, UndefinedReturnValue)
 
 
-class Through:
-    """The kind of a carried variable that the body only updates in place: the body
-    gets the pre-loop handle itself, and its updates travel as journaled handles."""
-    __slots__ = ()
-
-    def __eq__(self, other):
-        return type(other) is Through
-
-    def __hash__(self):
-        return 0
-
-
-def _written_then_replaced(b, init_leaves, arg_leaves, kinds, born, trusted):
-    """Leaves the body rebinds to a new array while they start as an array that exists
-    outside the loop, when the first iteration must see that array itself: the body
-    writes the leaf in place first (in NumPy the writes reach that array, and the
-    caller's for an argument), or the leaf starts as a view of an array the body
-    writes (`u = x[::2]`, then `x[::2] = ...; u = u.copy()`: NumPy's first copy reads
-    the updated view). A carried value would lose either. These leaves are peeled."""
-    written = {id(root_of(h)) for h, _ in b.assigned}
-    out = []
-    for k, (t, x) in enumerate(zip(kinds, init_leaves)):
-        if not isinstance(t, ArrayType) or type(x) is not AbstractArray or not x.shape:
-            continue
-        arg = arg_leaves[k]
-        if type(arg) is not AbstractArray or b.originals[1 + k] is arg:
-            continue
-        shared = id(x) not in trusted and not _independent(x, born) or \
-            any(y is x for j, y in enumerate(init_leaves) if j != k)
-        if arg.mutated and shared or x._view is not None and id(root_of(x)) in written:
-            out.append(k)
-    return out
-
-
-def _independent(x, born):
-    """Whether `x` was made after the stamp `born` and is no view of an older array."""
-    while x._view is not None:
-        x = x._view[0]
-    return x._born >= born and x._alias_of is None and x._switch is None
-
-
 def _peel(pred0, test, body, init, names, probe, fuse, born):
     """Run the first iteration on the pre-loop values (guarded by `pred0`), then the
     rest as a loop. The loop's values that the first iteration made as new arrays are
     `trusted` to be independent: under a traced `pred0` they are `if` results that are
     the pre-loop arrays only when the loop does not run at all."""
-    independent: list = []
+    made_new: list = []
 
     def first_iteration():
         out = tuple(body(*init))
         leaves: list = []
         flatten(out, leaves, everything=True)
-        independent[:] = [type(x) is AbstractArray and _independent(x, born) for x in leaves]
+        made_new[:] = [type(x) is AbstractArray and independent(x, born) for x in leaves]
         return out
 
     if is_traced(pred0):
@@ -454,8 +416,8 @@ def _peel(pred0, test, body, init, names, probe, fuse, born):
         pred = test(*first)
     leaves: list = []
     flatten(first, leaves, everything=True)
-    trusted = frozenset(id(x) for x, ok in zip(leaves, independent) if ok) \
-        if len(leaves) == len(independent) else frozenset()
+    trusted = frozenset(id(x) for x, ok in zip(leaves, made_new) if ok) \
+        if len(leaves) == len(made_new) else frozenset()
     if not is_traced(pred):
         if not pred:
             return first
@@ -515,7 +477,7 @@ def _structure_error(names):
         hint="keep each loop variable the same kind of value in every iteration")
 
 
-def _exports(b, kinds, handles, carried_flags):
+def _exports(b, kinds, handles):
     cond = b.leaves[0]
     pred = to_pred(cond) if is_traced(cond) else AbstractArray.from_const(
         np.bool_(bool(cond)), weak=False)
@@ -525,39 +487,25 @@ def _exports(b, kinds, handles, carried_flags):
             values.append(zeros(t) if type(leaf) in _UNSET else lift(leaf, t))
     mine = {id(h): snap for h, snap in b.assigned}
     values += [mine[id(h)] for h in handles]
-    raised = None
-    for (flag, _), seen in zip(b.checks, carried_flags):
-        values.append(dispatch(np.logical_or, (AbstractArray((), _BOOL, ir=seen), flag), {}))
-        raised = flag if raised is None else dispatch(np.logical_or, (raised, flag), {})
-    if raised is not None:
-        # an iteration that raised ends the loop, as the exception would: the next
+    if b.checks:
+        # An iteration that raised ends the loop, as the exception would: the next
         # iterations could loop forever (a counter the raise skipped, an index that
-        # went out of bounds) and their values are never seen
+        # went out of bounds) and their values are never seen. So every iteration
+        # starts with no check failed, and the loop carries one code: which check of
+        # this iteration failed first (1-based), or 0. One scalar instead of a flag
+        # per check: XLA:CPU runs each carried scalar as a kernel of its own on every
+        # iteration (csr_matvec: 5 flags, a quarter of the kernels of its loop body).
+        code = _constant_code(0)
+        for k in range(len(b.checks) - 1, -1, -1):
+            code = S.select(to_pred(b.checks[k][0]), _constant_code(k + 1), code)
+        values.append(code)
         values[0] = dispatch(np.logical_and,
-                             (pred, dispatch(np.logical_not, (raised,), {})), {})
+                             (pred, E.compare(code, _constant_code(0), "EQ")), {})
     return values
 
 
-def _may_stay_alias(init, arg, new, pred0, born):
-    """(arrays, exact): the arrays outside the loop that a carried array may share
-    memory with after it ran (no iteration ran, no iteration replaced it, or the body
-    made it a view of such an array: `x = x[::2]`) while the loop carries it as a new
-    value, and whether it is exactly "`init` when no iteration ran, else a new array"
-    (then a switch on the loop's first condition keeps NumPy's aliasing; otherwise
-    writes through it after the loop are refused). ((), False) when there are none."""
-    if type(init) is not AbstractArray or not init.shape:
-        return (), False
-    if type(new) is AbstractArray:
-        root = new
-        while root._view is not None and root._alias_of is None:
-            root = root._view[0]
-        if root is arg or root._alias_of is not None or root._switch is not None:
-            return (init,), False
-        if root._born < born:
-            return (init, root), False
-    if is_traced(pred0):
-        return (init,), init._alias_of is None
-    return (), False
+def _constant_code(k):
+    return AbstractArray.from_const(np.array(k, _CODE), weak=False)
 
 
 def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased):
@@ -568,13 +516,13 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
     types = [tensor_type((), _BOOL)] + \
         [tensor_type(*t.aval) for t in kinds if isinstance(t, ArrayType)] + \
         [tensor_type(h.shape, h.dtype) for h in handles] + \
-        [tensor_type((), _BOOL)] * len(messages)
+        [tensor_type((), _CODE)] * bool(messages)
     operands = [pred0]
     for t, x in zip(kinds, init_leaves):
         if isinstance(t, ArrayType):
             operands.append(zeros(t) if type(x) in _UNSET else lift(x, t))
     operands += handles
-    operands += [AbstractArray((), _BOOL, const=np.array(False))] * len(messages)
+    operands += [_constant_code(0)] * bool(messages)
     op = hlo.WhileOp(types, [x.ir for x in operands])
     cond = op.cond.blocks.append(*types)
     with ir.InsertionPoint(cond):
@@ -607,6 +555,8 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
     for out, alias in ambiguous:      # after the rebinds: their versions are the baseline
         mark_ambiguous(out, "loop", alias)
     trace = current_trace()
-    for msg in messages:
-        trace.add_error_check(AbstractArray((), _BOOL, ir=next(results), deps=all_deps), msg)
+    if messages:
+        code = AbstractArray((), _CODE, ir=next(results), deps=all_deps)
+        for k, msg in enumerate(messages):
+            trace.add_error_check(E.compare(code, _constant_code(k + 1), "EQ"), msg)
     return unflatten(treedef, iter(leaves))

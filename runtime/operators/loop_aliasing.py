@@ -1,0 +1,77 @@
+"""Which carried values of a staged loop may share memory with arrays outside it.
+
+A staged loop carries values: after it, a carried array is a new value, while in NumPy
+it may still be (a view of) an array from before the loop, whose writes the caller
+sees. `stage_while` asks these questions of each carried leaf: may it pass through as
+the pre-loop handle (`Through`), must the first iteration be peeled so that its writes
+reach the pre-loop array (`written_then_replaced`), and which outside arrays may the
+result alias (`may_stay_alias`), so that later writes through it are kept or refused.
+"""
+from __future__ import annotations
+
+from npxla.runtime.staging.abstract import AbstractArray, root_of
+from npxla.runtime.operators.conditionals import is_traced
+from npxla.runtime.operators.unify import ArrayType
+
+
+class Through:
+    """The kind of a carried variable that the body only updates in place: the body
+    gets the pre-loop handle itself, and its updates travel as journaled handles."""
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(other) is Through
+
+    def __hash__(self):
+        return 0
+
+
+def written_then_replaced(b, init_leaves, arg_leaves, kinds, born, trusted):
+    """Leaves the body rebinds to a new array while they start as an array that exists
+    outside the loop, when the first iteration must see that array itself: the body
+    writes the leaf in place first (in NumPy the writes reach that array, and the
+    caller's for an argument), or the leaf starts as a view of an array the body
+    writes (`u = x[::2]`, then `x[::2] = ...; u = u.copy()`: NumPy's first copy reads
+    the updated view). A carried value would lose either. These leaves are peeled."""
+    written = {id(root_of(h)) for h, _ in b.assigned}
+    out = []
+    for k, (t, x) in enumerate(zip(kinds, init_leaves)):
+        if not isinstance(t, ArrayType) or type(x) is not AbstractArray or not x.shape:
+            continue
+        arg = arg_leaves[k]
+        if type(arg) is not AbstractArray or b.originals[1 + k] is arg:
+            continue
+        shared = id(x) not in trusted and not independent(x, born) or \
+            any(y is x for j, y in enumerate(init_leaves) if j != k)
+        if arg.mutated and shared or x._view is not None and id(root_of(x)) in written:
+            out.append(k)
+    return out
+
+
+def independent(x, born):
+    """Whether `x` was made after the stamp `born` and is no view of an older array."""
+    while x._view is not None:
+        x = x._view[0]
+    return x._born >= born and x._alias_of is None and x._switch is None
+
+
+def may_stay_alias(init, arg, new, pred0, born):
+    """(arrays, exact): the arrays outside the loop that a carried array may share
+    memory with after it ran (no iteration ran, no iteration replaced it, or the body
+    made it a view of such an array: `x = x[::2]`) while the loop carries it as a new
+    value, and whether it is exactly "`init` when no iteration ran, else a new array"
+    (then a switch on the loop's first condition keeps NumPy's aliasing; otherwise
+    writes through it after the loop are refused). ((), False) when there are none."""
+    if type(init) is not AbstractArray or not init.shape:
+        return (), False
+    if type(new) is AbstractArray:
+        root = new
+        while root._view is not None and root._alias_of is None:
+            root = root._view[0]
+        if root is arg or root._alias_of is not None or root._switch is not None:
+            return (init,), False
+        if root._born < born:
+            return (init, root), False
+    if is_traced(pred0):
+        return (init,), init._alias_of is None
+    return (), False

@@ -1,0 +1,60 @@
+"""Run-time checks inside staged loops: the loop carries one code (which check of the
+iteration that raised failed first), stops at that iteration, and the call raises
+NumPy's exception for it."""
+import numpy as np
+import pytest
+
+from npxla import jit
+
+
+def _two_checks(x, idx, n):
+    total = 0.0
+    for i in range(n):
+        total += x[idx[i]]          # IndexError when idx[i] is out of bounds
+        total += n // (i - 3)       # ZeroDivisionError... of Python ints at i == 3
+    return total
+
+
+def _first_in_order(x, idx):
+    acc = np.zeros(2)
+    for i in range(idx.shape[0]):
+        acc[0] += x[idx[i]]         # checked first
+        acc[1] += x[idx[i] + 1]     # checked second
+    return acc
+
+
+@pytest.mark.parametrize("bad", [None, 0, 1, 2, 4])
+def test_the_failing_check_of_the_raising_iteration_is_reported(bad):
+    x = np.arange(5.0)
+    idx = np.array([0, 1, 2, 3, 4])
+    if bad is not None:
+        idx[bad] = 7
+    want = None
+    try:
+        want = _two_checks(x, idx, 5)
+    except (IndexError, ZeroDivisionError) as e:
+        want = type(e)
+    f = jit(_two_checks)
+    if isinstance(want, type):
+        with pytest.raises(want):
+            f(x, idx, 5)
+    else:
+        assert f(x, idx, 5) == want
+
+
+def test_two_checks_failing_in_one_iteration_report_the_first():
+    x = np.arange(4.0)
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        jit(_first_in_order)(x, np.array([1, 9]))
+    with pytest.raises(IndexError, match="index 4 is out of bounds"):
+        jit(_first_in_order)(x, np.array([0, 3]))
+    np.testing.assert_array_equal(jit(_first_in_order)(x, np.array([0, 2])),
+                                  _first_in_order(x, np.array([0, 2])))
+
+
+def test_a_loop_carries_one_check_code():
+    text = jit(_two_checks).lower(np.arange(5.0), np.arange(5), 5).as_text()
+    loop = text[text.index("stablehlo.while"):]
+    header = loop[:loop.index("\n")]
+    assert header.count("tensor<i32>") == 1
+    assert "tensor<i1>, tensor<i1>, tensor<i1>" not in header

@@ -52,7 +52,9 @@ def dynamic_slices(index, shape) -> bool:
     if not any(isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop))
                for e in entries):
         return False
-    found = False
+    trace = current_trace()
+    special = trace.specialisable if trace is not None else frozenset()
+    found = data = scalar_args = False
     axis = 0
     for e in _expand(index, len(shape)):
         if e is None:
@@ -64,11 +66,14 @@ def dynamic_slices(index, shape) -> bool:
         if isinstance(e, slice):
             for v in (e.start, e.stop):
                 if _traced_bound(v):
-                    trace = current_trace()
-                    if trace is not None and not v.deps.isdisjoint(trace.specialisable):
-                        return False
                     found = True
-    return found
+                    args = {d for d in v.deps if type(d) is int}   # argument positions
+                    data = data or bool(args - special)
+                    scalar_args = scalar_args or bool(args & special)
+    # bounds from Python scalar arguments (and loop indices) are left to the driver,
+    # which specialises the arguments; with array data among them (`x[x[2]:b]`) that
+    # would not make the shape known, so the slice is bounded
+    return found and (data or not scalar_args)
 
 
 def _refuse_step(deps):

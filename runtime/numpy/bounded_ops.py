@@ -19,6 +19,7 @@ from npxla.runtime.staging.abstract import as_abstract, is_abstract
 from npxla.runtime.staging.bounded import BoundedArray, is_bounded
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy import bounded_blocks as blocks
 from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.errorflags import check
@@ -290,23 +291,40 @@ def contraction(fn, name, args, kwargs):
     ea, eb = ae[ka], be[kb]
     ref = ea if ea is not None else eb
     length = ab.shape[ka] if ea is not None else bb.shape[kb]
-    if ref is not None:
-        ab = _contracted(ab, ea, ka, ref, length, name)
-        bb = _contracted(bb, eb, kb, ref, length, name)
-    result = dispatch(fn, (ab, bb), {})
     ext = [e for k, e in enumerate(ae) if k != ka] + [e for k, e in enumerate(be) if k != kb]
+    if ref is not None:
+        ab = _aligned(ab, ea, ka, ref, length, name)
+        bb = _aligned(bb, eb, kb, ref, length, name)
+        blocked = _blocked(ab, bb, ka, kb, ref, ae, be, name)
+        if blocked is not None:
+            return B.make(blocked, ext, B.extent_deps(a, b))
+        ab, bb = _zero_outside(ab, ka, ref), _zero_outside(bb, kb, ref)
+    result = dispatch(fn, (ab, bb), {})
     return B.make(result, ext, B.extent_deps(a, b))
 
 
-def _contracted(buf, e, axis, ref, length, name):
+def _aligned(buf, e, axis, ref, length, name):
     """One operand's contracted axis moved to the common extent `ref` (its length
-    checked equal at run time) with zeros outside it."""
+    checked equal at run time)."""
     count = e.count if e is not None else buf.shape[axis]
     B.check_counts(count, ref.count, f"shapes not aligned for np.{name}")
-    buf = B.relocate(buf, axis, e.offset if e is not None else 0, ref.offset, length)
+    return B.relocate(buf, axis, e.offset if e is not None else 0, ref.offset, length)
+
+
+def _zero_outside(buf, axis, ref):
     ext = [None] * buf.ndim
     ext[axis] = ref
     return B.filled(BoundedArray(buf, ext), 0, [axis])
+
+
+def _blocked(ab, bb, ka, kb, ref, ae, be, name):
+    """A matrix-vector product of big operands by tiles (`bounded_blocks`), or None."""
+    if name not in ("dot", "matmul") or ab.ndim + bb.ndim != 3:
+        return None
+    mat, vec, axis, rows = (ab, bb, 1, ae[0]) if ab.ndim == 2 else (bb, ab, 0, be[1])
+    if not blocks.applies(mat, vec, axis):
+        return None
+    return blocks.matvec(mat, vec, axis, ref, rows)
 
 
 def _flat1(x):

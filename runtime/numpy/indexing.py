@@ -53,6 +53,9 @@ def getitem(x: AbstractArray, index):
 
 
 def setitem(x: AbstractArray, index, value):
+    if not is_bounded(value):
+        value = asarray(value)      # a list of traced scalars is an array too
+        _check_scalar_fits(x.dtype, value)
     if bounded_index.dynamic_slices(index, x.shape):
         bounded_index.assign(bounded_index.slice_dynamic(x, index, getitem), value)
         return
@@ -60,8 +63,6 @@ def setitem(x: AbstractArray, index, value):
         _store_bounded(x, index, value)
         return
     items = classify(index)
-    value = asarray(value)      # a list of traced scalars is an array too
-    _check_scalar_fits(x.dtype, value)
     if not is_basic(items):
         if x.const is not None and value.const is not None and is_const(items):
             new = x.const.copy()

@@ -91,7 +91,13 @@ def numpy_error(fn, *args, **kwargs):
     args = [_dummy(a) if is_abstract(a) else a for a in args]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        fn(*args, **kwargs)
+        try:
+            fn(*args, **kwargs)
+        except Exception as e:
+            # raised from here, not from inside NumPy: it is the program's behaviour on
+            # this path (`conditionals.raises_at_run_time`), which a data-dependent
+            # branch that is not taken must not raise
+            raise e.with_traceback(None) from None
 
 
 @lru_cache(maxsize=None)

@@ -452,3 +452,31 @@ def index_dependent_unsupported(x):
 def test_unsupported_function_on_an_index_dependent_slice_unrolls_as_before():
     with pytest.warns(NpxlaPerformanceWarning):
         check(index_dependent_unsupported, RNG.random(5))
+
+
+def _empty_unless(x, b):
+    return x[x[2]:b].argmin() if x[x[2]:b].size else -1
+
+
+def _always_empty(x):
+    s = x[x[2]:0]
+    if s.size:
+        return s.argmin()
+    return -1
+
+
+def test_numpys_errors_in_a_branch_not_taken_do_not_raise():
+    """`x[x[2]:0]` is empty whatever the data: its argmin fails while staging, inside a
+    branch that only runs when the slice is not empty (fuzzer seed 3002506)."""
+    x = np.array([-4, -2, 1, 4, 1])
+    assert jit(_always_empty)(x) == -1
+    assert jit(_empty_unless)(x, 4) == _empty_unless(x, 4) == 0
+    assert jit(_empty_unless)(x, 1) == -1
+
+
+def test_bounds_mixing_data_and_scalar_arguments_are_bounded():
+    """`x[x[2]:b]` with b a Python int argument: specialising b would not fix the shape
+    (it was refused with a ConcretizationError)."""
+    x = np.array([-4, -2, 1, 4, 1])
+    for b in (0, 3, 5, -1):
+        assert jit(lambda x, b: x[x[2]:b].sum())(x, b) == x[x[2]:b].sum()

@@ -254,12 +254,13 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
         pred0 = to_pred(pred0)
     out = stage_while(pred0, test, step, (start,) + carried, ("<loop index>",) + tuple(names),
                       probe=token if probe else None,
-                      fuse=it.static and it.count <= FUSE_MAX_TRIPS)
+                      fuse=it.static and it.count <= FUSE_MAX_TRIPS, key=body.__code__)
     return None if out is None else out[1:]
 
 
 # --- the staged loop --------------------------------------------------------------------
-def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=None):
+def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=None,
+                key=None):
     """One `stablehlo.while` running `body` while `test` holds, from `init`.
 
     Carried types are found by fixed-point iteration: trace the body, unify every value
@@ -273,7 +274,9 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
     writes reach the array's base and every alias (a view made before the loop writes
     into the grid it views) through the journal. A variable the body writes in place
     and then replaces (`x[0] = 5; x = x + 1`) is the pre-loop array in the first
-    iteration only: that iteration is peeled off the loop (see `_peel`)."""
+    iteration only: that iteration is peeled off the loop (see `_peel`). `key` (the
+    user's body code) remembers which handles the body updated, for the next time
+    this loop is staged (inside each trace of an enclosing loop)."""
     peeled = peel is not None
     born, trusted = peel if peeled else (journal.stamp(), frozenset())
     init_leaves: list = []
@@ -284,7 +287,8 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
     # Python value later restarts staging with this loop unrolled
     loop_dep = frozenset() if probe is None else frozenset([probe])
     deps = [(x.deps if is_abstract(x) else frozenset()) | loop_dep for x in init_leaves]
-    handles: list = []
+    memo, key = current_trace().loop_handles, key if key is not None else body.__code__
+    handles = [h for h in memo.get(key, ()) if h._born < born and journal.visible(h)]
     messages: list = []
     arg_leaves: list = []
     # leaves that may be passed through as the original handle
@@ -359,15 +363,25 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
                     kinds[k], changed = nt, True
                 if is_abstract(leaf) and not leaf.deps <= deps[k]:
                     deps[k], changed = deps[k] | leaf.deps, True
+            assigned = {id(h) for h, _ in b.assigned}
+            if not all(id(h) in assigned for h in handles):   # remembered, not updated
+                handles = [h for h in handles if id(h) in assigned]
+                changed = True
             for h, _ in b.assigned:
                 if not any(h is x for x in handles):
                     handles.append(h)
                     changed = True
-            if len(b.checks) != len(messages):
-                messages, changed = [m for _, m in b.checks], True
+            if bool(b.checks) != bool(messages) and (changed or not b.checks):
+                changed = True
+            elif b.checks and not messages:
+                # the body never reads the carried check code (each iteration starts
+                # with none failed): its block argument is added, not traced again
+                b.block.add_argument(tensor_type((), _CODE), ir.Location.unknown())
+            messages = [m for _, m in b.checks]
             if changed:
                 b.discard()
                 continue
+            memo[key] = list(handles)
             b.emit(lambda: b.finish(_exports(b, kinds, handles)))
         except _TYPING_ERRORS as e:
             b.discard()
@@ -388,13 +402,13 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
     else:
         raise InternalCompilerError("the types of the loop's carried values did not settle")
     b.discard()
-    return _peel(pred0, test, body, init, names, probe, fuse, born)
+    return _peel(pred0, test, body, init, names, probe, fuse, born, key)
 
 
 _UNSET = (Undefined, UndefinedReturnValue)
 
 
-def _peel(pred0, test, body, init, names, probe, fuse, born):
+def _peel(pred0, test, body, init, names, probe, fuse, born, key):
     """Run the first iteration on the pre-loop values (guarded by `pred0`), then the
     rest as a loop. The loop's values that the first iteration made as new arrays are
     `trusted` to be independent: under a traced `pred0` they are `if` results that are
@@ -423,7 +437,7 @@ def _peel(pred0, test, body, init, names, probe, fuse, born):
             return first
         pred = AbstractArray.from_const(np.bool_(True), weak=False)
     out = stage_while(to_pred(pred), test, body, first, names, probe=probe, fuse=fuse,
-                      peel=(born, trusted))
+                      peel=(born, trusted), key=key)
     return out          # never None: a peeled loop cannot restart as a Python loop
 
 

@@ -89,7 +89,18 @@ def push() -> Scope:
 
 
 def pop(scope: Scope):
-    scopes = current_trace().scopes
+    trace = current_trace()
+    scopes = trace.scopes
     assert scopes and scopes[-1] is scope
     scopes.pop()
     scope.restore()
+    # handles born from here to now live in a region that is closed from now on
+    trace.closed_regions.append((scope.serial, trace.serial))
+    trace.serial += 1
+
+
+def visible(handle) -> bool:
+    """Whether `handle` may be used at the insertion point: it was not made inside a
+    region that has closed since (finished, or discarded and retraced)."""
+    born = handle._born
+    return not any(lo <= born <= hi for lo, hi in current_trace().closed_regions)

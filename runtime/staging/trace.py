@@ -70,6 +70,13 @@ class Trace:
         # policy: {site: length} of the speculative windows of slices whose bounds come
         # from data (`runtime/numpy/bounded_window.py`); None: no speculation
         self.windows = windows
+        # {loop body code: handles its last staging updated in place}: a nested loop is
+        # staged again in every trace of its enclosing loop's body, and starting from
+        # the handles it updated last time saves the retrace that would discover them
+        # (which multiplies with the nesting depth)
+        self.loop_handles: dict = {}
+        # serial ranges of the regions closed so far (see `journal.visible`)
+        self.closed_regions: list = []
         # a bool handle older than every region, True once some window was too short:
         # staged `while` loops stop on it, since they run on truncated data
         self.overflowed = None

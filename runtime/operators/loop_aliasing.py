@@ -30,9 +30,11 @@ def written_then_replaced(b, init_leaves, arg_leaves, kinds, born, trusted):
     """Leaves the body rebinds to a new array while they start as an array that exists
     outside the loop, when the first iteration must see that array itself: the body
     writes the leaf in place first (in NumPy the writes reach that array, and the
-    caller's for an argument), or the leaf starts as a view of an array the body
-    writes (`u = x[::2]`, then `x[::2] = ...; u = u.copy()`: NumPy's first copy reads
-    the updated view). A carried value would lose either. These leaves are peeled."""
+    caller's for an argument), or the leaf starts as an array the body writes through
+    any alias, or a view of one (`u = x[::2]`, then `x[::2] = ...; u = u.copy()`:
+    NumPy's first copy reads the updated view; `v = x[:, 2]`, then `t = x; v[:1] = 1;
+    x = t + t`: NumPy's sum reads the write). A carried value would lose either. These
+    leaves are peeled."""
     written = {id(root_of(h)) for h, _ in b.assigned}
     out = []
     for k, (t, x) in enumerate(zip(kinds, init_leaves)):
@@ -43,7 +45,7 @@ def written_then_replaced(b, init_leaves, arg_leaves, kinds, born, trusted):
             continue
         shared = id(x) not in trusted and not independent(x, born) or \
             any(y is x for j, y in enumerate(init_leaves) if j != k)
-        if arg.mutated and shared or x._view is not None and id(root_of(x)) in written:
+        if arg.mutated and shared or id(root_of(x)) in written:
             out.append(k)
     return out
 

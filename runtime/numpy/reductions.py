@@ -153,9 +153,13 @@ def _fold(x, kind, axes):
         return _complex_extreme(x, kind, axes)
     if not axes:
         return x
-    if _unrolled(x, kind, axes):
-        return _sequential(x, kind, axes[0])
-    return reduce(x, kind=kind, axes=axes)
+    r = _sequential(x, kind, axes[0]) if _unrolled(x, kind, axes) else \
+        reduce(x, kind=kind, axes=axes)
+    if kind == "add" and r.dtype.kind == "f":
+        # NumPy's sums start from +0.0, so a sum of only -0.0 is +0.0; XLA drops that
+        # start (`0 + x` is `x` to it). A zero it cannot see through restores it.
+        r = E.add(r, exact(full(0, r.dtype, r.shape), r))
+    return r
 
 
 # A sum or product over one axis of at most this many elements is staged as that many

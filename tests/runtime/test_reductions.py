@@ -289,3 +289,18 @@ def test_pooling_by_reshape_is_one_fused_loop():
     assert "reduce" not in jit(pool).lower(x).as_text()
     wide = data((2, 6, 16), np.float64)         # an axis of 8: XLA's reduce
     assert "reduce" in jit(lambda y: y.reshape(2, 6, 2, 8).sum(axis=3)).lower(wide).as_text()
+
+
+def zero_sums(x):
+    return (x.sum(), x.sum(axis=0), x.sum(axis=1), x.sum(axis=-1, keepdims=True),
+            np.mean(x, axis=1), x.prod(axis=1))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("cols", [2, 5, 40])
+def test_sums_of_negative_zeros_are_positive_zero_as_in_numpy(dt, cols):
+    x = np.full((3, cols), -0.0, dt)
+    x[2] = 1.5
+    for got, want in zip(jit(zero_sums)(x), zero_sums(x)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)     # products: another order
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -47,10 +47,6 @@ def applies(mat, vec, axis) -> bool:
         mat.shape[1 - axis] >= MIN_LENGTH
 
 
-def _i64(v):
-    return B.traced(v)
-
-
 def _const(v):
     return as_abstract(np.int64(v))
 
@@ -60,8 +56,8 @@ def _block_range(ext, length, size):
     `length`)."""
     if ext is None:
         return _const(0), _const(-(-length // size))
-    first = E.divide(_i64(ext.offset), _const(size))
-    last = E.divide(_i64(B.add(B.add(ext.offset, ext.count), size - 1)), _const(size))
+    first = E.divide(B.traced(ext.offset), _const(size))
+    last = E.divide(B.traced(B.add(B.add(ext.offset, ext.count), size - 1)), _const(size))
     return first, E.maximum(E.subtract(last, first), _const(0))
 
 
@@ -72,8 +68,8 @@ def _tile_mask(start, nominal, window, size):
     ids = E.add(S.iota(shape=(size,), dtype=_I64, dim=0), broadcast_to_shape(start, (size,)))
     lo, hi = nominal, E.add(nominal, _const(size))
     if window is not None:
-        lo = E.maximum(lo, _i64(window.offset))
-        hi = E.minimum(hi, _i64(B.add(window.offset, window.count)))
+        lo = E.maximum(lo, B.traced(window.offset))
+        hi = E.minimum(hi, B.traced(B.add(window.offset, window.count)))
     return E.bitwise_and(E.compare(ids, broadcast_to_shape(lo, (size,)), "GE"),
                          E.compare(ids, broadcast_to_shape(hi, (size,)), "LT"))
 

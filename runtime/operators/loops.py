@@ -371,12 +371,12 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
                 if not any(h is x for x in handles):
                     handles.append(h)
                     changed = True
-            if bool(b.checks) != bool(messages) and (changed or not b.checks):
-                changed = True
-            elif b.checks and not messages:
+            if b.checks and not messages and not changed:
                 # the body never reads the carried check code (each iteration starts
                 # with none failed): its block argument is added, not traced again
                 b.block.add_argument(tensor_type((), _CODE), ir.Location.unknown())
+            elif bool(b.checks) != bool(messages):
+                changed = True
             messages = [m for _, m in b.checks]
             if changed:
                 b.discard()

@@ -8,6 +8,7 @@ import numpy as np
 from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedOperationError
 
 from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET, GPU_CALLBACK_TARGET
+from npxla.runtime.xla.backend_options import with_backend_options
 from npxla.runtime.xla.devices import backend
 
 _parse_contexts = threading.local()
@@ -40,7 +41,7 @@ def options_for(device):
     options = xla_client.CompileOptions()
     options.device_assignment = xla_client.DeviceAssignment.create(
         np.array([[device.id]], dtype=np.int32))
-    return options
+    return with_backend_options(options, device.platform)
 
 
 def _module_for_callbacks(module_text, platform):

@@ -23,6 +23,7 @@ import numpy as np
 from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedOperationError
 
 from npxla.runtime.xla.devices import backend
+from npxla.runtime.xla.backend_options import with_backend_options
 from npxla.runtime.xla.transfer import aligned, writable
 
 # The collective operations XLA inserts when it partitions a program.
@@ -130,6 +131,7 @@ def compile_spmd(module_text, devices, propagate_results):
     # the older one, logs a deprecation warning on every compile)
     build.use_shardy_partitioner = True
     build.allow_spmd_sharding_propagation_to_output = list(propagate_results) or [False]
+    options = with_backend_options(options, devices[0].platform)
     try:
         return backend(devices[0].platform).compile_and_load(
             module_text, xc.DeviceList(tuple(devices)), options)

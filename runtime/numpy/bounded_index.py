@@ -348,7 +348,7 @@ def compact(x: AbstractArray, mask: AbstractArray, keep=False) -> BoundedArray:
     rows, _ = _flat(x, mask.ndim)
     if keep and n:
         rows = AbstractArray(rows.shape, rows.dtype, ir=rows.ir, deps=rows.deps)
-        count = dispatch(np.sum, (cast_to(m, _I64),), {})
+        count = _count_of(m)
         out = _compacted(rows, m, run, count, n, mask.deps)
         out.selection = (rows, m, out.buf.ir)
         return out
@@ -356,6 +356,14 @@ def compact(x: AbstractArray, mask: AbstractArray, keep=False) -> BoundedArray:
         return BoundedArray(rows, (B.Extent(0, 0),) + (None,) * (rows.ndim - 1),
                             deps=mask.deps)
     return _compacted(rows, m, run, count, n, mask.deps)
+
+
+def _count_of(m):
+    """How many elements a flat boolean mask selects. Summed as float64 (exact below
+    2**53 elements) because XLA:CPU sums doubles in a fused vectorised pass but int64 in
+    a chain of unfused windowed reductions over an int64 copy of the mask: 1.0 ms
+    against 1.45 ms for 2**20 elements."""
+    return cast_to(dispatch(np.sum, (cast_to(m, np.dtype(np.float64)),), {}), _I64)
 
 
 def _compacted(rows, m, run, count, n, deps):

@@ -161,10 +161,16 @@ def _kept(b, axes, keepdims):
             if keepdims or a not in axes]
 
 
+# reductions whose padding is their identity, so that an `initial=` combines with the
+# padded buffer's result as it would with the selected elements' alone
+_WITH_INITIAL = frozenset({"sum", "nansum", "prod", "nanprod", "max", "amax", "min", "amin"})
+
+
 def _refuse_extras(b, name, params):
     for key in ("out", "initial", "where", "mean", "correction"):
         if params.get(key) is not None and key in params and \
-                not (key == "where" and params[key] is True):
+                not (key == "where" and params[key] is True) and \
+                not (key == "initial" and name in _WITH_INITIAL):
             b.refuse(f"np.{name} with {key}=")
 
 
@@ -184,7 +190,7 @@ def reduction(fn, name, args, kwargs):
         return _var(b, axes, name, params)
     pad, nonempty = REDUCTIONS[name]
     dyn = [a for a in axes if b.ext[a] is not None]
-    if nonempty:
+    if nonempty and params.get("initial") is None:
         _check_nonempty(b, dyn, name)
     buf = _unordered_filled(b, pad(b.dtype), dyn) if name in _UNORDERED else \
         B.filled(b, pad(b.dtype), dyn)

@@ -107,3 +107,19 @@ def test_empty_selections_follow_numpy():
     assert f(x, 10.0) == 0.0
     with pytest.raises(ValueError, match="zero-size array"):
         jit(lambda x, t: x[x > t].max())(x, 10.0)
+
+
+def with_initial(x, t, k):
+    v = x[x > t]
+    w = x[k:]
+    return v.max(initial=-1.0), v.min(initial=5.0), v.sum(initial=2.5), \
+        np.prod(v, initial=0.5), np.max(w, initial=0.25), w.min(initial=-7.0)
+
+
+@pytest.mark.parametrize("t, k", [(0.2, 3), (10.0, 100)])
+def test_initial_joins_a_bounded_reduction_and_covers_an_empty_one(t, k):
+    """`initial=` on a selection or a slice with a run-time length: the empty case
+    (nothing above `t`, `k` past the end) gives `initial` instead of NumPy's
+    zero-size error."""
+    x = np.random.default_rng(6).normal(size=100)
+    _check(with_initial, x, t, k)

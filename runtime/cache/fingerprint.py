@@ -101,13 +101,14 @@ def source_files():
 @functools.lru_cache(maxsize=1)
 def environment_digest() -> str:
     """npxla's own source files (path, size and modification time: reading them all
-    would cost milliseconds of every warm start), the library versions and the Python
-    version."""
+    would cost milliseconds of every warm start), the library versions, the Python
+    version and XLA_FLAGS (read once per process, by XLA too: a program compiled with
+    other code generators or options must not come back from the cache)."""
     import jax
     import jaxlib
     h = hashlib.sha256()
-    h.update(f"{sys.version}|{np.__version__}|{jax.__version__}|{jaxlib.__version__}"
-             .encode())
+    h.update(f"{sys.version}|{np.__version__}|{jax.__version__}|{jaxlib.__version__}|"
+             f"{os.environ.get('XLA_FLAGS', '')}".encode())
     for path in source_files():
         st = os.stat(path)
         h.update(f"{path}:{st.st_size}:{st.st_mtime_ns};".encode())

@@ -200,6 +200,23 @@ def test_key_covers_npxla_own_source(tmp_path, monkeypatch):
     assert fingerprint.environment_digest() == before
 
 
+def test_key_covers_xla_flags(monkeypatch):
+    """A program compiled under other XLA_FLAGS (code generators, backend options such
+    as the small-loop threshold npxla sets unless the user does) is another program."""
+    from npxla.runtime.cache import fingerprint
+    fingerprint.environment_digest.cache_clear()
+    before = fingerprint.environment_digest()
+    try:
+        monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", "") +
+                           " --xla_cpu_enable_fast_math=false")
+        fingerprint.environment_digest.cache_clear()
+        assert fingerprint.environment_digest() != before
+    finally:
+        monkeypatch.undo()
+        fingerprint.environment_digest.cache_clear()
+    assert fingerprint.environment_digest() == before
+
+
 def test_programs_with_host_callbacks_are_not_persisted(cache_dir):
     from npxla import jit
 

@@ -285,9 +285,10 @@ def parts(x):
 def broadcast_one(buf, axis, e, dst, length):
     """`buf` with its axis moved to `dst` in a buffer of `length` (see `relocate`), or,
     where its run-time count is 1, its single element spread along the whole axis
-    (NumPy broadcasts a length-1 axis whatever its length was known to be)."""
+    (NumPy broadcasts a length-1 axis whatever its length was known to be). A buffer
+    with no room along the axis holds no such element."""
     moved = relocate(buf, axis, e.offset, dst, length)
-    if known(e.count) is not None and known(e.count) != 1:
+    if known(e.count) is not None and known(e.count) != 1 or buf.shape[axis] == 0:
         return moved
     start = [as_abstract(np.int64(0))] * buf.ndim
     start[axis] = traced(e.offset)

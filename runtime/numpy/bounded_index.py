@@ -27,6 +27,7 @@ from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.scan import cumulative
 from npxla.runtime.numpy import bounded_core as B
+from npxla.runtime.numpy.bounded_scatter import scatter_window
 from npxla.runtime.numpy.bounded_window import speculate
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.errorflags import check
@@ -317,6 +318,8 @@ def assign(target, value):
                              f"shape {tb.shape}")
     vb = broadcast_to_shape(vb, tb.shape)
     if is_bounded(target):
+        if scatter_window(target, vb):
+            return
         vb = S.select(B.valid_mask(target), vb, tb)
     tb.assign(vb)
 

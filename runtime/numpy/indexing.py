@@ -46,8 +46,11 @@ def getitem(x: AbstractArray, index):
     r = parse(x, index)
     if _is_scalar_copy(index, r):      # a NumPy scalar, never the array itself
         return as_scalar(read_at(x, r, index))
-    view = AbstractArray.view_of(x, lambda base: read_at(base, r, index),
-                                 lambda base, new: write_at(base, r, index, new))
+    def write_back(base, new):
+        return write_at(base, r, index, new)
+
+    write_back.region = r              # for writes of part of the view (bounded_scatter)
+    view = AbstractArray.view_of(x, lambda base: read_at(base, r, index), write_back)
     mark_ndarray(view)                 # `x[...]` of a 0-d array is a 0-d array
     return view
 

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 from jaxlib.mlir import ir
 
-from npxla.transpiler.base.errors import UnsupportedFunctionError
-
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.bounded_core import same_value, value_range
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
@@ -216,6 +215,12 @@ def _slice(x, starts, sizes, steps):
 def read(x: AbstractArray, r: Region) -> AbstractArray:
     if not r.traced:
         y = _slice(x, r.starts, r.sizes, r.steps)
+    elif all(st == 1 for st in r.steps):
+        # one dynamic slice, static starts as constants: a static slice first would be
+        # a second array that XLA may materialise (a slab of rows around a column read)
+        y = S.dynamic_slice(x, *[cast_to(s, _I64) if is_abstract(s) else
+                                 as_abstract(np.int64(s)) for s in r.starts],
+                            sizes=tuple(r.sizes))
     else:
         traced = [is_abstract(s) for s in r.starts]
         y = _slice(x, [0 if t else s for t, s in zip(traced, r.starts)],
@@ -247,11 +252,33 @@ def write(x: AbstractArray, r: Region, value) -> AbstractArray:
         starts = [cast_to(s, _I64) if is_abstract(s) else as_abstract(np.int64(s))
                   for s in r.starts]
         return S.dynamic_update_slice(x, value, *starts)
-    if r.traced:
-        raise UnsupportedFunctionError(
-            "assigning to a strided slice together with a traced integer index is not "
-            "supported yet", hint="split the assignment: take the row first, then assign")
+    if r.traced:        # strided, at a traced place: each element to its index
+        return scatter_elements(x, region_indices(r), value)
     return _strided_update(x, r, value)
+
+
+def scatter_elements(x, columns, value):
+    """`x` with each element of `value` written at the index that `columns` (one int64
+    array of `value`'s shape per axis of `x`, distinct index vectors) give it; indices
+    past the end are dropped."""
+    count = int(np.prod(value.shape, dtype=np.int64))
+    index = S.concatenate(*[S.reshape(c, shape=(count, 1)) for c in columns], axis=1)
+    return G.scatter(x, index, S.reshape(value, shape=(count,)), kind="replace",
+                     unique=True)
+
+
+def region_indices(r: Region) -> list:
+    """Per base axis, the index of each element of the region (int64 arrays of the
+    region's shape `r.sizes`, in the order `write` lays the value out)."""
+    shape = tuple(r.sizes)
+    out = []
+    for d, (start, size, step) in enumerate(zip(r.starts, r.sizes, r.steps)):
+        pos = S.iota(shape=shape, dtype=_I64, dim=d)
+        if step != 1:
+            pos = E.multiply(pos, broadcast_to_shape(as_abstract(np.int64(step)), shape))
+        start = cast_to(start, _I64) if is_abstract(start) else as_abstract(np.int64(start))
+        out.append(E.add(pos, broadcast_to_shape(start, shape)))
+    return out
 
 
 def _strided_update(x, r, value):

@@ -21,7 +21,7 @@ from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy import bounded_blocks as blocks
 from npxla.runtime.numpy import bounded_core as B
-from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.registry import dispatch
 
@@ -170,8 +170,27 @@ def _refuse_extras(b, name, params):
     for key in ("out", "initial", "where", "mean", "correction"):
         if params.get(key) is not None and key in params and \
                 not (key == "where" and params[key] is True) and \
-                not (key == "initial" and name in _WITH_INITIAL):
+                not (key in ("initial", "where") and name in _WITH_INITIAL):
             b.refuse(f"np.{name} with {key}=")
+
+
+def _with_where(b, params):
+    """`b` and `params` with a `where=` mask brought to `b`'s layout: broadcast like
+    NumPy (a static length must equal the run-time one, checked), on the buffer whose
+    padding the reduction then fills with its identity. The mask's value at padding
+    positions does not matter."""
+    where = params.get("where", True)
+    if where is True:
+        return b, params
+    (buf, mask), bound, ext = B.conform([b, where])
+    if len(bound) != b.ndim or any(e is None and n != m for e, n, m in
+                                   zip(b.ext, bound, b.bound)):
+        shape = getattr(where, "bound", getattr(where, "shape", ()))
+        raise ValueError(f"non-broadcastable where= (shape {tuple(shape)}) for an array "
+                         f"of at most {b.bound}")
+    mask = broadcast_to_shape(mask, tuple(bound))
+    out = B.make(buf, ext, B.extent_deps(b, where))
+    return out, dict(params, where=mask)
 
 
 def reduction(fn, name, args, kwargs):
@@ -182,6 +201,9 @@ def reduction(fn, name, args, kwargs):
     if not is_bounded(b):
         first_bounded((args, kwargs)).refuse(f"np.{name} with a bounded argument")
     _refuse_extras(b, name, params)
+    b, params = _with_where(b, params)
+    if not is_bounded(b):                   # the mask made every axis static
+        return dispatch(fn, (b,), {k: v for k, v in params.items() if k != "out"})
     axes = _axes(params.get("axis"), b.ndim)
     keepdims = bool(params.get("keepdims", False))
     if name in ("mean", "nanmean"):

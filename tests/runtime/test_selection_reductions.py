@@ -109,6 +109,32 @@ def test_empty_selections_follow_numpy():
         jit(lambda x, t: x[x > t].max())(x, 10.0)
 
 
+def with_where(x, A, t, k):
+    """`where=` on selections and on slices whose length is the loop index."""
+    v = x[x > t]
+    out = np.zeros((k, 5))
+    rows = np.zeros((k, 3))
+    cols = np.zeros((k, A.shape[0]))
+    for i in range(k):
+        w, u = x[i:], x[:i]
+        m = w > 0.1
+        out[i] = (np.sum(w, where=m), w.max(where=m, initial=-1.0),
+                  np.prod(u, where=u < 0.5), v.sum(where=v < 1.0),
+                  np.min(u, where=u > 0, initial=9.0))
+        B = A[:i]
+        rows[i] = np.sum(B, axis=0, where=B > 0)
+        cols[i, :i] = np.sum(B, axis=1, where=np.array([True, False, True]))
+    return out, rows, cols
+
+
+@pytest.mark.parametrize("t, k", [(0.2, 12), (10.0, 5)])
+def test_where_on_bounded_reductions(t, k):
+    """Refused before (`np.sum with where=`); the mask is broadcast like NumPy's against
+    the run-time length, and the padding stays out whatever the mask says there."""
+    rng = np.random.default_rng(7)
+    _check(with_where, rng.normal(size=40), rng.normal(size=(12, 3)), t, k)
+
+
 def with_initial(x, t, k):
     v = x[x > t]
     w = x[k:]

@@ -27,7 +27,6 @@ from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy.convert import broadcast_to_shape
 from npxla.runtime.numpy.slicing import region_indices, scatter_elements
 
-_I64 = np.dtype(np.int64)
 # a window of at most 1/SHARE of its base's elements (and at most MOST) is scattered
 SHARE, MOST = 8, 1 << 16
 

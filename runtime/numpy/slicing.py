@@ -218,9 +218,7 @@ def read(x: AbstractArray, r: Region) -> AbstractArray:
     elif all(st == 1 for st in r.steps):
         # one dynamic slice, static starts as constants: a static slice first would be
         # a second array that XLA may materialise (a slab of rows around a column read)
-        y = S.dynamic_slice(x, *[cast_to(s, _I64) if is_abstract(s) else
-                                 as_abstract(np.int64(s)) for s in r.starts],
-                            sizes=tuple(r.sizes))
+        y = S.dynamic_slice(x, *[_index(s) for s in r.starts], sizes=tuple(r.sizes))
     else:
         traced = [is_abstract(s) for s in r.starts]
         y = _slice(x, [0 if t else s for t, s in zip(traced, r.starts)],
@@ -249,9 +247,7 @@ def write(x: AbstractArray, r: Region, value) -> AbstractArray:
     if _all_full(x, r):
         return value
     if all(st == 1 for st in r.steps):
-        starts = [cast_to(s, _I64) if is_abstract(s) else as_abstract(np.int64(s))
-                  for s in r.starts]
-        return S.dynamic_update_slice(x, value, *starts)
+        return S.dynamic_update_slice(x, value, *[_index(s) for s in r.starts])
     if r.traced:        # strided, at a traced place: each element to its index
         return scatter_elements(x, region_indices(r), value)
     return _strided_update(x, r, value)
@@ -272,13 +268,17 @@ def region_indices(r: Region) -> list:
     region's shape `r.sizes`, in the order `write` lays the value out)."""
     shape = tuple(r.sizes)
     out = []
-    for d, (start, size, step) in enumerate(zip(r.starts, r.sizes, r.steps)):
+    for d, (start, step) in enumerate(zip(r.starts, r.steps)):
         pos = S.iota(shape=shape, dtype=_I64, dim=d)
         if step != 1:
             pos = E.multiply(pos, broadcast_to_shape(as_abstract(np.int64(step)), shape))
-        start = cast_to(start, _I64) if is_abstract(start) else as_abstract(np.int64(start))
-        out.append(E.add(pos, broadcast_to_shape(start, shape)))
+        out.append(E.add(pos, broadcast_to_shape(_index(start), shape)))
     return out
+
+
+def _index(start):
+    """A region start (a Python int or a traced integer) as an int64 scalar array."""
+    return cast_to(start, _I64) if is_abstract(start) else as_abstract(np.int64(start))
 
 
 def _strided_update(x, r, value):

@@ -29,7 +29,7 @@ import threading
 
 import numpy as np
 
-from npxla.runtime.xla import superset_dot
+from npxla.runtime.xla import superset_dot, superset_windows
 from npxla.runtime.xla.transfer import Uploader
 
 _MIN_BYTES = 1 << 18            # as `transfer.aligned`: below, a copy costs microseconds
@@ -187,6 +187,7 @@ def shifted_module(module_text, shifts, avals):
                 if tuple(avals[p][0]) != (n,):
                     value = hlo.ReshapeOp(shaped, value).result
             arg.replace_all_uses_except(value, cut.operation)
+            superset_windows.read_windows(value, arg, k, tuple(avals[p][0]), hlo, ir)
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             [a.type for a in block.arguments], list(ftype.results)))
@@ -208,23 +209,54 @@ def reads_in_place(executable, shifts, avals, splits=None):
         entry = next(body for head, body in comps.items() if head.startswith("ENTRY"))
     except Exception:  # pragma: no cover - an HLO text we do not understand
         return False
-    params, uses, split = {}, [], set()
+    params, split = {}, set()
     for line in entry:
         m = _INSTR.match(line)
-        if m is None:
-            continue
-        name, rtype, opcode, rest = m.groups()
-        if opcode == "parameter":
-            number = int(rest.split(")")[0])
+        if m and m.group(3) == "parameter":
+            number = int(m.group(4).split(")")[0])
             if number in shifts or number in splits:
-                params[name] = int(np.prod(avals[number][0]))
+                params[m.group(1)] = int(np.prod(avals[number][0]))
                 if number in splits:
-                    split.add(name)
-        else:
-            uses.append((name, rtype, opcode, rest))
+                    split.add(m.group(1))
     if len(params) != len(shifts) + len(splits):
         return False
-    for _, rtype, opcode, rest in uses:
+    if not _reads_ok(entry, params, split, comps):
+        return False
+    # a superset carried into a loop or a call: checked where it is read, found by its
+    # type (a flat array of exactly n + k elements)
+    flat = {f"[{int(np.prod(avals[p][0])) + k}]": int(np.prod(avals[p][0]))
+            for p, k in shifts.items()}
+    fused = set(re.findall(r"calls=(%[\w.\-]+)", text))   # judged where they are called
+    for head, body in comps.items():
+        if head.startswith("ENTRY") or head.split()[0] in fused:
+            continue
+        names = {}
+        for line in body:
+            m = _INSTR.match(line)
+            if m and m.group(3) in ("parameter", "get-tuple-element"):
+                n = next((n for t, n in flat.items() if re.match(r"^\w+" + re.escape(t) + r"(\{|$)",
+                                                                  m.group(2))), None)
+                if n is not None:
+                    names[m.group(1)] = n
+        if names and not _reads_ok(body, names, set(), comps):
+            return False
+    return True
+
+
+# opcodes that pass a value along whole: a loop, a call or a tuple carries the
+# superset to where it is read
+_CARRIERS = frozenset({"tuple", "get-tuple-element", "while", "call", "conditional"})
+
+
+def _reads_ok(body_lines, params, split, comps):
+    """Whether the instructions of one computation read each of `params` ({name:
+    elements}) only in computing loop fusions or small pieces (those in `split` only
+    in dots or small pieces), or pass it along whole."""
+    for line in body_lines:
+        m = _INSTR.match(line)
+        if m is None or m.group(3) == "parameter":
+            continue
+        _, rtype, opcode, rest = m.groups()
         operands = set(re.findall(r"%[\w.\-]+", rest.split("),")[0]))
         for pname, n in params.items():
             if pname not in operands or _elements(rtype) * 4 < n:
@@ -232,6 +264,8 @@ def reads_in_place(executable, shifts, avals, splits=None):
             if pname in split:
                 if opcode != "dot":
                     return False
+                continue
+            if opcode in _CARRIERS:
                 continue
             called = re.search(r"calls=(%[\w.\-]+)", rest)
             if opcode != "fusion" or "kind=kLoop" not in rest or called is None:

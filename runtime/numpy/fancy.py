@@ -3,8 +3,10 @@ indices that fancy_plan.py plans.
 
 `x[idx]` reads with one `gather`; `x[idx] = v` writes with a scatter that keeps NumPy's
 last-write-wins on repeated indices. A *traced* boolean mask has a data-dependent count,
-so it is only accepted where the shape survives: `x[m] = v` / `x[m] op= v` with a scalar
-or broadcastable `v` lower to a select over `A + R`; reading `x[m]` is refused with a
+so it is only accepted where the shape survives: `x[m] = v` / `x[m] op= v` lower to a
+select over `A + R`, with `v` broadcast, or, when it holds one value per True entry,
+spread by a running count of the mask (the count checked at run time); reading `x[m]`
+alone is a bounded array (bounded_index.py), with other indices it is refused with a
 fixed-shape rewrite hint. `np.add.at` & co. combine repeated indices inside the scatter
 (or accumulate in the loop dtype and apply once). `value_at` is `x[index]` as a new
 array, the building block of np.take & co. (takeput.py).
@@ -26,6 +28,7 @@ from npxla.runtime.lowering.reduce import identity
 from npxla.runtime.numpy import slicing
 from npxla.runtime.numpy.bounded_index import compact
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.fancy_plan import (Plan, basic_index, classify, const_index,
                                             from_value, indices, is_basic, is_const,
                                             normalise, operand, plan, reshaped, restore,
@@ -109,19 +112,61 @@ def write(x, items, value):
 def masked(x, p: Plan, value, combine):
     """x[mask-index] = value, or = combine(x[...], value): a select, shape preserving."""
     value = as_abstract(value)
-    try:
-        v = from_value(p, value)
-    except ShapeMismatchError:
-        raise DataDependentShapeError(
-            f"assigning an array of shape {value.shape} through a boolean mask needs as "
-            "many values as True entries, which depends on the data",
-            hint=_MASK_WRITE_HINT) from None
-    v = reshaped(v, p.rest)
     y = operand(p, x)
     pred = _selected(p, y.shape[:len(p.adv_axes)])
+    try:
+        v = reshaped(from_value(p, value), p.rest)
+    except ShapeMismatchError:
+        v = _by_position(p, value, pred, combine is None)
     new = v if combine is None else combine(y, v)
     new = broadcast_to_shape(cast_to(new, x.dtype), y.shape)
     x.assign(restore(p, x, S.select(spread(pred, y.shape), new, y)))
+
+
+def _by_position(p: Plan, value, pred, assigning):
+    """`value`'s entries along the mask's axis, spread to the positions the mask selects
+    (the j-th True entry takes entry j), for a value with one entry per True entry: a
+    length known only at run time, checked there as NumPy checks it."""
+    pad = len(p.layout) - value.ndim          # the value's axes align to the right
+    along = p.before - pad                    # its axis facing the mask's
+    if len(p.adv) != 1 or p.adv[0].kind != "mask" or pad < 0 or along < 0 or \
+            value.shape[along] == 1:
+        raise ShapeMismatchError(
+            f"shape mismatch: value array of shape {value.shape} could not be broadcast "
+            f"to the indexing result of shape {p.out_shape}")
+    length = value.shape[along]
+    v = dispatch(np.moveaxis, (reshaped(value, (1,) * pad + value.shape), p.before, 0), {})
+    v = broadcast_to_shape(v, (length,) + p.rest)
+    space = pred.shape
+    if not int(np.prod(space)):
+        raise ValueError(_count_message(p, value.shape, length, assigning).format(0))
+    flat = cast_to(reshaped(pred, (int(np.prod(space)),)), _I64)
+    ordinal = dispatch(np.cumsum, (flat,), {})
+    count = reshaped(S.static_slice(ordinal, start=(ordinal.shape[0] - 1,),
+                                    limit=(ordinal.shape[0],), strides=(1,)), ())
+    check(E.compare(count, as_abstract(np.int64(length)), "NE"),
+          _count_message(p, value.shape, length, assigning), error=ValueError, payload=count)
+    at = dispatch(np.subtract, (ordinal, 1), {})
+    picked = dispatch(np.take, (v, at), {"axis": 0, "mode": "clip"})
+    return reshaped(picked, space + p.rest)
+
+
+def _count_message(p: Plan, shape, length, assigning):
+    """NumPy's message when the mask selects `{0}` (the run-time count) entries and the
+    value has `length`."""
+    def text(dims):
+        return "(" + ",".join(dims) + ("," if len(dims) == 1 else "") + ")"
+    selected = text([str(d) for d in p.rest[:p.before]] + ["{0}"] +
+                    [str(d) for d in p.rest[p.before:]])
+    given = text([str(d) for d in shape])
+    if not assigning:
+        return (f"operands could not be broadcast together with shapes {selected} "
+                f"{given} {selected} ")
+    if p.rest:
+        return (f"shape mismatch: value array of shape {given} could not be broadcast "
+                f"to indexing result of shape {selected}")
+    return (f"NumPy boolean array indexing assignment cannot assign {length} input "
+            "values to the {0} output values where the mask is true")
 
 
 def _selected(p: Plan, space):

@@ -300,16 +300,6 @@ def test_masked_assignment_of_bool_values():
     check(f, np.array([True, False, True]), np.array([False, True, False]))
 
 
-def test_masked_value_array_shaped_like_the_selection_is_refused():
-    def f(x, v):
-        x[x > 0] = v
-        return x
-    with pytest.raises(DataDependentShapeError) as info:
-        jit(f)(np.arange(4.0), np.ones(2))
-    assert info.value.line == f.__code__.co_firstlineno + 1
-    assert "np.where" in str(info.value)
-
-
 def test_masked_read_is_refused_with_a_location():
     def f(x):
         return x[[0, 1], x[0] > 0]         # a mask with an index array
@@ -557,3 +547,91 @@ def list_value(x, i, a, b):
 
 def test_list_of_traced_values_assigned():
     check(list_value, np.zeros(4), np.array([1, 3]), 2.0, 3.5)
+
+
+# --- x[mask] = values with one value per True entry ------------------------------------
+def _mask_values(x, v):
+    x[x > 0.5] = v
+    return x
+
+
+def _mask_values_add(x, v):
+    x[x > 0.5] += v
+    return x
+
+
+def _mask_columns(x, v):
+    x[:, x[0] > 0.5] = v
+    return x
+
+
+def _mask_rows(x, v):
+    x[x[:, 0] > 0.5] = v
+    return x
+
+
+def _rows_by_mask(data, v):
+    out = np.zeros_like(data)
+    for k in range(data.shape[0]):
+        out[k][data[k] > 0.5] = v[k]
+    return out
+
+
+def _picked(n, size=12, seed=None):
+    """An array with exactly n of its entries above 0.5, at mixed places."""
+    x = np.full(size, 0.25)
+    x[np.random.default_rng(n if seed is None else seed).permutation(size)[:n]] = 0.75
+    return x
+
+
+def _grid(shape, hot, axis):
+    """0.25 everywhere, 0.75 at positions `hot` of row 0 (axis 1) or column 0 (axis 0)."""
+    x = np.full(shape, 0.25)
+    if axis == 0:
+        x[hot, 0] = 0.75
+    else:
+        x[0, hot] = 0.75
+    return x
+
+
+@pytest.mark.parametrize("fn, x, v", [
+    (_mask_values, _picked(5), np.arange(5.0)),
+    (_mask_values, _picked(5), np.arange(5)),                  # cast int -> float
+    (_mask_values, _picked(1), np.arange(1.0)),
+    (_mask_values_add, _picked(4), np.arange(4.0)),
+    (_mask_columns, _grid((2, 6), [1, 2, 4], 1), np.arange(6.0).reshape(2, 3)),
+    (_mask_rows, _grid((6, 2), [0, 2, 5], 0), np.arange(6.0).reshape(3, 2)),
+    (_mask_rows, _grid((6, 2), [0, 2, 5], 0), np.arange(3.0).reshape(3, 1)),
+])
+def test_masked_assignment_of_one_value_per_true_entry(fn, x, v):
+    check(fn, x, v)
+
+
+def test_masked_assignment_of_one_value_per_true_entry_in_a_staged_loop():
+    data = np.stack([_picked(5, 30, seed=k) for k in range(20)])
+    v = np.arange(100.0).reshape(20, 5)
+    check(_rows_by_mask, data, v)
+    data[7] = _picked(4, 30)                       # one row selects 4: NumPy raises
+    with pytest.raises(ValueError) as want:
+        _rows_by_mask(data, v)
+    with pytest.raises(ValueError) as got:
+        jit(_rows_by_mask)(data, v)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("fn, x, v, message", [
+    (_mask_values, _picked(3), np.arange(5.0),
+     r"cannot assign 5 input values to the 3 output values where the mask is true"),
+    (_mask_values_add, _picked(3), np.arange(5.0),
+     r"operands could not be broadcast together with shapes \(3,\) \(5,\) \(3,\)"),
+    (_mask_rows, _picked(6).reshape(6, 2), np.arange(8.0).reshape(4, 2),
+     r"shape mismatch: value array of shape \(4,2\) could not be broadcast to indexing "
+     r"result of shape \(\d,2\)"),
+])
+def test_masked_assignment_with_the_wrong_count_raises_numpys_error(fn, x, v, message):
+    with pytest.raises(ValueError) as want:
+        fn(x.copy(), v)
+    with pytest.raises(ValueError, match=message) as got:
+        jit(fn)(x.copy(), v)
+    if fn is not _mask_rows:
+        assert str(got.value) == str(want.value)

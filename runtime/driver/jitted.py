@@ -80,6 +80,8 @@ class JittedFunction:
     __npxla_jitted__ = True
     # a result that is an array argument is the caller's object, as in NumPy
     _returns_arguments = True
+    # lowerings may call NumPy's routines back on the host (`lowering.callbacks`)
+    _host_library = True
 
     def __init__(self, fn, *, static_argnums=(), static_argnames=(), device=None,
                  output="numpy"):
@@ -383,6 +385,7 @@ class JittedFunction:
                                    unrolled=frozenset(unrolled),
                                    user_error=raises_at_run_time,
                                    platform=self.device.platform,
+                                   host_library=self._host_library,
                                    windows=windows,
                                    arguments_returned=self._returns_arguments and
                                    self._output == "numpy")

@@ -39,6 +39,8 @@ class ShardedFunction(JittedFunction):
     """A NumPy function compiled once per signature for a mesh of devices."""
     # results are global arrays; in a multi-process run an argument is one block of one
     _returns_arguments = False
+    # an SPMD program cannot call back into Python
+    _host_library = False
 
     def __init__(self, fn, *, shard, mesh=None, static_argnums=(), static_argnames=(),
                  device=None, output="numpy"):

@@ -1,5 +1,44 @@
 """XLA's custom-call targets that call back into Python (print, logging, warnings at run
-time). Programs are lowered with the CPU target; compiling for a GPU swaps in the GPU
-one (`xla.compile`), so the lowering does not need to know the device."""
+time, and library routines XLA lacks). Programs are lowered with the CPU target;
+compiling for a GPU swaps in the GPU one (`xla.compile`), so the lowering does not need
+to know the device."""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.types import tensor_type
+
 CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 GPU_CALLBACK_TARGET = "xla_ffi_python_gpu_callback"
+
+
+def emit_pure_callback(trace, fn, operands, results):
+    """Results of `fn(*operand arrays)` computed on the host: `results` is a list of
+    (shape, dtype) and `fn` returns a tuple of C-contiguous arrays of exactly those.
+    Without side effects, so XLA orders it by its data alone (and may drop it if its
+    results are unused); registered in `trace.host_callbacks` at its index."""
+    index = len(trace.host_callbacks)
+    trace.host_callbacks.append(fn)
+    values = [x.ir for x in operands]
+    types = [tensor_type(shape, dtype) for shape, dtype in results]
+    op = hlo.CustomCallOp(
+        types, values, CPU_CALLBACK_TARGET, has_side_effect=False,
+        backend_config=ir.StringAttr.get(""),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+        operand_layouts=layouts([v.type for v in values]),
+        result_layouts=layouts(types))
+    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)})
+    return [AbstractArray(tuple(shape), np.dtype(dtype), ir=r)
+            for (shape, dtype), r in zip(results, op.results)]
+
+
+def layouts(types):
+    """Row-major layouts, as custom calls name them."""
+    return ir.ArrayAttr.get([
+        ir.DenseIntElementsAttr.get(np.arange(ir.RankedTensorType(t).rank - 1, -1, -1,
+                                              dtype=np.int64),
+                                    type=ir.IndexType.get()) for t in types])

@@ -33,7 +33,7 @@ from npxla.transpiler.base.errors import UnsupportedOperationError
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.types import tensor_type
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET
+from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET, layouts
 from npxla.runtime.operators.fstrings import DeferredStr
 
 _ORDER_DTYPE = np.dtype(np.uint8)
@@ -89,17 +89,11 @@ def emit_host_callback(trace, callback, operands):
         [result], values, CPU_CALLBACK_TARGET, has_side_effect=True,
         backend_config=ir.StringAttr.get(""),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
-        operand_layouts=_layouts([v.type for v in values]),
-        result_layouts=_layouts([result]))
+        operand_layouts=layouts([v.type for v in values]),
+        result_layouts=layouts([result]))
     op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
         {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)})
     order.assign(AbstractArray((), _ORDER_DTYPE, ir=op.result))
-
-
-def _layouts(types):
-    return ir.ArrayAttr.get([
-        ir.DenseIntElementsAttr.get(np.arange(t.rank - 1, -1, -1, dtype=np.int64),
-                                    type=ir.IndexType.get()) for t in types])
 
 
 def _order_handle(trace):

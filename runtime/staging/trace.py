@@ -30,11 +30,15 @@ class Trace:
     piece of staging state and policy: each thread stages on its own trace (the stack
     below is thread-local), so concurrent stagings never see each other's state."""
 
-    def __init__(self, unrolled=frozenset(), platform="cpu", windows=None):
+    def __init__(self, unrolled=frozenset(), platform="cpu", windows=None,
+                 host_library=True):
         """All state of one staging run lives here, none in module globals: threads that
         stage at once each have their own trace."""
         # the platform compiled for: lowerings that differ per platform read it
         self.platform = platform
+        # whether a lowering may call a host library routine back (`callbacks`): not
+        # in programs split over devices, which cannot call back
+        self.host_library = host_library and platform == "cpu"
         self.context = _new_context()
         self.location = ir.Location.unknown(self.context)
         with self.context, self.location:

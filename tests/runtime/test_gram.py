@@ -1,0 +1,98 @@
+"""Large Gram products (`X.T @ X`, `X @ X.T`) on the CPU run NumPy's own BLAS call (syrk)
+through a host callback (`runtime/numpy/gram.py`): the result is NumPy's, bit for bit,
+in every spelling and inside loops; small products and other products stay in XLA."""
+import numpy as np
+import pytest
+
+from differential import check
+from npxla import jit
+from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET
+
+ROWS, COLS = 3000, 120           # 43 M multiply-adds: above gram.MIN_MACS
+
+
+def xtx(X):
+    return X.T @ X
+
+
+def xxt(X):
+    return X @ X.T
+
+
+def spelled(X):
+    return np.dot(X.T, X) + X.T.dot(X) + np.matmul(X.T, X)
+
+
+def centred(data):
+    X = data - data.mean(axis=0)
+    return (X.T @ X) / (data.shape[0] - 1)
+
+
+def in_loop(X, steps):
+    out = np.zeros((X.shape[1], X.shape[1]))
+    for k in range(steps):
+        Y = X * (k + 1)
+        out += Y.T @ Y
+    return out
+
+
+def covariance(X):
+    return np.cov(X, rowvar=False)
+
+
+def not_gram(X, Y):
+    return X.T @ Y
+
+
+def _calls_back(fn, *args):
+    return CPU_CALLBACK_TARGET in jit(fn).lower(*args).as_text()
+
+
+@pytest.fixture(scope="module")
+def data():
+    return np.random.default_rng(7).normal(size=(ROWS, COLS))
+
+
+@pytest.mark.parametrize("fn", [xtx, spelled])
+def test_gram_products_equal_numpy_bit_for_bit(fn, data):
+    assert _calls_back(fn, data)
+    np.testing.assert_array_equal(jit(fn)(data), fn(data))
+
+
+def test_centred_data(data):
+    """The mean is XLA's (its last bit may differ from NumPy's), the product NumPy's."""
+    assert _calls_back(centred, data)
+    check(centred, data, rtol=1e-12, atol=1e-12)
+
+
+def test_the_other_side(data):
+    X = np.ascontiguousarray(data.T)               # 120 x 3000: X @ X.T is 120 x 120
+    assert _calls_back(xxt, X)
+    np.testing.assert_array_equal(jit(xxt)(X), xxt(X))
+
+
+def test_float32(data):
+    X = data.astype(np.float32)
+    assert _calls_back(xtx, X)
+    got = jit(xtx)(X)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, xtx(X))
+
+
+def test_inside_a_staged_loop(data):
+    assert _calls_back(in_loop, data, 20)
+    np.testing.assert_allclose(jit(in_loop)(data, 20), in_loop(data, 20), rtol=1e-13)
+
+
+def test_np_cov(data):
+    check(covariance, data, rtol=1e-12)
+
+
+def test_small_and_other_products_stay_in_xla(data):
+    small = data[:100, :20].copy()
+    assert not _calls_back(xtx, small)
+    assert not _calls_back(not_gram, data, data * 2)
+    assert not _calls_back(xtx, data.astype(np.int64))
+    np.testing.assert_array_equal(jit(xtx)(small.astype(np.int64)), xtx(small.astype(np.int64)))
+    np.testing.assert_allclose(jit(not_gram)(data, data * 2), not_gram(data, data * 2),
+                               rtol=1e-12, atol=1e-9)

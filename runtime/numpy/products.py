@@ -17,7 +17,7 @@ from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.dot import dot_general
 from npxla.runtime.numpy.convert import broadcast_shapes, cast_to
-from npxla.runtime.numpy.gram import gram
+from npxla.runtime.numpy.host_matmul import host_product
 from npxla.runtime.numpy.reductions import _real, _imag, _complex, asarray, numpy_error
 from npxla.runtime.numpy.registry import implements
 from npxla.runtime.numpy.ufunc_core import store_out
@@ -49,7 +49,7 @@ def _compute_dtype(dtype):
 def contract(a, b, out_dtype, batch=((), ()), contract=((), ())):
     """dot_general in the dtype that reproduces NumPy's result for `out_dtype`."""
     comp = _compute_dtype(out_dtype)
-    r = gram(a, b, out_dtype, batch, contract)
+    r = host_product(a, b, out_dtype, batch, contract)
     if r is not None:
         return r
     r = dot_general(cast_to(a, comp), cast_to(b, comp), batch=batch, contract=contract,

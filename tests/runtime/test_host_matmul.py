@@ -1,6 +1,7 @@
-"""Large Gram products (`X.T @ X`, `X @ X.T`) on the CPU run NumPy's own BLAS call (syrk)
-through a host callback (`runtime/numpy/gram.py`): the result is NumPy's, bit for bit,
-in every spelling and inside loops; small products and other products stay in XLA."""
+"""Large matrix products on the CPU run NumPy's own BLAS call (syrk for `X.T @ X` and
+`X @ X.T`, gemm for others) through a host callback (`runtime/numpy/host_matmul.py`): the
+result is NumPy's, bit for bit, in every spelling and inside loops; small products,
+mat-vecs and integer products stay in XLA."""
 import numpy as np
 import pytest
 
@@ -8,7 +9,7 @@ from differential import check
 from npxla import jit
 from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET
 
-ROWS, COLS = 3000, 120           # 43 M multiply-adds: above gram.MIN_MACS
+ROWS, COLS = 3000, 120           # 43 M multiply-adds: above host_matmul.GRAM_MIN_MACS
 
 
 def xtx(X):
@@ -88,11 +89,25 @@ def test_np_cov(data):
     check(covariance, data, rtol=1e-12)
 
 
+def gemm(A, B, alpha):
+    T = alpha * (A @ B)
+    return T @ B.T + np.dot(A.T, B)
+
+
+def test_general_products_equal_numpy_bit_for_bit():
+    rng = np.random.default_rng(3)
+    A, B = rng.normal(size=(700, 700)), rng.normal(size=(700, 700))
+    assert _calls_back(gemm, A, B, 0.5)
+    np.testing.assert_array_equal(jit(gemm)(A, B, 0.5), gemm(A, B, 0.5))
+
+
 def test_small_and_other_products_stay_in_xla(data):
     small = data[:100, :20].copy()
     assert not _calls_back(xtx, small)
-    assert not _calls_back(not_gram, data, data * 2)
+    assert not _calls_back(not_gram, data, data * 2)          # 120 x 3000 x 120: small
     assert not _calls_back(xtx, data.astype(np.int64))
+    square = np.ones((700, 700))
+    assert not _calls_back(lambda A, x: A @ x, square, np.ones((700, 1)))   # a mat-vec
     np.testing.assert_array_equal(jit(xtx)(small.astype(np.int64)), xtx(small.astype(np.int64)))
     np.testing.assert_allclose(jit(not_gram)(data, data * 2), not_gram(data, data * 2),
                                rtol=1e-12, atol=1e-9)

@@ -89,22 +89,49 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     value's first occurrence, the inverse (each element's value number, in the input's
     shape, as NumPy 2 returns it) and the counts come from the same runs."""
     a = asarray(ar)
+    extras = [(return_index, _first_indices), (return_inverse, _inverse),
+              (return_counts, _counts)]
     if axis is not None:
-        raise UnsupportedFunctionError("np.unique with axis= is not supported on traced "
-                                       "arrays yet")
+        if a.ndim != 1:
+            return _unique_rows(a, axis, extras)
+        normalize_axis_index(operator.index(axis), 1)     # 1-d: as without axis
     n = a.size
     flat = S.reshape(a, shape=(n,))
     order = dispatch(np.argsort, (flat,), {"kind": "stable"}) \
         if return_index or return_inverse else None
     s = dispatch(np.sort, (flat,), {}) if order is None else dispatch(np.take, (flat, order), {})
-    extras = [(return_index, _first_indices), (return_inverse, _inverse),
-              (return_counts, _counts)]
     if n == 0:
         out = [s] + [as_abstract(np.zeros(a.shape if f is _inverse else 0, _I64))
                      for wanted, f in extras if wanted]
         return out[0] if len(out) == 1 else tuple(out)
     first = S.concatenate(as_abstract(np.ones(1, np.bool_)), _starts_run(s, equal_nan), axis=0)
     out = [compact(s, first)] + [f(first, order, a.shape) for wanted, f in extras if wanted]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_rows(a, axis, extras):
+    """`np.unique(a, axis=0)` of a 2-d array: the distinct rows in lexicographic order
+    (a stable `lexsort` with column 0 as the primary key), each the first of its run
+    of equal rows. As in NumPy, which compares rows as records, NaN rows never equal
+    one another (`equal_nan` does not apply) and -0.0 equals 0.0; the inverse is 1-D."""
+    if a.ndim != 2 or operator.index(axis) not in (0, -2) or a.shape[1] == 0:
+        raise UnsupportedFunctionError(
+            "np.unique(axis=...) on traced arrays is supported for axis 0 of a 1-d or "
+            "2-d array with at least one column",
+            hint="move the axis first and reshape to 2-d: np.unique(a.reshape(n, -1), "
+                 "axis=0)")
+    n, m = a.shape
+    keys = tuple(a[:, j] for j in reversed(range(m)))
+    order = dispatch(np.lexsort, (keys,), {})
+    s = dispatch(np.take, (a, order), {"axis": 0})
+    wanted = [f for want, f in extras if want]
+    if n == 0:
+        out = [s] + [as_abstract(np.zeros(0, _I64)) for _ in wanted]
+        return out[0] if len(out) == 1 else tuple(out)
+    differs = dispatch(np.any, (dispatch(np.not_equal, (s[1:], s[:-1]), {}),), {"axis": 1})
+    first = S.concatenate(as_abstract(np.ones(1, np.bool_)), differs, axis=0)
+    rows = compact(s, first)
+    out = [rows] + [f(first, order, (n,)) for f in wanted]
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -8,7 +8,7 @@ from differential import check, random_array
 from hypothesis import given, settings, strategies as st
 
 from npxla import jit
-from npxla.transpiler.base.errors import DataDependentShapeError
+from npxla.transpiler.base.errors import DataDependentShapeError, UnsupportedFunctionError
 
 RNG = np.random.default_rng(7)
 VALUE_DTYPES = [np.int32, np.float64, np.complex64, np.bool_]
@@ -635,3 +635,51 @@ def test_masked_assignment_with_the_wrong_count_raises_numpys_error(fn, x, v, me
         jit(fn)(x.copy(), v)
     if fn is not _mask_rows:
         assert str(got.value) == str(want.value)
+
+
+# --- np.unique(axis=0): distinct rows as a result of run-time length --------------------
+def unique_rows(a):
+    return np.unique(a, axis=0)
+
+
+def unique_rows_all(a):
+    return np.unique(a, axis=0, return_index=True, return_inverse=True, return_counts=True)
+
+
+def unique_1d_axis(a):
+    return np.unique(a, axis=-1, return_counts=True)
+
+
+def unique_rows_in_loop(a):
+    total = 0.0
+    for k in range(20):
+        rows = np.unique(np.floor(a * (k % 3 + 1)), axis=0)
+        total += rows.sum() + rows.shape[0]
+    return total
+
+
+def unique_columns(a):
+    return np.unique(a, axis=1)
+
+
+_ROWS = np.array([[np.nan, 1.0], [np.nan, 1.0], [0.0, -0.0], [-0.0, 0.0], [1, 2], [0, 1]])
+
+
+@pytest.mark.parametrize("fn, a", [
+    (unique_rows, _ROWS),                   # NaN rows stay apart, -0.0 == 0.0: NumPy's rule
+    (unique_rows_all, _ROWS),
+    (unique_rows, np.random.default_rng(0).integers(0, 3, (40, 3))),
+    (unique_rows_all, np.random.default_rng(1).integers(-2, 2, (50, 2)).astype(np.int8)),
+    (unique_rows_all, np.zeros((0, 3))),
+    (unique_1d_axis, np.array([3.0, np.nan, 1.0, np.nan, 3.0])),   # 1-d: NaNs collapse
+    (unique_rows_in_loop, np.random.default_rng(2).random((30, 2))),
+])
+def test_unique_rows_give_numpys_arrays(fn, a):
+    check(fn, a)
+
+
+def test_unique_along_other_axes_is_refused_with_a_hint():
+    with pytest.raises(UnsupportedFunctionError) as info:
+        jit(unique_columns)(np.arange(6.0).reshape(2, 3))
+    assert info.value.line == unique_columns.__code__.co_firstlineno + 1
+    assert "axis=0" in info.value.hint

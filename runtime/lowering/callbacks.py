@@ -19,24 +19,30 @@ def emit_pure_callback(trace, fn, operands, results):
     """Results of `fn(*operand arrays)` computed on the host: `results` is a list of
     (shape, dtype) and `fn` returns a tuple of C-contiguous arrays of exactly those.
     Without side effects, so XLA orders it by its data alone (and may drop it if its
-    results are unused); registered in `trace.host_callbacks` at its index."""
-    index = len(trace.host_callbacks)
-    trace.host_callbacks.append(fn)
-    values = [x.ir for x in operands]
+    results are unused)."""
     types = [tensor_type(shape, dtype) for shape, dtype in results]
-    op = hlo.CustomCallOp(
-        types, values, CPU_CALLBACK_TARGET, has_side_effect=False,
-        backend_config=ir.StringAttr.get(""),
-        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
-        operand_layouts=layouts([v.type for v in values]),
-        result_layouts=layouts(types))
-    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
-        {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)})
+    op = emit_callback(trace, fn, [x.ir for x in operands], types, side_effect=False)
     return [AbstractArray(tuple(shape), np.dtype(dtype), ir=r)
             for (shape, dtype), r in zip(results, op.results)]
 
 
-def layouts(types):
+def emit_callback(trace, fn, values, types, side_effect):
+    """The custom call that runs `fn` on `values` (IR values) with results of `types`,
+    `fn` registered in `trace.host_callbacks` at the index the call names."""
+    index = len(trace.host_callbacks)
+    trace.host_callbacks.append(fn)
+    op = hlo.CustomCallOp(
+        types, values, CPU_CALLBACK_TARGET, has_side_effect=side_effect,
+        backend_config=ir.StringAttr.get(""),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+        operand_layouts=_layouts([v.type for v in values]),
+        result_layouts=_layouts(types))
+    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)})
+    return op
+
+
+def _layouts(types):
     """Row-major layouts, as custom calls name them."""
     return ir.ArrayAttr.get([
         ir.DenseIntElementsAttr.get(np.arange(ir.RankedTensorType(t).rank - 1, -1, -1,

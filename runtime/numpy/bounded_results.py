@@ -103,9 +103,14 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if n == 0:
         out = [s] + [as_abstract(np.zeros(a.shape if f is _inverse else 0, _I64))
                      for wanted, f in extras if wanted]
-        return out[0] if len(out) == 1 else tuple(out)
+        return _results(out)
     first = S.concatenate(as_abstract(np.ones(1, np.bool_)), _starts_run(s, equal_nan), axis=0)
     out = [compact(s, first)] + [f(first, order, a.shape) for wanted, f in extras if wanted]
+    return _results(out)
+
+
+def _results(out):
+    """np.unique's return: the values alone, or a tuple with the arrays asked for."""
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -127,12 +132,12 @@ def _unique_rows(a, axis, extras):
     wanted = [f for want, f in extras if want]
     if n == 0:
         out = [s] + [as_abstract(np.zeros(0, _I64)) for _ in wanted]
-        return out[0] if len(out) == 1 else tuple(out)
+        return _results(out)
     differs = dispatch(np.any, (dispatch(np.not_equal, (s[1:], s[:-1]), {}),), {"axis": 1})
     first = S.concatenate(as_abstract(np.ones(1, np.bool_)), differs, axis=0)
     rows = compact(s, first)
     out = [rows] + [f(first, order, (n,)) for f in wanted]
-    return out[0] if len(out) == 1 else tuple(out)
+    return _results(out)
 
 
 def _starts_run(s, equal_nan):

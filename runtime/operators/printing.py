@@ -25,15 +25,13 @@ import threading
 import weakref
 
 import numpy as np
-from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.transpiler.base.errors import UnsupportedOperationError
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.types import tensor_type
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET, layouts
+from npxla.runtime.lowering.callbacks import emit_callback
 from npxla.runtime.operators.fstrings import DeferredStr
 
 _ORDER_DTYPE = np.dtype(np.uint8)
@@ -81,18 +79,9 @@ def emit_host_callback(trace, callback, operands):
     is registered in `trace.host_callbacks`, whose position is the custom call's index.
     The module names the CPU target; `compile_module` renames it for a GPU."""
     order = _order_handle(trace)
-    index = len(trace.host_callbacks)
-    trace.host_callbacks.append(_Ordered(callback))
     values = [order.ir] + [x.ir for x in operands]
-    result = tensor_type((), _ORDER_DTYPE)
-    op = hlo.CustomCallOp(
-        [result], values, CPU_CALLBACK_TARGET, has_side_effect=True,
-        backend_config=ir.StringAttr.get(""),
-        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
-        operand_layouts=layouts([v.type for v in values]),
-        result_layouts=layouts([result]))
-    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
-        {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)})
+    op = emit_callback(trace, _Ordered(callback), values, [tensor_type((), _ORDER_DTYPE)],
+                       side_effect=True)
     order.assign(AbstractArray((), _ORDER_DTYPE, ir=op.result))
 
 

@@ -26,9 +26,8 @@ def contiguous(sizes, shape) -> bool:
 def read_windows(value, flat, k, shape, hlo, ir):
     """Rewrite the contiguous `dynamic_slice`/`slice` uses of `value` (the argument of
     `shape`, sliced back from `flat`, the superset block argument whose elements k..
-    hold it) to read the superset; returns how many were rewritten."""
+    hold it) to read the superset."""
     strides = [int(np.prod(shape[j + 1:])) for j in range(len(shape))]
-    done = 0
     for use in list(value.uses):
         op = use.owner
         name = op.operation.name if hasattr(op, "operation") else op.name
@@ -55,8 +54,6 @@ def read_windows(value, flat, k, shape, hlo, ir):
                 value = hlo.ReshapeOp(result.type, run).result
         result.replace_all_uses_with(value)
         op.erase()
-        done += 1
-    return done
 
 
 def _offset(starts, sizes, shape, strides, k, hlo, ir):

@@ -7,6 +7,8 @@
 - `b[k]`, `b[a:c]`, `b[::-1]` on a bounded array: offset arithmetic on the same buffer.
 - Assigning into any of them (`A[i, :j] = v`, `y[:k] += d`) is a select of the valid
   window, written through the buffer view.
+- Steps other than 1 (`x[j::3]`, `x[::k]`, `x[:k][::2]`) are gathered views
+  (`bounded_strided`).
 - `x[mask]` compacts the selected elements to the front of a buffer as long as the
   mask (a prefix scan plus one scatter); `x[mask] = v` with such a `v` gathers back.
 - `x[idx]` with a bounded integer index gathers with the padding indices zeroed.
@@ -17,8 +19,6 @@ import operator
 
 import numpy as np
 
-from npxla.transpiler.base.errors import ConcretizationError
-
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.staging.bounded import BoundedArray, is_bounded
 from npxla.runtime.staging.trace import current_trace
@@ -27,6 +27,7 @@ from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.scan import cumulative
 from npxla.runtime.numpy import bounded_core as B
+from npxla.runtime.numpy import bounded_strided
 from npxla.runtime.numpy.bounded_scatter import scatter_window
 from npxla.runtime.numpy.bounded_window import speculate
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
@@ -50,7 +51,7 @@ def dynamic_slices(index, shape) -> bool:
     fixed length inside the axis (`x[i:i + 3]`) has a static shape: basic indexing
     makes it (`slicing.fixed_window`)."""
     entries = index if isinstance(index, tuple) else (index,)
-    if not any(isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop))
+    if not any(isinstance(e, slice) and any(map(_traced_bound, (e.start, e.stop, e.step)))
                for e in entries):
         return False
     trace = current_trace()
@@ -65,7 +66,7 @@ def dynamic_slices(index, shape) -> bool:
         if isinstance(e, slice) and fixed_window(e, n) is not None:
             continue
         if isinstance(e, slice):
-            for v in (e.start, e.stop):
+            for v in (e.start, e.stop, e.step):
                 if _traced_bound(v):
                     found = True
                     args = {d for d in v.deps if type(d) is int}   # argument positions
@@ -77,19 +78,10 @@ def dynamic_slices(index, shape) -> bool:
     return found and (data or not scalar_args)
 
 
-def _refuse_step(deps):
-    raise ConcretizationError(
-        "a slice with a traced start or stop and a step other than 1 or -1 is not "
-        "supported",
-        deps=deps, hint="slice with step 1 and index the result ([::2]) with static "
-                        "bounds, or use a mask")
-
-
 def _window(entry, n):
-    """(static slice for the buffer, offset, count) of a slice with traced bounds."""
+    """(static slice for the buffer, offset, count) of a slice with traced bounds and
+    step 1 or -1 (other steps are gathered views: `bounded_strided`)."""
     step = entry.step
-    if step is not None and (_traced_bound(step) or operator.index(step) not in (1, -1)):
-        _refuse_step(B.deps_of(entry.start, entry.stop, step))
     for v in (entry.start, entry.stop):
         if is_bounded(v) or (is_abstract(v) and (v.ndim or v.dtype.kind not in "iub")):
             raise TypeError("slice indices must be integers or None or have an __index__ "
@@ -134,20 +126,23 @@ def _down_bound(v, n):
 
 def slice_dynamic(x: AbstractArray, index, getitem) -> BoundedArray:
     """`x[index]` where some slice bound is traced (`getitem`: the static path)."""
-    entries = _expand(index, x.ndim)
+    deps = B.deps_of(*(v for e in _expand(index, x.ndim) if isinstance(e, slice)
+                       for v in (e.start, e.stop, e.step)))
+    x, strided, entries = bounded_strided.expand(x, (None,) * x.ndim, _expand(index, x.ndim))
     new, plan = [], []
-    deps = frozenset()
     axis = out_axis = 0
     for e in entries:
         if e is None:
             new.append(None)
             out_axis += 1
             continue
-        if isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop)):
+        if strided[axis] is not None:
+            new.append(e)
+            plan.append((out_axis, strided[axis]))
+        elif isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop)):
             cut, offset, count = _window(e, x.shape[axis])
             new.append(cut)
             plan.append((out_axis, B.Extent(offset, count)))
-            deps |= B.deps_of(e.start, e.stop)
         else:
             new.append(e)
         if isinstance(e, slice):
@@ -179,12 +174,7 @@ def _position(i, e: B.Extent, axis):
 def translate(b: BoundedArray, index):
     """`index` into bounded `b` as an index into its buffer, and the extents of the
     result's axes (ints, slices with step 1 or a plain reverse, None, `...`)."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    if any(not (e is None or e is Ellipsis or isinstance(e, slice) or is_int(e) or
-                (is_abstract(e) and e.ndim == 0 and e.dtype.kind in "iu")) for e in index):
-        b.refuse("advanced indexing (an index array or a mask)")
-    entries = _expand(index, b.ndim)
+    entries = _basic_entries(b, index)
     new, ext = [], []
     axis = 0
     for e in entries:
@@ -209,6 +199,16 @@ def translate(b: BoundedArray, index):
     return new, ext
 
 
+def _basic_entries(b: BoundedArray, index):
+    """`index` expanded to one entry per axis (and None), refused if not basic."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if any(not (e is None or e is Ellipsis or isinstance(e, slice) or is_int(e) or
+                (is_abstract(e) and e.ndim == 0 and e.dtype.kind in "iu")) for e in index):
+        b.refuse("advanced indexing (an index array or a mask)")
+    return _expand(index, b.ndim)
+
+
 def _index_deps(index):
     deps = frozenset()
     for e in (index if isinstance(index, tuple) else (index,)):
@@ -221,7 +221,10 @@ def getitem_bounded(b: BoundedArray, index, getitem):
     the first axis: a gather, see `take_first_axis`)."""
     if _first_axis_indices(index) and b.ext[0] is not None:
         return take_first_axis(b, index[0] if isinstance(index, tuple) else index, getitem)
-    new, ext = translate(b, index)
+    buf, ext, entries = bounded_strided.expand(b.buf, b.ext, _basic_entries(b, index))
+    if buf is not b.buf:
+        b = BoundedArray(buf, ext, b.extent_deps)
+    new, ext = translate(b, tuple(entries))
     buf = getitem(b.buf, tuple(new))
     if is_abstract(buf) and buf.ndim == len(ext):
         return B.make(buf, ext, b.extent_deps | _index_deps(index))
@@ -256,12 +259,8 @@ def take_first_axis(b: BoundedArray, idx, getitem):
 def _sub_window(b, e, n, ex):
     if e.start is None and e.stop is None and e.step is None:
         return slice(None), ex          # `:` keeps the extent (the same values)
-    step = e.step
-    if step is not None and (_traced_bound(step) or operator.index(step) not in (1, -1)):
-        b.refuse("a slice with a step other than 1 or -1")
+    step = e.step                   # 1 or a plain reverse: others are gathered views
     if step is not None and operator.index(step) == -1:
-        if e.start is not None or e.stop is not None:
-            b.refuse("a reversed slice with bounds")
         return slice(None, None, -1), B.Extent(B.sub(B.sub(n, ex.offset), ex.count),
                                               ex.count)
     count = ex.count

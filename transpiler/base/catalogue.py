@@ -250,12 +250,14 @@ class ShapeRefusal:
 
 # keys: NumPy names (`"nonzero"`, also as methods `x.nonzero()`), and the patterns
 # "x[mask]" (reading through a boolean mask), "where/1" (one-argument np.where) and
-# "x[i:j]" (slice bounds computed from data; jax.jit: NPX203, a rule of its own)
+# "x[i:j]" (slice bounds computed from data; jax.jit: NPX203, a rule of its own) and
+# "x[i:j:k]" (a step computed from data, or such bounds with a step other than 1 or -1)
 DATA_DEPENDENT_SHAPES = {
     # @jit computes these into a buffer as long as their bound with a traced count
     # (runtime/numpy/bounded_*.py); jax.jit refuses them
     "x[mask]": ShapeRefusal(BOOLEAN_MASK, npxla=False),
     "x[i:j]": ShapeRefusal(TRACED_SHAPE, npxla=False),
+    "x[i:j:k]": ShapeRefusal(TRACED_SHAPE, npxla=False),
     "where/1": ShapeRefusal(WHERE_ONE_ARGUMENT, npxla=False),
     **{name: ShapeRefusal(NONZERO, npxla=False)
        for name in ("nonzero", "flatnonzero", "argwhere")},

@@ -70,10 +70,9 @@ class TracedShape(Rule):
         shapes instead (`x.shape[0]`, `len(x)`), or pass it as a static argument
         (`jit(f, static_argnums=...)`). Python `int` arguments are fine: npxla
         specialises the function on their values. A traced *index* (`x[i]`) is fine
-        too, and so are traced slice *bounds* with step 1 (`x[:k]`, `x[lo[i]:lo[i + 1]]`):
-        `@jit` gives such a slice a length known at run time (docs/semantics.md,
-        "Lengths known at run time"); a traced step (`x[::k]`), or traced bounds with
-        another step (`x[k::2]`), are refused."""
+        too, and so are traced slice *bounds* and *steps* (`x[:k]`, `x[lo[i]:lo[i + 1]]`,
+        `x[k::2]`, `x[::k]`): `@jit` gives such a slice a length known at run time
+        (docs/semantics.md, "Lengths known at run time"); `jax.jit` refuses them."""
     bad = """
         import numpy as np
         from npxla import jit
@@ -120,13 +119,14 @@ class TracedShape(Rule):
         if base.kind in PYTHON_ONLY and base.kind != "ref":
             return
         bounds_refused = C.shape_refused("x[i:j]", ctx.flavor)
+        strided_refused = C.shape_refused("x[i:j:k]", ctx.flavor)
         nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for part in nodes:
             if not isinstance(part, ast.Slice):
                 continue
-            # a traced step is never compiled; traced bounds are (npxla gives the slice
-            # a length known at run time, docs/semantics.md) when the step is 1 or -1
-            if part.step is not None and \
+            # npxla gives a slice with traced bounds or a traced step a length known at
+            # run time (docs/semantics.md); jax.jit refuses both
+            if part.step is not None and strided_refused and \
                     traced_level(ctx.value(part.step)) >= self.threshold:
                 self.report(ctx, part.step, what="a slice step")
                 return
@@ -136,7 +136,8 @@ class TracedShape(Rule):
                 if bounds_refused:
                     self.report(ctx, bound, what="a slice bound")
                     return
-                if part.step is not None and not _unit_step(ctx.value(part.step)):
+                if strided_refused and part.step is not None and \
+                        not _unit_step(ctx.value(part.step)):
                     self.report(ctx, bound,
                                 what="a slice bound with a step other than 1 or -1")
                     return

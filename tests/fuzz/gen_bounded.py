@@ -119,7 +119,8 @@ class BoundedGen:
             others = [j for j in lv if j != i]
             forms = [f":{i}", f"{i}:", f":{i} + 1", f"{i} + 1:", f"1:{i} + 1", f"{i}:{i} + 2",
                      f":{m} - {i}", f"{i}:{m - 1}"]
-            rare = [f"-{i}:", f":-{i}", f"{i} - 1:", f"{i}::-1", f":{i}:-1"]
+            rare = [f"-{i}:", f":-{i}", f"{i} - 1:", f"{i}::-1", f":{i}:-1",
+                    f"{i}::2", f"{i}::-2", f":{i}:3", f"{i}:{m}:2"]
             if others:
                 j = self.r.choice(others)
                 forms += [f"{j}:{i}", f"{j}:{i} + 1"]
@@ -129,6 +130,9 @@ class BoundedGen:
             return None
         b = self._data_bound(env)
         forms = [f":{a}", f"{a}:"] + ([f"{a}:{b}"] * 2 if b else [])
+        if self.chance(0.2):        # strided: gathered views (bounded_strided.py)
+            forms = [f"{a}::2", f"{a}::-3", f"::{a} % 3 + 1", f"::-({a} % 2 + 1)"] + \
+                ([f"{a}:{b}:-2"] if b else [])
         return self.r.choice(forms)
 
     def _axes(self, env):

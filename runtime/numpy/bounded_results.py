@@ -11,10 +11,9 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import as_abstract
-from npxla.runtime.staging.bounded import BoundedArray
+from npxla.runtime.staging.bounded import BoundedArray, is_bounded
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy import bounded_core as B
@@ -115,29 +114,50 @@ def _results(out):
 
 
 def _unique_rows(a, axis, extras):
-    """`np.unique(a, axis=0)` of a 2-d array: the distinct rows in lexicographic order
-    (a stable `lexsort` with column 0 as the primary key), each the first of its run
-    of equal rows. As in NumPy, which compares rows as records, NaN rows never equal
-    one another (`equal_nan` does not apply) and -0.0 equals 0.0; the inverse is 1-D."""
-    if a.ndim != 2 or operator.index(axis) not in (0, -2) or a.shape[1] == 0:
-        raise UnsupportedFunctionError(
-            "np.unique(axis=...) on traced arrays is supported for axis 0 of a 1-d or "
-            "2-d array with at least one column",
-            hint="move the axis first and reshape to 2-d: np.unique(a.reshape(n, -1), "
-                 "axis=0)")
-    n, m = a.shape
-    keys = tuple(a[:, j] for j in reversed(range(m)))
-    order = dispatch(np.lexsort, (keys,), {})
-    s = dispatch(np.take, (a, order), {"axis": 0})
+    """`np.unique(a, axis=k)`: the distinct subarrays along axis k, as NumPy finds them
+    (the axis moved first, the rest flattened into rows compared as records): rows in
+    lexicographic order (a stable `lexsort` with column 0 as the primary key), each the
+    first of its run of equal rows, then given back their shape and the axis its place.
+    NaN rows never equal one another (`equal_nan` does not apply) and -0.0 equals 0.0;
+    the inverse is 1-D."""
+    axis = normalize_axis_index(operator.index(axis), a.ndim)
+    moved = dispatch(np.moveaxis, (a, axis, 0), {}) if axis else a
+    n, rest = moved.shape[0], moved.shape[1:]
+    m = int(np.prod(rest, dtype=np.int64))
     wanted = [f for want, f in extras if want]
+    if m == 0:                      # every row is the same empty record
+        k = min(n, 1)
+        values = broadcast_to_shape(as_abstract(np.zeros((), a.dtype)), (k,) + rest)
+        static = {_first_indices: np.zeros(k, _I64), _inverse: np.zeros(n, _I64),
+                  _counts: np.full(k, n, _I64)}
+        return _results([_axis_back(values, axis)] +
+                        [as_abstract(static[f]) for f in wanted])
+    rows2 = S.reshape(moved, shape=(n, m))
+    keys = tuple(rows2[:, j] for j in reversed(range(m)))
+    order = dispatch(np.lexsort, (keys,), {})
+    s = dispatch(np.take, (rows2, order), {"axis": 0})
     if n == 0:
-        out = [s] + [as_abstract(np.zeros(0, _I64)) for _ in wanted]
-        return _results(out)
+        out = [_axis_back(S.reshape(s, shape=(0,) + rest), axis)]
+        return _results(out + [as_abstract(np.zeros(0, _I64)) for _ in wanted])
     differs = dispatch(np.any, (dispatch(np.not_equal, (s[1:], s[:-1]), {}),), {"axis": 1})
     first = S.concatenate(as_abstract(np.ones(1, np.bool_)), differs, axis=0)
     rows = compact(s, first)
-    out = [rows] + [f(first, order, (n,)) for f in wanted]
+    values = BoundedArray(S.reshape(rows.buf, shape=(n,) + rest),
+                          rows.ext[:1] + (None,) * len(rest), rows.extent_deps)
+    out = [_axis_back(values, axis)] + [f(first, order, (n,)) for f in wanted]
     return _results(out)
+
+
+def _axis_back(values, axis):
+    """Values computed with the unique axis first, that axis put back in place."""
+    if not axis:
+        return values
+    if not is_bounded(values):
+        return dispatch(np.moveaxis, (values, 0, axis), {})
+    ext = list(values.ext[1:])
+    ext.insert(axis, values.ext[0])
+    buf = dispatch(np.moveaxis, (values.buf, 0, axis), {})
+    return BoundedArray(buf, ext, values.extent_deps)
 
 
 def _starts_run(s, equal_nan):

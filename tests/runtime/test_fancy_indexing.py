@@ -8,7 +8,7 @@ from differential import check, random_array
 from hypothesis import given, settings, strategies as st
 
 from npxla import jit
-from npxla.transpiler.base.errors import DataDependentShapeError, UnsupportedFunctionError
+from npxla.transpiler.base.errors import DataDependentShapeError
 
 RNG = np.random.default_rng(7)
 VALUE_DTYPES = [np.int32, np.float64, np.complex64, np.bool_]
@@ -659,7 +659,23 @@ def unique_rows_in_loop(a):
 
 
 def unique_columns(a):
-    return np.unique(a, axis=1)
+    return np.unique(a, axis=1), np.unique(a, axis=-1, return_counts=True)[1]
+
+
+def unique_any_axis(a):
+    return tuple(np.unique(a, axis=k, return_index=True, return_inverse=True,
+                           return_counts=True) for k in range(a.ndim))
+
+
+def unique_slabs_in_loop(a):
+    total = 0.0
+    for k in range(10):
+        slabs = np.unique(np.floor(a * (k % 3 + 1)), axis=1)
+        total += slabs.sum() * 0.5 + slabs.shape[1] + slabs[:, -1].sum()
+    return total
+
+
+_RNG3 = np.random.default_rng(3)
 
 
 _ROWS = np.array([[np.nan, 1.0], [np.nan, 1.0], [0.0, -0.0], [-0.0, 0.0], [1, 2], [0, 1]])
@@ -673,13 +689,12 @@ _ROWS = np.array([[np.nan, 1.0], [np.nan, 1.0], [0.0, -0.0], [-0.0, 0.0], [1, 2]
     (unique_rows_all, np.zeros((0, 3))),
     (unique_1d_axis, np.array([3.0, np.nan, 1.0, np.nan, 3.0])),   # 1-d: NaNs collapse
     (unique_rows_in_loop, np.random.default_rng(2).random((30, 2))),
+    (unique_columns, _ROWS.T.copy()),
+    (unique_any_axis, _RNG3.integers(0, 2, (4, 3, 2))),
+    (unique_any_axis, _RNG3.integers(0, 2, (3, 5)).astype(np.float32)),
+    (unique_any_axis, np.zeros((2, 0, 3))),
+    (unique_any_axis, np.zeros((3, 0))),
+    (unique_slabs_in_loop, _RNG3.random((3, 6, 2))),
 ])
 def test_unique_rows_give_numpys_arrays(fn, a):
     check(fn, a)
-
-
-def test_unique_along_other_axes_is_refused_with_a_hint():
-    with pytest.raises(UnsupportedFunctionError) as info:
-        jit(unique_columns)(np.arange(6.0).reshape(2, 3))
-    assert info.value.line == unique_columns.__code__.co_firstlineno + 1
-    assert "axis=0" in info.value.hint

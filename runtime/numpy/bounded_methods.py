@@ -15,7 +15,7 @@ from npxla.runtime.numpy import bounded_index as BI
 from npxla.runtime.numpy import bounded_ops as ops
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import dispatch
-from npxla.runtime.numpy.ufunc_core import check_cast
+from npxla.runtime.numpy.ufunc_core import check_cast, check_out
 from npxla.runtime.numpy.values import fresh
 
 
@@ -37,7 +37,7 @@ def _cumulative(identity):
         params = ops.bind(fn, args, kwargs)
         x = params.pop("a")
         axis = params.get("axis")
-        if params.get("out") is not None or (axis is None and x.ndim != 1):
+        if axis is None and x.ndim != 1:
             x.refuse(f"np.{fn.__name__} of a multi-dimensional bounded array without axis=")
         buf = B.filled(x, identity)
         return B.make(dispatch(fn, (buf,), params), x.ext, x.extent_deps)
@@ -47,8 +47,8 @@ def _cumulative(identity):
 def _outer(fn, args, kwargs):
     """np.outer of vectors: a column times a row (NumPy ravels; so may only 1-D here)."""
     a, b = (B.as_operand(x) for x in args[:2])
-    if kwargs.get("out") is not None or a.ndim != 1 or b.ndim != 1:
-        ops.first_bounded(args).refuse("np.outer of arrays that are not vectors, or out=")
+    if a.ndim != 1 or b.ndim != 1:
+        ops.first_bounded(args).refuse("np.outer of arrays that are not vectors")
     return ops.elementwise(np.multiply, (_index(a, (slice(None), None)),
                                          _index(b, (None, slice(None)))), {})
 
@@ -71,7 +71,7 @@ HANDLERS = {
     "np.copy": _copy, "np.outer": _outer, "np.cumsum": _cumulative(0),
     "np.cumprod": _cumulative(1),
 }
-for _name in list(ops.REDUCTIONS) + ["mean", "nanmean", "var", "std"]:
+for _name in list(ops.REDUCTIONS) + list(ops.MOMENTS):
     HANDLERS["np." + _name] = _reduction(_name)
 for _name in ("dot", "matmul", "inner", "vdot"):
     HANDLERS["np." + _name] = _contraction(_name)
@@ -80,11 +80,57 @@ for _name in ("dot", "matmul", "inner", "vdot"):
 def call(entry, fn, args, kwargs):
     """A registered NumPy function some of whose arguments are bounded arrays."""
     handler = HANDLERS.get(entry.name)
-    if handler is None and isinstance(fn, np.ufunc) and fn.signature is None:
+    ufunc = isinstance(fn, np.ufunc) and fn.signature is None
+    if handler is None and ufunc:
         handler = ops.elementwise
     if handler is None:
         ops.first_bounded((args, kwargs)).refuse(entry.name)
-    return handler(fn, args, kwargs)
+    if kwargs.get("out") is None:
+        return handler(fn, args, kwargs)
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    where = rest.pop("where", True) if ufunc else True
+    # only `out` may be bounded (`np.add(a, b, out=y[:k])`): the static function
+    result = handler(fn, args, rest) if ops.first_bounded((args, rest)) is not None \
+        else dispatch(fn, args, rest)
+    return _store(entry.name, fn, kwargs["out"], result, where,
+                  rest.get("casting", "same_kind"))
+
+
+# How `out=` takes a result, per function: NumPy's casting rule, and the ufunc its
+# messages name. Reductions and cumulative functions cast unsafely (`np.sum(x,
+# out=int_array)` truncates); `std` ends in a `sqrt` into `out`; ufuncs cast
+# 'same_kind' (or their `casting=`); `np.dot` wants exactly the result's dtype.
+_REDUCING_UFUNC = {"sum": "add", "nansum": "add", "prod": "multiply", "nanprod": "multiply",
+                   "max": "maximum", "amax": "maximum", "min": "minimum", "amin": "minimum",
+                   "any": "logical_or", "all": "logical_and"}
+_OUT_RULES = {
+    **{f"np.{name}": ("unsafe", _REDUCING_UFUNC.get(name, name))
+       for name in list(ops.REDUCTIONS) + ["mean", "nanmean", "var", "nanvar", "cumsum",
+                                           "cumprod"]},
+    "np.std": ("same_kind", "sqrt"), "np.nanstd": ("same_kind", "sqrt"),
+    "np.dot": ("no", "dot"), "np.matmul": ("same_kind", "matmul"),
+}
+_SAME_NDIM = frozenset(f"np.{name}" for name in list(ops.REDUCTIONS) + list(ops.MOMENTS))
+
+
+def _store(name, fn, out, result, where, casting):
+    """`fn(..., out=out)`: the result written into `out` (a static array or a view of
+    run-time length: lengths checked at run time) under NumPy's casting rule; `where=`
+    of a ufunc keeps `out`'s elements where it is False. Returns `out`, as NumPy."""
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not is_bounded(out):
+        check_out(out)
+    casting, ufunc_name = _OUT_RULES.get(name, (casting, getattr(fn, "__name__", name)))
+    check_cast(ufunc_name, result.dtype, out.dtype, casting)
+    if name in _SAME_NDIM and result.ndim != out.ndim:
+        raise ValueError(f"output parameter for reduction operation {ufunc_name} has the "
+                         f"wrong number of dimensions: Found {out.ndim} but expected "
+                         f"{result.ndim}")
+    if where is not True:
+        result = ops.elementwise(np.where, (where, result, out), {})
+    BI.assign(out, result)
+    return out
 
 
 # --- the class's NumPy behaviour -----------------------------------------------------------

@@ -49,8 +49,8 @@ _PAD_SENSITIVE = {"power", "floor_divide", "remainder", "fmod", "divmod", "left_
 
 def elementwise(fn, args, kwargs):
     """A ufunc (or np.where / np.clip) on operands of which some are bounded."""
-    if kwargs.get("out") is not None or kwargs.get("where", True) is not True:
-        first_bounded(args).refuse(f"np.{fn.__name__} with out= or where=")
+    if kwargs.get("where", True) is not True:     # (with out=: bounded_methods.call)
+        first_bounded(args).refuse(f"np.{fn.__name__} with where= and no out=")
     arrays = [k for k, a in enumerate(args) if is_bounded(a) or is_abstract(a) or
               isinstance(a, (np.ndarray, list, tuple))]
     ops = [B.as_operand(args[k]) for k in arrays]
@@ -164,13 +164,16 @@ def _kept(b, axes, keepdims):
 # reductions whose padding is their identity, so that an `initial=` combines with the
 # padded buffer's result as it would with the selected elements' alone
 _WITH_INITIAL = frozenset({"sum", "nansum", "prod", "nanprod", "max", "amax", "min", "amin"})
+# and those that take a `where=` mask (the moments count the elements it keeps)
+MOMENTS = ("mean", "nanmean", "var", "std", "nanvar", "nanstd")
+_WITH_WHERE = _WITH_INITIAL | {"any", "all"} | set(MOMENTS)
 
 
 def _refuse_extras(b, name, params):
     for key in ("out", "initial", "where", "mean", "correction"):
         if params.get(key) is not None and key in params and \
-                not (key == "where" and params[key] is True) and \
-                not (key in ("initial", "where") and name in _WITH_INITIAL):
+                not (key == "where" and (params[key] is True or name in _WITH_WHERE)) and \
+                not (key == "initial" and name in _WITH_INITIAL):
             b.refuse(f"np.{name} with {key}=")
 
 
@@ -206,10 +209,11 @@ def reduction(fn, name, args, kwargs):
         return dispatch(fn, (b,), {k: v for k, v in params.items() if k != "out"})
     axes = _axes(params.get("axis"), b.ndim)
     keepdims = bool(params.get("keepdims", False))
-    if name in ("mean", "nanmean"):
-        return _mean(b, axes, params.get("dtype"), keepdims)
-    if name in ("var", "std"):
-        return _var(b, axes, name, params)
+    if name in MOMENTS:
+        keep = _kept_mask(b, params.get("where", True), name.startswith("nan"))
+        if name.endswith("mean"):
+            return _mean(b, axes, params.get("dtype"), keepdims, keep)
+        return _var(b, axes, name, params, keep)
     pad, nonempty = REDUCTIONS[name]
     dyn = [a for a in axes if b.ext[a] is not None]
     if nonempty and params.get("initial") is None:
@@ -263,35 +267,69 @@ def _count(b, axes):
     return n
 
 
-def _mean(b, axes, dtype, keepdims):
+def _kept_mask(b, where, skip_nan):
+    """The elements a moment averages over, as a mask of the buffer (None: every valid
+    one): a `where=` mask (already on the buffer's layout), NaNs left out for the nan*
+    forms, and the padding."""
+    keep = None if where is True else where
+    if skip_nan and b.dtype.kind in "fc":
+        real = dispatch(np.logical_not, (dispatch(np.isnan, (b.buf,), {}),), {})
+        keep = real if keep is None else dispatch(np.logical_and, (keep, real), {})
+    if keep is None:
+        return None
+    return dispatch(np.logical_and, (keep, B.valid_mask(b)), {})
+
+
+def _masked_sum(b, keep, axes, **kw):
+    """Sum over `axes` of the buffer's elements that `keep` marks (zeros elsewhere)."""
+    zero = as_abstract(np.zeros((), b.dtype))
+    return dispatch(np.sum, (dispatch(np.where, (keep, b.buf, zero), {}),), {"axis": axes, **kw})
+
+
+def _mean(b, axes, dtype, keepdims, keep=None):
     if dtype is None:
         dtype = np.mean(np.zeros(1, b.dtype)).dtype
+    real = np.dtype(dtype) if np.dtype(dtype).kind in "fc" else np.dtype(np.float64)
+    if keep is not None:
+        total = _masked_sum(b, keep, axes, dtype=dtype, keepdims=keepdims)
+        n = dispatch(np.sum, (keep,), {"axis": axes, "dtype": real, "keepdims": keepdims})
+        out = cast_to(dispatch(np.true_divide, (total, n), {}), dtype)
+        return B.make(out, _kept(b, axes, keepdims), b.extent_deps)
     dyn = [a for a in axes if b.ext[a] is not None]
     total = dispatch(np.sum, (_unordered_filled(b, 0, dyn),),
                      {"axis": axes, "dtype": dtype, "keepdims": keepdims})
-    n = cast_to(B.traced(_count(b, axes)), np.dtype(dtype) if np.dtype(dtype).kind in "fc"
-                else np.float64)
+    n = cast_to(B.traced(_count(b, axes)), real)
     out = dispatch(np.true_divide, (total, n), {})
     out = cast_to(out, dtype)
     return B.make(out, _kept(b, axes, keepdims), b.extent_deps)
 
 
-def _var(b, axes, name, params):
+def _var(b, axes, name, params, keep=None):
     ddof = params.get("ddof", 0) or 0
     keepdims = bool(params.get("keepdims", False))
-    m = _mean(b, axes, params.get("dtype"), True)
+    m = _mean(b, axes, params.get("dtype"), True, keep)
     d = elementwise(np.subtract, (b, m), {})
     sq = elementwise(np.square, (elementwise(np.absolute, (d,), {}),), {}) \
         if d.dtype.kind == "c" else elementwise(np.square, (d,), {})
     sq = sq if is_bounded(sq) else B.make(sq, (None,) * sq.ndim)
-    dyn = [a for a in axes if b.ext[a] is not None]
-    total = dispatch(np.sum, (_unordered_filled(sq, 0, dyn),),
-                     {"axis": axes, "keepdims": keepdims})
-    n = B.sub(_count(b, axes), ddof)
-    n = cast_to(B.traced(B.maximum(n, 0)), total.dtype if total.dtype.kind == "f"
-                else np.float64)
+    if keep is not None:
+        total = _masked_sum(sq, keep, axes, keepdims=keepdims)
+        real = total.dtype if total.dtype.kind == "f" else np.dtype(np.float64)
+        count = dispatch(np.sum, (keep,), {"axis": axes, "dtype": real, "keepdims": keepdims})
+        dof = dispatch(np.subtract, (count, ddof), {})
+        n = cast_to(dispatch(np.maximum, (dof, 0.0), {}), real)
+    else:
+        dyn = [a for a in axes if b.ext[a] is not None]
+        total = dispatch(np.sum, (_unordered_filled(sq, 0, dyn),),
+                         {"axis": axes, "keepdims": keepdims})
+        n = B.sub(_count(b, axes), ddof)
+        n = cast_to(B.traced(B.maximum(n, 0)), total.dtype if total.dtype.kind == "f"
+                    else np.float64)
     var = dispatch(np.true_divide, (total, n), {})
-    out = dispatch(np.sqrt, (var,), {}) if name == "std" else var
+    if name.startswith("nan") and keep is not None:    # NumPy: NaN where dof <= 0
+        var = dispatch(np.where, (dispatch(np.less_equal, (dof, 0), {}), np.nan, var), {})
+        var = cast_to(var, real)
+    out = dispatch(np.sqrt, (var,), {}) if name.endswith("std") else var
     return B.make(out, _kept(b, axes, keepdims), b.extent_deps)
 
 
@@ -299,8 +337,6 @@ def _var(b, axes, name, params):
 def contraction(fn, name, args, kwargs):
     """np.dot / np.matmul / `@` / np.inner / np.vdot with bounded operands: the two
     contracted axes are brought to one extent and zero-padded, the others keep theirs."""
-    if kwargs.get("out") is not None:
-        first_bounded(args).refuse(f"np.{name} with out=")
     a, b = (B.as_operand(x) for x in args[:2])
     if name == "vdot":
         a, b = _flat1(a), _flat1(b)

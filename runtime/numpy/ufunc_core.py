@@ -37,16 +37,21 @@ def check_cast(ufunc_name, src, dst, casting="same_kind"):
                          f"to {dst!r} with casting rule '{casting}'")
 
 
+def check_out(out):
+    """Refuse an `out=` that the program cannot write (not one of its arrays)."""
+    if type(out) is not AbstractArray:
+        raise UnsupportedFunctionError(
+            "out= must be an array created or passed into the compiled function",
+            hint="write the result to a local array and return it")
+
+
 def store_out(ufunc_name, out, result: AbstractArray, casting="same_kind"):
     """Write `result` into the `out=` handle as NumPy would (casting rule checked)."""
     if isinstance(out, tuple):
         if len(out) != 1:
             raise UnsupportedFunctionError("multiple out= arrays are not supported")
         out = out[0]
-    if type(out) is not AbstractArray:
-        raise UnsupportedFunctionError(
-            "out= must be an array created or passed into the compiled function",
-            hint="write the result to a local array and return it")
+    check_out(out)
     check_cast(ufunc_name, result.dtype, out.dtype, casting)
     out.assign(broadcast_to_shape(result, out.shape))
     return out

@@ -115,8 +115,12 @@ def converted_call(f, args, kwargs):
         if f is min or f is max:
             kwargs = higher_order.with_routed_key(kwargs, converted_call)
         if has_abstract(args, kwargs) or (entry.creates and current_trace() is not None):
-            return introspection.mark_result(
-                entry, args, call_entry(entry, f, args, kwargs, explicit=True))
+            result = call_entry(entry, f, args, kwargs, explicit=True)
+            out = kwargs.get("out")
+            if out is not None and result is (out[0] if isinstance(out, tuple) and
+                                              len(out) == 1 else out):
+                return result           # NumPy hands `out=` back as it is
+            return introspection.mark_result(entry, args, result)
         return f(*args, **kwargs)
     result = introspection.answer(f, args, kwargs)
     if result is not introspection.NOT_HANDLED:

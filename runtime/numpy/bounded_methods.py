@@ -11,6 +11,7 @@ import numpy as np
 
 from npxla.runtime.staging.bounded import BoundedArray, bounded_layer, is_bounded
 from npxla.runtime.numpy import bounded_core as B
+from npxla.runtime.numpy import bounded_functions as functions
 from npxla.runtime.numpy import bounded_index as BI
 from npxla.runtime.numpy import bounded_ops as ops
 from npxla.runtime.numpy.convert import cast_to
@@ -75,6 +76,7 @@ for _name in list(ops.REDUCTIONS) + list(ops.MOMENTS):
     HANDLERS["np." + _name] = _reduction(_name)
 for _name in ("dot", "matmul", "inner", "vdot"):
     HANDLERS["np." + _name] = _contraction(_name)
+HANDLERS.update(functions.HANDLERS)
 
 
 def call(entry, fn, args, kwargs):
@@ -136,7 +138,7 @@ def _store(name, fn, out, result, where, casting):
 # --- the class's NumPy behaviour -----------------------------------------------------------
 _METHODS = {name: getattr(np, name) for name in (
     "sum", "prod", "max", "min", "mean", "std", "var", "any", "all", "argmax", "argmin",
-    "dot", "cumsum", "cumprod", "copy", "clip")}
+    "dot", "cumsum", "cumprod", "copy", "clip", "round", "argsort")}
 
 
 def _getattr(self, name):
@@ -146,6 +148,8 @@ def _getattr(self, name):
     prop = _PROPERTIES.get(name)
     if prop is not None:
         return prop(self)
+    if name in ("ravel", "flatten") and self.ndim == 1:    # a 1-d array: itself / a copy
+        return lambda order="C": self if name == "ravel" else _copy(None, (self,), {})
     if name == "astype":
         return lambda dtype, *a, **k: B.make(cast_to(self.buf, np.dtype(dtype)), self.ext,
                                              self.extent_deps)

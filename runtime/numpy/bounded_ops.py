@@ -156,6 +156,11 @@ def bind(fn, args, kwargs):
     return dict(params)
 
 
+def reduced_dynamic_axes(b, axis):
+    """The dynamic axes of `b` that a reduction over `axis` removes."""
+    return [a for a in _axes(axis, b.ndim) if b.ext[a] is not None]
+
+
 def _kept(b, axes, keepdims):
     return [None if a in axes else e for a, e in enumerate(b.ext)
             if keepdims or a not in axes]

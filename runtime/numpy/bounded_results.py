@@ -186,17 +186,48 @@ def _inverse(first, order, shape):
     return S.reshape(dispatch(np.take, (group, rank), {}), shape=shape)
 
 
-def _counts(first, order, shape):
-    """Each run's length: the distance from its start to the next run's start."""
+def _counts(first, order, shape, end=None):
+    """Each run's length: the distance from its start to the next run's start (the
+    last run ends at `end`, default the end of the sorted values)."""
     n = first.shape[0]
+    end = n if end is None else end
     starts = _positions(first)
     pos = S.iota(shape=(n,), dtype=_I64, dim=0)
     nxt = S.concatenate(S.static_slice(starts.buf, start=(1,), limit=(n,), strides=(1,)),
                         as_abstract(np.array([n], _I64)), axis=0)
     last = E.compare(pos, broadcast_to_shape(B.traced(B.sub(starts.ext[0].count, 1)), (n,)),
                      "EQ")
-    nxt = S.select(last, broadcast_to_shape(as_abstract(np.int64(n)), (n,)), nxt)
+    nxt = S.select(last, broadcast_to_shape(B.traced(end), (n,)), nxt)
     return BoundedArray(E.subtract(nxt, starts.buf), starts.ext)
+
+
+def unique_bounded(b: BoundedArray, return_index=False, return_inverse=False,
+                   return_counts=False, axis=None, *, equal_nan=True):
+    """np.unique of a 1-d array of run-time length (`np.unique(labels[mask])`): sorted
+    with the padding last (stable, after real NaNs), runs started only inside the
+    run-time length, then compacted like the static case; counts end at that length."""
+    if b.ndim != 1 or return_index or return_inverse:
+        b.refuse("np.unique of it with return_index=, return_inverse= or more than one "
+                 "dimension")
+    if axis is not None:
+        normalize_axis_index(operator.index(axis), 1)
+    e = b.ext[0]
+    buf = B.relocate(b.buf, 0, e.offset, 0, b.bound[0]) if B.known(e.offset) != 0 else b.buf
+    front = BoundedArray(buf, (B.Extent(0, e.count),), b.extent_deps)
+    last = np.nan if b.dtype.kind in "fc" else (True if b.dtype.kind == "b"
+                                                 else np.iinfo(b.dtype).max)
+    n = b.bound[0]
+    if n == 0:
+        return _results([buf] + ([as_abstract(np.zeros(0, _I64))] if return_counts else []))
+    s = dispatch(np.sort, (B.filled(front, last),), {"kind": "stable"})
+    inside = E.compare(S.iota(shape=(n,), dtype=_I64, dim=0),
+                       broadcast_to_shape(B.traced(e.count), (n,)), "LT")
+    first = S.concatenate(as_abstract(np.ones(1, np.bool_)), _starts_run(s, equal_nan), axis=0)
+    first = E.bitwise_and(first, inside)
+    out = [compact(s, first)]
+    if return_counts:
+        out.append(_counts(first, None, (n,), end=e.count))
+    return _results(out)
 
 
 def compress(condition, a, axis=None, out=None):

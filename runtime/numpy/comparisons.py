@@ -24,7 +24,7 @@ def _scalar_or_array(v):
     return as_array(v)
 
 
-def _python_bool(x):
+def python_bool(x):
     """A 0-d bool returned as a Python bool (NumPy's `builtins.bool(...)`)."""
     x = cast_to(x, np.bool_)
     return AbstractArray(x.shape, x.dtype, ir=None if x.const is not None else x.ir,
@@ -55,7 +55,7 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
 @implements(np.allclose, family="elementwise")
 def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     close = isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    return _python_bool(_call(np.all, close))
+    return python_bool(_call(np.all, close))
 
 
 def _cannot_hold_nan(dtype):
@@ -68,15 +68,15 @@ def array_equal(a1, a2, equal_nan=False):
     if a1.shape != a2.shape:
         return False
     if not equal_nan:
-        return _python_bool(_call(np.all, a1 == a2))
+        return python_bool(_call(np.all, a1 == a2))
     if a1 is a2:
         return True
     if _cannot_hold_nan(a1.dtype) and _cannot_hold_nan(a2.dtype):
-        return _python_bool(_call(np.all, a1 == a2))
+        return python_bool(_call(np.all, a1 == a2))
     nan1, nan2 = _call(np.isnan, a1), _call(np.isnan, a2)
     same_nans = _call(np.all, nan1 == nan2)
     rest_equal = _call(np.all, (a1 == a2) | nan1)
-    return _python_bool(same_nans & rest_equal)
+    return python_bool(same_nans & rest_equal)
 
 
 @implements(np.array_equiv, family="elementwise")
@@ -86,4 +86,4 @@ def array_equiv(a1, a2):
         broadcast_shapes(a1.shape, a2.shape)
     except ValueError:
         return False
-    return _python_bool(_call(np.all, a1 == a2))
+    return python_bool(_call(np.all, a1 == a2))

@@ -257,7 +257,11 @@ class BoundedGen:
             return self.r.choice([f"np.linalg.norm({s})", f"{s}.mean()" if not maybe_empty
                                   or self.chance(0.15) else f"{s}.sum()",
                                   f"{s}.std()" if not maybe_empty else f"{s}.any()",
-                                  f"np.var({s})" if not maybe_empty else f"{s}.all()"])
+                                  f"np.var({s})" if not maybe_empty else f"{s}.all()",
+                                  f"np.nanmean({s})" if not maybe_empty else
+                                  f"np.any({s} > 0, where={s} < 1)",
+                                  f"np.nanstd({s}, where={s} != 0)" if not maybe_empty
+                                  else f"np.sum({s}, where={s} > 0)"])
         red = self.r.choice(["max", "min", "argmax", "argmin"])
         if not maybe_empty or self.chance(0.08):
             if self.chance(0.2) and red in ("max", "min"):

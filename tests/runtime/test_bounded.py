@@ -427,7 +427,8 @@ def test_a_size_that_grows_every_iteration_has_no_bound():
         check(grows, RNG.random(5), 3)
     with pytest.raises(TranspileError) as info:         # an array trip count: refused
         jit(grows)(RNG.random(5), np.int64(3))
-    assert "np.concatenate" in str(info.value) and "test_bounded.py" in str(info.value)
+    assert "across a staged branch or loop iteration" in str(info.value)
+    assert "test_bounded.py" in str(info.value)
 
 
 def solve_masked(A, b):
@@ -445,7 +446,7 @@ def test_unsupported_use_of_a_data_dependent_size_is_located():
 def index_dependent_unsupported(x):
     out = 0.0
     for i in range(1, x.shape[0]):
-        out += np.median(x[:i])
+        out += np.trapezoid(x[:i])
     return out
 
 

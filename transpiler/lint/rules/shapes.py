@@ -234,35 +234,36 @@ class RunTimeLengthArgument(Rule):
     refusal = C.RUN_TIME_LENGTH
     targets = frozenset({NPXLA})
     plain = True
-    defaults = {"fn": "np.median", "how": "a boolean mask"}
+    defaults = {"fn": "np.histogram", "how": "a boolean mask"}
     explain = """
         `x[mask]`, `np.nonzero(m)[0]`, `np.unique(x)`, `np.extract`, `np.compress` and
         slices whose bounds are computed from array data (`x[:k]`, `k = np.argmax(x)`)
         give an array whose length depends on the data. `@jit` compiles them into a
         buffer as long as their bound plus a traced count, which elementwise
         operations, ufuncs, `np.where`, `np.clip`, reductions (`sum`, `mean`, `max`,
-        `std`, ...), `np.cumsum`, dot products and `np.linalg.norm` accept (the list is
+        `std`, ...), `np.cumsum`, dot products, `np.linalg.norm`, sorting, medians and
+        quantiles, `np.unique` and `np.concatenate` of 1-d arrays accept (the list is
         `NUMPY_RUN_TIME_LENGTH` in npxla.transpiler.base.supported). Other functions
-        (`np.median`, `np.sort`, `np.percentile`, `np.concatenate`, `np.asarray`,
-        `list()`, ...) need the length while compiling and raise ConcretizationError.
-        Compute on the whole array with a mask instead (`np.where(mask, x, np.nan)`
-        with the nan-functions, `np.count_nonzero(mask)` for the length), or do it
-        outside the jitted function."""
+        (`np.histogram`, `np.searchsorted`, `np.interp`, `np.trapezoid`, `list()`, ...)
+        need the length while compiling and raise ConcretizationError. Compute on the
+        whole array with a mask instead (weights, `np.where(mask, x, np.nan)` with the
+        nan-functions, `np.count_nonzero(mask)` for the length), or do it outside the
+        jitted function."""
     bad = """
         import numpy as np
         from npxla import jit
 
         @jit
-        def positive_median(x):
-            return np.median(x[x > 0])
+        def positive_histogram(x):
+            return np.histogram(x[x > 0], bins=4, range=(0.0, 4.0))[0]
         """
     good = """
         import numpy as np
         from npxla import jit
 
         @jit
-        def positive_median(x):
-            return np.nanmedian(np.where(x > 0, x, np.nan))
+        def positive_histogram(x):
+            return np.histogram(x, bins=4, range=(0.0, 4.0), weights=1.0 * (x > 0))[0]
         """
     example_args = "(np.array([1.0, -2.0, 3.0, 4.0]),)"
 

@@ -1,0 +1,130 @@
+"""NumPy functions beyond ufuncs and reductions on arrays of run-time length (refused
+before): sort/argsort, median/quantile/percentile and their nan forms, unique,
+concatenate/hstack/append, diff, nanmax/nanmin/nanargmax/nanargmin, ptp, allclose,
+average, flip and the element-by-element functions (round, isclose, nan_to_num,
+zeros_like, ...). Differential against NumPy: values, dtypes, errors; NaNs, empty
+selections, integers, bounds from data and from a staged loop's index."""
+import warnings
+
+import numpy as np
+import pytest
+
+from npxla import jit
+from npxla.runtime.operators.loops import NpxlaPerformanceWarning
+from tests.differential import check
+
+RNG = np.random.default_rng(41)
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+_DATA = np.array([0.3, np.nan, -1.2, 0.3, 2.5, -0.7, 1.1, 0.3, -2.0, 0.9])
+_INTS = np.array([3, -1, 4, 1, -5, 9, 2, 6, 5, 3])
+
+
+def ordering(x, k):
+    y = x[:k[0]]
+    z = x[x > 0]
+    u = np.unique(x)[:k[0]]          # distinct values: NumPy's argsort is not stable
+    return (np.sort(y), np.sort(z), np.argsort(u[::-1]), u[::-1].argsort(),
+            np.unique(z), np.unique(y, return_counts=True), np.flip(y), np.diff(y),
+            np.diff(z, n=2))
+
+
+def statistics(x, k):
+    y = x[:k[0]]
+    z = x[x > 0]
+    return (np.median(y), np.nanmedian(y), np.median(z), np.nanpercentile(y, 90),
+            np.nanquantile(z, 0.25, method="lower"), np.average(y))
+
+
+def extremes(x, k):
+    y = x[k[0]:]
+    return np.ptp(y), np.nanmax(y), np.nanmin(y), np.nanpercentile(y, [10, 90])
+
+
+def quantiles(x, k):
+    y = x[k[0]:]
+    return (np.quantile(y, 0.3), np.percentile(y, [25, 50, 75]),
+            np.quantile(y, 0.5, method="nearest"), np.median(y))
+
+
+def joins(x, k):
+    y = x[:k[0]]
+    z = x[x > 0]
+    return (np.concatenate([y, z]), np.hstack([z, x[:2], y]), np.append(y, 7.0),
+            np.concatenate((y, y), axis=None), np.append(z, [[1.0, 2.0]]))
+
+
+def elementwise(x, k):
+    y = x[:k[0]]
+    return (np.round(y, 1), y.round(), np.isclose(y, 0.3), np.nan_to_num(y),
+            np.zeros_like(y), np.full_like(y, 2.0), np.ones_like(y, dtype=np.int32),
+            np.allclose(y, y), y.ravel(), y.flatten())
+
+
+@pytest.mark.parametrize("x", [_DATA, _INTS, _DATA.astype(np.float32)])
+@pytest.mark.parametrize("k", [0, 1, 2, 5, 10])
+@pytest.mark.parametrize("fn", [ordering, statistics, joins, elementwise])
+def test_functions_of_run_time_length_arrays(fn, x, k):
+    check(fn, x, np.array([k]))
+
+
+@pytest.mark.parametrize("x", [_DATA, _INTS, np.array([np.nan, np.nan, 1.0, np.nan])])
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_extremes_of_nonempty_arrays(x, k):
+    check(extremes, x, np.array([k]))
+
+
+def empty_extreme(x, k):
+    return np.nanmax(x[:k[0]])
+
+
+def test_an_empty_nanmax_raises_like_numpy():
+    with pytest.raises(ValueError, match="reduction operation fmax"):
+        jit(empty_extreme)(_DATA, np.array([0]))
+
+
+@pytest.mark.parametrize("x", [_DATA[2:], _INTS])
+@pytest.mark.parametrize("k", [0, 3, 7])
+def test_quantiles(x, k):
+    check(quantiles, x, np.array([k]))
+
+
+def test_the_quantile_of_nothing_raises_like_numpy():
+    x = np.arange(4.0)
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):
+        quantiles(x, np.array([4]))
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):
+        jit(quantiles)(x, np.array([4]))
+
+
+def nan_arg(x, k):
+    return np.nanargmax(x[:k[0]]), np.nanargmin(x[:k[0]]), np.nanmax(x[:k[0]])
+
+
+@pytest.mark.parametrize("x, k, error", [
+    (np.array([np.nan, np.nan, 1.0]), 2, "All-NaN slice encountered"),
+    (np.array([1.0, 2.0]), 0, "argmax of an empty sequence"),
+])
+def test_nan_arg_extremes_raise_like_numpy(x, k, error):
+    with pytest.raises(ValueError, match=error):
+        nan_arg(x, np.array([k]))
+    with pytest.raises(ValueError, match=error):
+        jit(nan_arg)(x, np.array([k]))
+
+
+def running_medians(x):
+    n = x.shape[0]
+    out = np.zeros(n)
+    last = np.zeros(n)
+    for i in range(1, n + 1):
+        out[i - 1] = np.median(x[:i]) + np.percentile(x[:i], 90)
+        last[i - 1] = np.sort(x[:i])[-1] + np.unique(x[:i]).size
+    return out, last
+
+
+def test_a_staged_loop_of_medians_and_sorts():
+    x = np.round(RNG.random(12) * 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NpxlaPerformanceWarning)
+        check(running_medians, x)
+    assert jit(running_medians).lower(x).as_text().count("stablehlo.while") == 1

@@ -253,6 +253,15 @@ class BoundedGen:
             t = self._pick(members)
             return self.r.choice([f"({s} @ {t})", f"np.dot({s}, {t})", f"np.inner({s}, {t})",
                                   f"np.vdot({s}, {t})", f"({s} * {t}).sum()"])
+        if k < 0.62:            # sorting, joining, order statistics (bounded_functions.py)
+            t = self._pick(members)
+            safe = [f"np.concatenate([{s}, {t}]).sum()", f"np.unique({s}).size",
+                    f"np.diff({s}).sum()", f"np.append({s}, 1).sum()",
+                    f"(np.sort({s}) * np.arange(1, 2)[0]).sum()",
+                    f"np.unique({s}, return_counts=True)[1].max(initial=0)"]
+            full = [f"np.median({s})", f"np.sort({s})[0]", f"np.percentile({s}, 30)",
+                    f"np.nanmax({s})", f"np.ptp({s})", f"np.argsort({s})[-1] * 0"]
+            return self.r.choice(safe if maybe_empty else safe + full)
         if k < 0.65:
             return self.r.choice([f"np.linalg.norm({s})", f"{s}.mean()" if not maybe_empty
                                   or self.chance(0.15) else f"{s}.sum()",

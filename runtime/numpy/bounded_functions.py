@@ -246,6 +246,89 @@ def _flip(fn, args, kwargs):
     return b[index]
 
 
+# --- searching, binning, interpolation, integration ------------------------------------------
+def _searchsorted(fn, args, kwargs):
+    """np.searchsorted into a sorted 1-d array of run-time length: the static binary
+    search on the window moved first with the padding filled by a value that sorts
+    last, the index then capped at the run-time length (a value equal to the filling,
+    searched from the right, would count the padding)."""
+    params = ops.bind(fn, args, kwargs)
+    a, v = params.pop("a"), params.pop("v")
+    if params.get("sorter") is not None:
+        ops.first_bounded((args, kwargs)).refuse("np.searchsorted with sorter=")
+    where = v.buf if is_bounded(v) else v          # values of run-time length: their buffer
+    if is_bounded(a):
+        a = _at_front(_one_d(a, "searchsorted"))
+        idx = dispatch(np.searchsorted, (B.filled(a, _last_value(a.dtype)), where), params)
+        idx = dispatch(np.minimum, (idx, cast_to(B.traced(a.ext[0].count), idx.dtype)), {})
+    else:
+        idx = dispatch(np.searchsorted, (a, where), params)
+    return B.make(idx, v.ext, v.extent_deps) if is_bounded(v) else idx
+
+
+def _histogram(fn, args, kwargs):
+    """np.histogram of an array of run-time length: the static histogram of the buffer
+    with the padding weighted 0 (integer weights, so the counts keep NumPy's intp), and
+    the range NumPy would autodetect taken from the valid elements ((0, 1) if none)."""
+    params = ops.bind(fn, args, kwargs)
+    a = B.as_operand(params.pop("a"))
+    if not is_bounded(a) or a.ndim != 1:
+        ops.first_bounded((args, kwargs)).refuse("np.histogram with run-time-length "
+                                                 "weights or more than one dimension")
+    w = params.pop("weights", None)
+    if w is None:
+        w = ops.elementwise(np.ones_like, (a,), {"dtype": np.int64})
+    (abuf, wbuf), bound, ext = B.conform([a, B.as_operand(w)])   # one layout, lengths checked
+    if len(bound) != 1:
+        raise ValueError("weights should have the same shape as a.")
+    a = B.make(abuf, ext, a.extent_deps)
+    weights = B.filled(B.make(wbuf, ext), 0)
+    if params.get("range") is None and isinstance(params.get("bins", 10), int):
+        params["range"] = _data_range(a)
+    return dispatch(np.histogram, (a.buf,), dict(params, weights=weights))
+
+
+def _data_range(a):
+    """(min, max) of the valid elements, (0, 1) when there are none; NumPy's error when
+    they are not finite."""
+    empty = B.compare(a.ext[0].count, 0, "EQ")
+    hi_fill = np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
+    lo_fill = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+    first = dispatch(np.min, (B.filled(a, hi_fill),), {})
+    last = dispatch(np.max, (B.filled(a, lo_fill),), {})
+    finite = dispatch(np.logical_and, (dispatch(np.isfinite, (first,), {}),
+                                       dispatch(np.isfinite, (last,), {})), {})
+    check(dispatch(np.logical_and, (dispatch(np.logical_not, (finite,), {}),
+                                    dispatch(np.logical_not, (empty,), {})), {}),
+          "np.histogram: autodetected range is not finite (the data contain nan or inf); "
+          "pass range=", error=ValueError)
+    zero, one = (cast_to(as_abstract(np.asarray(v)), a.dtype) for v in (0, 1))
+    return (dispatch(np.where, (empty, zero, first), {}),
+            dispatch(np.where, (empty, one, last), {}))
+
+
+def _interp(fn, args, kwargs):
+    """np.interp at points of run-time length (static xp, fp): element by element."""
+    params = ops.bind(fn, args, kwargs)
+    x = params.pop("x")
+    if not is_bounded(x) or any(is_bounded(v) for v in params.values()):
+        ops.first_bounded((args, kwargs)).refuse("np.interp with run-time-length xp or fp")
+    return B.make(dispatch(np.interp, (x.buf,), params), x.ext, x.extent_deps)
+
+
+def _trapezoid(fn, args, kwargs):
+    """np.trapezoid of a 1-d array of run-time length with a scalar dx: NumPy's
+    `(d * (y[1:] + y[:-1]) / 2.0).sum()`."""
+    params = ops.bind(fn, args, kwargs)
+    y = _one_d(params.pop("y"), "trapezoid")
+    if params.get("x") is not None or params.pop("axis", -1) not in (0, -1):
+        y.refuse("np.trapezoid with x= or axis=")
+    d = params.get("dx", 1.0)
+    return dispatch(np.sum, (ops.elementwise(np.true_divide, (
+        ops.elementwise(np.multiply, (d, ops.elementwise(np.add, (y[1:], y[:-1]), {})),
+                        {}), 2.0), {}),), {})
+
+
 # functions applied element by element to the buffers (brought to one extent), so the
 # result keeps the operands' extents
 ELEMENTWISE = ("round", "around", "isclose", "nan_to_num", "real", "imag", "angle", "fix",
@@ -260,6 +343,8 @@ HANDLERS = {
     **{f"np.{name}": _nan_extreme for name in ("nanmax", "nanmin", "nanargmax",
                                                "nanargmin")},
     "np.unique": lambda fn, args, kwargs: unique_bounded(*args, **kwargs),
+    "np.searchsorted": _searchsorted, "np.histogram": _histogram, "np.interp": _interp,
+    "np.trapezoid": _trapezoid,
     "np.ptp": _ptp, "np.allclose": _allclose, "np.average": _average, "np.flip": _flip,
     **{f"np.{name}": ops.elementwise for name in ELEMENTWISE},
 }

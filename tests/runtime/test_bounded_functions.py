@@ -128,3 +128,30 @@ def test_a_staged_loop_of_medians_and_sorts():
         warnings.simplefilter("error", NpxlaPerformanceWarning)
         check(running_medians, x)
     assert jit(running_medians).lower(x).as_text().count("stablehlo.while") == 1
+
+
+def searching_and_binning(x, k):
+    y = x[:k[0]]
+    s = np.sort(x[x > 0])
+    return (np.searchsorted(s, 0.5), np.searchsorted(s, [0.0, 1.1, 9.0], side="right"),
+            np.searchsorted(np.sort(y), y), np.histogram(y, bins=4),
+            np.histogram(s, bins=3, range=(0.0, 3.0), density=True),
+            np.histogram(y, bins=[-3.0, 0.0, 1.0, 3.0], weights=y * 2),
+            np.interp(y, [-1.0, 0.0, 2.0], [5.0, 0.0, 1.0]), np.trapezoid(s, dx=0.5))
+
+
+@pytest.mark.parametrize("x", [_DATA[2:], _INTS, np.array([1, 1, 2, 2, 2, 3]) * 1.0])
+@pytest.mark.parametrize("k", [0, 1, 4, 6])
+def test_searching_binning_interpolating(x, k):
+    check(searching_and_binning, x, np.array([k]))
+
+
+def _nan_histogram(x, k):
+    return np.histogram(x[:k[0]], bins=3)
+
+
+def test_a_histogram_of_nans_raises():
+    with pytest.raises(ValueError):
+        _nan_histogram(_DATA, np.array([3]))
+    with pytest.raises(ValueError, match="range"):
+        jit(_nan_histogram)(_DATA, np.array([3]))

@@ -36,9 +36,11 @@ def check(flag, message, error=IndexError, payload=None):
     value = None
     if payload is not None:
         value = payload
-        if flag.ndim:
-            first = dispatch(np.argmax, (dispatch(np.ravel, (flag,), {}),), {})
+        if flag.ndim:       # the flag at the first True is whether any is: no 2nd pass
+            flat = dispatch(np.ravel, (flag,), {})
+            first = dispatch(np.argmax, (flat,), {})
             value = dispatch(np.ravel, (payload,), {})[first]
+            flag = flat[first]
     if flag.ndim:
         flag = dispatch(np.any, (flag,), {})
     if value is None:

@@ -18,6 +18,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from npxla.runtime.staging.abstract import as_abstract
 from npxla.runtime.staging.bounded import BoundedArray, is_bounded
+from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy import bounded_ops as ops
@@ -329,6 +330,69 @@ def _trapezoid(fn, args, kwargs):
                         {}), 2.0), {}),), {})
 
 
+# --- rotation, repetition, convolution ------------------------------------------------------
+def _roll(fn, args, kwargs):
+    """np.roll of a 1-d array of run-time length by a shift: element i of the result is
+    element (i - shift) mod length, gathered from the window moved first."""
+    params = ops.bind(fn, args, kwargs)
+    b = _one_d(params.pop("a"), "roll")
+    if params.get("axis") is not None:
+        normalize_axis_index(operator.index(params.pop("axis")), 1)
+    shift = params.pop("shift")
+    b = _at_front(b)
+    n = b.bound[0]
+    count = B.traced(b.ext[0].count)
+    pos = S.iota(shape=(n,), dtype=_I64, dim=0)
+    safe = dispatch(np.maximum, (count, 1), {})
+    src = dispatch(np.mod, (dispatch(np.subtract, (pos, cast_to(as_abstract(shift), _I64)), {}),
+                            safe), {})
+    return B.make(dispatch(np.take, (b.buf, src), {}), b.ext, b.extent_deps)
+
+
+def _repeat(fn, args, kwargs):
+    """np.repeat of a 1-d array of run-time length by a scalar count r: the window moved
+    first, repeated, is the first r * length elements of the repeated buffer."""
+    params = ops.bind(fn, args, kwargs)
+    b = _one_d(params.pop("a"), "repeat")
+    r = params.pop("repeats")
+    if params.get("axis") is not None:
+        normalize_axis_index(operator.index(params.pop("axis")), 1)
+    if not isinstance(r, (int, np.integer)) or r < 0:
+        b.refuse("np.repeat with an array of repeats or a traced count")
+    b = _at_front(b)
+    out = dispatch(np.repeat, (b.buf, int(r)), {})
+    return B.make(out, (B.Extent(0, B.mul(b.ext[0].count, int(r))),), b.extent_deps)
+
+
+def _convolve(fn, args, kwargs):
+    """np.convolve of a 1-d array of run-time length with a static one (either order):
+    the full convolution of the zero-padded window, whose first length + m - 1 values
+    are NumPy's; 'same' and 'valid' are windows of it."""
+    params = ops.bind(fn, args, kwargs)
+    a, v = params.pop("a"), params.pop("v")
+    mode = params.pop("mode", "full")
+    if is_bounded(v) and not is_bounded(a):
+        a, v = v, a
+    if is_bounded(v) or mode not in ("full", "same", "valid"):
+        ops.first_bounded((args, kwargs)).refuse("np.convolve of two run-time-length arrays")
+    a = _at_front(_one_d(a, "convolve"))
+    v = as_abstract(v)
+    m, c = v.shape[0], a.ext[0].count
+    if m == 0:
+        raise ValueError("v cannot be empty")
+    check(B.compare(c, 0, "EQ"), "a cannot be empty", error=ValueError)
+    full = dispatch(np.convolve, (B.filled(a, 0), v), {"mode": "full"})
+    short, long = B.minimum(c, m), B.maximum(c, m)
+    if mode == "full":
+        ext = B.Extent(0, B.add(c, m - 1))
+    elif mode == "same":     # the longer length, centred in the full result
+        start = B.traced(B.sub(short, 1))
+        ext = B.Extent(E.divide(start, B.traced(2)), long)
+    else:                    # where the shorter one lies wholly inside the longer
+        ext = B.Extent(B.sub(short, 1), B.add(B.sub(long, short), 1))
+    return B.make(full, (ext,), a.extent_deps)
+
+
 # functions applied element by element to the buffers (brought to one extent), so the
 # result keeps the operands' extents
 ELEMENTWISE = ("round", "around", "isclose", "nan_to_num", "real", "imag", "angle", "fix",
@@ -344,7 +408,8 @@ HANDLERS = {
                                                "nanargmin")},
     "np.unique": lambda fn, args, kwargs: unique_bounded(*args, **kwargs),
     "np.searchsorted": _searchsorted, "np.histogram": _histogram, "np.interp": _interp,
-    "np.trapezoid": _trapezoid,
+    "np.trapezoid": _trapezoid, "np.roll": _roll, "np.repeat": _repeat,
+    "np.convolve": _convolve,
     "np.ptp": _ptp, "np.allclose": _allclose, "np.average": _average, "np.flip": _flip,
     **{f"np.{name}": ops.elementwise for name in ELEMENTWISE},
 }

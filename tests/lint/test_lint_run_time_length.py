@@ -17,14 +17,15 @@ X = np.array([1.0, -2.0, 3.0, np.nan, 4.0])
 # name -> (body of f(x), whether @jit refuses it with NPX115's error)
 CASES = {
     # what @jit still refuses on such arrays (a bound exists, no implementation yet)
-    "convolve_of_mask": ("return np.convolve(x[x > 0], [0.5, 0.5]).sum()", True),
+    "correlate_of_mask": ("return np.correlate(x[x > 0], [0.5, 0.5]).sum()", True),
     "gradient_of_unique": ("return np.gradient(np.unique(x)).sum()", True),
-    "roll_of_traced_slice": ("""
+    "tile_of_traced_slice": ("""
         k = np.argmax(x)
-        return np.roll(x[:k], 1).sum()
+        return np.tile(x[:k], 2).sum()
         """, True),
-    "convolve_through_elementwise": (
-        "return np.convolve(np.sqrt(x[x > 0]) * 2, [1.0]).sum()", True),
+    "correlate_through_elementwise": (
+        "return np.correlate(np.sqrt(x[x > 0]) * 2, [1.0]).sum()", True),
+    "convolve_of_mask": ("return np.convolve(x[x > 0], [0.5, 0.5]).sum()", False),
     "histogram_of_mask": ("return np.histogram(x[x > 0], bins=3)[0].sum()", False),
     "searchsorted_of_unique": ("return np.searchsorted(np.unique(x), 2.0)", False),
     "list_of_mask": ("return sum(list(x[x > 0]))", True),

@@ -155,3 +155,29 @@ def test_a_histogram_of_nans_raises():
         _nan_histogram(_DATA, np.array([3]))
     with pytest.raises(ValueError, match="range"):
         jit(_nan_histogram)(_DATA, np.array([3]))
+
+
+def rolling_and_convolving(x, k):
+    y = x[:k[0]]
+    z = x[x > 0.25]
+    w = np.array([0.5, 0.25, 0.25])
+    return (np.roll(y, 2), np.roll(z, -1), np.repeat(y, 3), np.repeat(z, 0),
+            np.convolve(z, w), np.convolve(w, z, mode="same"), np.convolve(z, w, "valid"),
+            np.convolve(y, [1.0, -1.0], mode="same"))
+
+
+@pytest.mark.parametrize("x", [_DATA[2:], np.array([0.5, 1.0, 2.0, 0.1, 0.3, 0.9, 0.7])])
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_rolling_repeating_convolving(x, k):
+    check(rolling_and_convolving, x, np.array([k]))
+
+
+def _convolve_nothing(x, k):
+    return np.convolve(x[:k[0]], [1.0, 2.0])
+
+
+def test_convolving_nothing_raises_like_numpy():
+    with pytest.raises(ValueError, match="a cannot be empty"):
+        _convolve_nothing(_DATA, np.array([0]))
+    with pytest.raises(ValueError, match="a cannot be empty"):
+        jit(_convolve_nothing)(_DATA, np.array([0]))

@@ -393,6 +393,45 @@ def _convolve(fn, args, kwargs):
     return B.make(full, (ext,), a.extent_deps)
 
 
+def _tile(fn, args, kwargs):
+    """np.tile of a 1-d array of run-time length by a count: its copies joined."""
+    params = ops.bind(fn, args, kwargs)
+    b, reps = _one_d(params["A"], "tile"), params["reps"]
+    if not isinstance(reps, (int, np.integer)) or reps < 0:
+        b.refuse("np.tile with a tuple of repetitions or a traced count")
+    if reps == 0:
+        return B.make(b.buf[:0], (B.Extent(0, 0),), b.extent_deps)
+    return join([b] * int(reps), "tile")
+
+
+def _gradient(fn, args, kwargs):
+    """np.gradient of a 1-d array of run-time length (a scalar spacing, edge_order 1):
+    the static gradient of the window moved first is right everywhere but at the last
+    valid element, which reads the padding; that one is NumPy's one-sided difference."""
+    b = _one_d(args[0], "gradient")
+    spacing = args[1:]
+    if len(spacing) > 1 or (spacing and np.ndim(spacing[0]) != 0) or \
+            kwargs.get("edge_order", 1) != 1 or kwargs.get("axis") not in (None, 0, -1):
+        b.refuse("np.gradient with array spacings or edge_order=2")
+    b = _at_front(b if b.dtype.kind in "fc" else b.astype(np.float64))
+    count = B.traced(b.ext[0].count)
+    check(B.compare(count, 2, "LT"), "Shape of array too small to calculate a numerical "
+          "gradient, at least (edge_order + 1) elements are required.", error=ValueError)
+    n = b.bound[0]
+    if n < 2:
+        return b
+    g = dispatch(np.gradient, (b.buf,) + tuple(spacing), {})
+    last = dispatch(np.take, (b.buf, dispatch(np.maximum, (B.sub(count, 1), 0), {})), {})
+    before = dispatch(np.take, (b.buf, dispatch(np.maximum, (B.sub(count, 2), 0), {})), {})
+    tail = dispatch(np.subtract, (last, before), {})
+    if spacing:
+        tail = dispatch(np.true_divide, (tail, spacing[0]), {})
+    at_end = E.compare(S.iota(shape=(n,), dtype=_I64, dim=0),
+                       broadcast_to_shape(B.sub(count, 1), (n,)), "EQ")
+    g = dispatch(np.where, (at_end, cast_to(tail, g.dtype), g), {})
+    return B.make(g, b.ext, b.extent_deps)
+
+
 # functions applied element by element to the buffers (brought to one extent), so the
 # result keeps the operands' extents
 ELEMENTWISE = ("round", "around", "isclose", "nan_to_num", "real", "imag", "angle", "fix",
@@ -409,7 +448,7 @@ HANDLERS = {
     "np.unique": lambda fn, args, kwargs: unique_bounded(*args, **kwargs),
     "np.searchsorted": _searchsorted, "np.histogram": _histogram, "np.interp": _interp,
     "np.trapezoid": _trapezoid, "np.roll": _roll, "np.repeat": _repeat,
-    "np.convolve": _convolve,
+    "np.convolve": _convolve, "np.tile": _tile, "np.gradient": _gradient,
     "np.ptp": _ptp, "np.allclose": _allclose, "np.average": _average, "np.flip": _flip,
     **{f"np.{name}": ops.elementwise for name in ELEMENTWISE},
 }

@@ -210,7 +210,7 @@ def test_index_warning_points_at_the_loop():
     def loop(x):
         s = 0.0
         for i in range(3):
-            s = s + np.tile(x[:i + 1], 2)[0]    # no bounded np.tile: the loop unrolls
+            s = s + np.correlate(x[:i + 1], [1.0])[0]    # no bounded np.correlate: unrolled
         return s
     with pytest.warns(NpxlaPerformanceWarning) as record:
         check(loop, X)
@@ -226,10 +226,10 @@ def prefix_traced_count(x, n):
     return s
 
 
-def tile_traced_count(x, n):
+def correlate_traced_count(x, n):
     s = 0.0
     for i in range(n):
-        s = s + np.tile(x[:i + 1], 2)[0]
+        s = s + np.correlate(x[:i + 1], [1.0])[0]
     return s
 
 
@@ -246,32 +246,32 @@ def test_index_as_slice_bound_with_traced_trip_count_is_one_loop():
 def test_index_dependent_length_a_function_cannot_take_is_a_located_error():
     # the call that needs the length as a Python int, caret under it
     with pytest.raises(ConcretizationError) as info:
-        jit(tile_traced_count)(X, np.int64(3))
+        jit(correlate_traced_count)(X, np.int64(3))
     msg = str(info.value)
-    lineno = line_of(tile_traced_count, "s = s + np.tile(x[:i + 1], 2)[0]")
+    lineno = line_of(correlate_traced_count, "s = s + np.correlate(x[:i + 1], [1.0])[0]")
     assert msg.startswith(f"{__file__}:{lineno}:17\n"), msg
-    assert "np.tile" in msg and "only known at run time" in msg
+    assert "np.correlate" in msg and "only known at run time" in msg
     assert "hint: " in msg
 
 
 def test_index_as_slice_bound_with_traced_trip_count_hint_names_the_loop():
     with pytest.raises(ConcretizationError) as info:
-        jit(tile_traced_count)(X, np.int64(3))
+        jit(correlate_traced_count)(X, np.int64(3))
     hint = info.value.hint
-    where = f"{__file__}:{line_of(tile_traced_count, 'for i in range(n):')}"
+    where = f"{__file__}:{line_of(correlate_traced_count, 'for i in range(n):')}"
     assert f"the value depends on the index of the loop at {where}, whose trip count is " \
         "only known at run time" in hint, hint
     assert "np.where" in hint, hint
 
 
 def test_index_as_slice_bound_with_python_int_trip_count_specialises():
-    # the Python int n is specialised on its value, then the loop is unrolled (np.tile
+    # the Python int n is specialised on its value, then the loop is unrolled (np.correlate
     # has no bounded implementation); x[:i].sum() alone stays one loop
     check(prefix_traced_count, X, 3)
     assert "stablehlo.while" in stablehlo(prefix_traced_count, X, 3)
     with pytest.warns(NpxlaPerformanceWarning, match="loop is unrolled") as record:
-        check(tile_traced_count, X, 3)
-        assert "stablehlo.while" not in stablehlo(tile_traced_count, X, 3)
+        check(correlate_traced_count, X, 3)
+        assert "stablehlo.while" not in stablehlo(correlate_traced_count, X, 3)
     w = record[0]
     assert w.filename == __file__
     assert open(__file__).read().splitlines()[w.lineno - 1].strip() == "for i in range(n):"

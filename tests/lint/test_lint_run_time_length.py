@@ -18,11 +18,13 @@ X = np.array([1.0, -2.0, 3.0, np.nan, 4.0])
 CASES = {
     # what @jit still refuses on such arrays (a bound exists, no implementation yet)
     "correlate_of_mask": ("return np.correlate(x[x > 0], [0.5, 0.5]).sum()", True),
-    "gradient_of_unique": ("return np.gradient(np.unique(x)).sum()", True),
-    "tile_of_traced_slice": ("""
+    "kron_of_unique": ("return np.kron(np.unique(x), [1.0, 2.0]).sum()", True),
+    "gradient_of_unique": ("return np.gradient(np.unique(x)).sum()", False),
+    "cross_of_traced_slice": ("""
         k = np.argmax(x)
-        return np.tile(x[:k], 2).sum()
+        return np.cross(x[:k], x[:k]).sum()
         """, True),
+    "tile_of_mask": ("return np.tile(x[x > 0], 2).sum()", False),
     "correlate_through_elementwise": (
         "return np.correlate(np.sqrt(x[x > 0]) * 2, [1.0]).sum()", True),
     "convolve_of_mask": ("return np.convolve(x[x > 0], [0.5, 0.5]).sum()", False),
@@ -90,8 +92,8 @@ def test_flagged_exactly_when_jit_refuses(case, tmp_path):
 
 
 def test_message_names_the_function_and_where_the_length_comes_from(tmp_path):
-    path, _ = _write(tmp_path, "msg", CASES["gradient_of_unique"][0])
+    path, _ = _write(tmp_path, "msg", CASES["kron_of_unique"][0])
     (finding,) = lint_file(path, jitted=("f",))
-    assert finding.message.startswith("np.gradient is not supported on an array whose "
+    assert finding.message.startswith("np.kron is not supported on an array whose "
                                       "length")
     assert "np.unique" in finding.message

@@ -446,7 +446,7 @@ def test_unsupported_use_of_a_data_dependent_size_is_located():
 def index_dependent_unsupported(x):
     out = 0.0
     for i in range(1, x.shape[0]):
-        out += np.tile(x[:i], 2).sum()
+        out += np.correlate(x[:i], [1.0]).sum()
     return out
 
 

@@ -181,3 +181,27 @@ def test_convolving_nothing_raises_like_numpy():
         _convolve_nothing(_DATA, np.array([0]))
     with pytest.raises(ValueError, match="a cannot be empty"):
         jit(_convolve_nothing)(_DATA, np.array([0]))
+
+
+def tiles_and_gradients(x, k):
+    y = x[:k[0]]
+    z = x[x > 0.25]
+    return (np.tile(y, 2), np.tile(z, 0), np.tile(z, 3).sum(), np.gradient(z),
+            np.gradient(y, 0.5), np.gradient(np.arange(10)[:k[0]]))
+
+
+@pytest.mark.parametrize("x", [_DATA[2:], np.array([0.5, 1.0, 2.0, 0.1, 0.3, 0.9, 0.7])])
+@pytest.mark.parametrize("k", [2, 3, 6])
+def test_tiles_and_gradients(x, k):
+    check(tiles_and_gradients, x, np.array([k]))
+
+
+def _gradient_of_one(x, k):
+    return np.gradient(x[:k[0]])
+
+
+def test_a_gradient_of_one_element_raises_like_numpy():
+    with pytest.raises(ValueError, match="too small to calculate a numerical gradient"):
+        _gradient_of_one(_DATA, np.array([1]))
+    with pytest.raises(ValueError, match="too small to calculate a numerical gradient"):
+        jit(_gradient_of_one)(_DATA, np.array([1]))

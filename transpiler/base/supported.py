@@ -270,7 +270,7 @@ NUMPY_RUN_TIME_LENGTH = frozenset({
     "numpy.divide", "numpy.divmod", "numpy.dot", "numpy.empty_like", "numpy.equal",
     "numpy.exp", "numpy.exp2", "numpy.expm1", "numpy.fabs", "numpy.fix", "numpy.flip",
     "numpy.float_power", "numpy.floor", "numpy.floor_divide", "numpy.fmax",
-    "numpy.fmin", "numpy.fmod", "numpy.full_like", "numpy.greater",
+    "numpy.fmin", "numpy.fmod", "numpy.full_like", "numpy.gradient", "numpy.greater",
     "numpy.greater_equal", "numpy.heaviside", "numpy.histogram", "numpy.hstack",
     "numpy.hypot", "numpy.imag", "numpy.inner", "numpy.interp", "numpy.invert",
     "numpy.isclose", "numpy.isfinite", "numpy.isinf", "numpy.isnan",
@@ -291,8 +291,8 @@ NUMPY_RUN_TIME_LENGTH = frozenset({
     "numpy.sign", "numpy.signbit", "numpy.sin", "numpy.sinc", "numpy.sinh",
     "numpy.size", "numpy.sort", "numpy.spacing", "numpy.sqrt", "numpy.square",
     "numpy.std", "numpy.subtract", "numpy.sum", "numpy.tan", "numpy.tanh",
-    "numpy.trapezoid", "numpy.true_divide", "numpy.trunc", "numpy.unique", "numpy.var",
-    "numpy.vdot", "numpy.where", "numpy.zeros_like",
+    "numpy.tile", "numpy.trapezoid", "numpy.true_divide", "numpy.trunc",
+    "numpy.unique", "numpy.var", "numpy.vdot", "numpy.where", "numpy.zeros_like",
 })
 
 # Every NumPy ufunc, by each of its public names.

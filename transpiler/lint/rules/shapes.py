@@ -234,7 +234,7 @@ class RunTimeLengthArgument(Rule):
     refusal = C.RUN_TIME_LENGTH
     targets = frozenset({NPXLA})
     plain = True
-    defaults = {"fn": "np.gradient", "how": "a boolean mask"}
+    defaults = {"fn": "np.correlate", "how": "a boolean mask"}
     explain = """
         `x[mask]`, `np.nonzero(m)[0]`, `np.unique(x)`, `np.extract`, `np.compress` and
         slices whose bounds are computed from array data (`x[:k]`, `k = np.argmax(x)`)
@@ -242,10 +242,10 @@ class RunTimeLengthArgument(Rule):
         buffer as long as their bound plus a traced count, which elementwise
         operations, ufuncs, `np.where`, `np.clip`, reductions (`sum`, `mean`, `max`,
         `std`, ...), `np.cumsum`, dot products, `np.linalg.norm`, sorting, medians and
-        quantiles, `np.unique`, `np.histogram`, `np.searchsorted`, `np.convolve` and
-        `np.concatenate` of 1-d arrays accept (the list is `NUMPY_RUN_TIME_LENGTH` in
-        npxla.transpiler.base.supported). Other functions (`np.gradient`,
-        `np.correlate`, `np.tile`, `np.cross`, `list()`, ...) need the length while
+        quantiles, `np.unique`, `np.histogram`, `np.searchsorted`, `np.convolve`,
+        `np.gradient` and `np.concatenate` of 1-d arrays accept (the list is
+        `NUMPY_RUN_TIME_LENGTH` in npxla.transpiler.base.supported). Other functions
+        (`np.correlate`, `np.cross`, `np.kron`, `list()`, ...) need the length while
         compiling and raise ConcretizationError. Compute on the whole array with a mask
         instead (weights, `np.where(mask, x, 0)`, the nan-functions on
         `np.where(mask, x, np.nan)`, `np.count_nonzero(mask)` for the length), or do it
@@ -255,18 +255,17 @@ class RunTimeLengthArgument(Rule):
         from npxla import jit
 
         @jit
-        def slope_of_positives(x):
-            return np.gradient(x[x > 0]).sum()
+        def lag_one_product(x):
+            return np.correlate(x[x > 0], [1.0, 1.0]).sum()
         """
     good = """
         import numpy as np
         from npxla import jit
 
         @jit
-        def slope_of_positives(x):
-            p = x[x > 0]             # np.gradient written out: 1-d slices and joins
-            inner = (p[2:] - p[:-2]) / 2
-            return np.concatenate([p[1:2] - p[:1], inner, p[-1:] - p[-2:-1]]).sum()
+        def lag_one_product(x):
+            p = x[x > 0]             # the 'valid' correlation with [1, 1], written out
+            return (p[1:] + p[:-1]).sum()
         """
     example_args = "(np.array([1.0, -2.0, 3.0, 4.0]),)"
 

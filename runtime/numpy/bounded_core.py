@@ -44,6 +44,11 @@ def traced(v) -> AbstractArray:
     return out
 
 
+def traced_bound(v) -> bool:
+    """Whether an index or slice bound is a value only known at run time."""
+    return (is_abstract(v) and v.const is None) or is_bounded(v)
+
+
 def value_range(v):
     """(lo, hi) that `v` provably lies in, or None: a known int, or a traced int whose
     range staging derived (a static loop's index and arithmetic on it)."""
@@ -218,6 +223,26 @@ def _mask(b: BoundedArray, axes) -> AbstractArray:
         m = S.broadcast_in_dim(axis_mask(b, axis), shape=b.bound, dims=(axis,))
         mask = m if mask is None else E.bitwise_and(mask, m)
     return mask
+
+
+def sorts_last(dtype):
+    """A value that sorts after every element of `dtype` (NaN after numbers, as NumPy;
+    a stable sort keeps such padding after real NaNs, since it comes later)."""
+    if dtype.kind in "fc":
+        return np.nan
+    if dtype.kind == "b":
+        return True
+    return np.iinfo(dtype).max
+
+
+def at_front(b: BoundedArray) -> BoundedArray:
+    """`b` with every dynamic axis's valid window moved to offset 0."""
+    buf, ext = b.buf, list(b.ext)
+    for a, e in enumerate(b.ext):
+        if e is not None and known(e.offset) != 0:
+            buf = relocate(buf, a, e.offset, 0, buf.shape[a])
+            ext[a] = Extent(0, e.count)
+    return BoundedArray(buf, ext, b.extent_deps)
 
 
 def valid_mask(b: BoundedArray) -> AbstractArray:

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
 from npxla.runtime.staging.abstract import as_abstract
-from npxla.runtime.staging.bounded import BoundedArray, is_bounded
+from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy import bounded_core as B
@@ -29,26 +29,6 @@ from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.registry import dispatch
 
 _I64 = np.dtype(np.int64)
-
-
-def _last_value(dtype):
-    """A value that sorts after every element of `dtype` (NaN after numbers, as NumPy;
-    a stable sort keeps the padding after real NaNs, since it comes later)."""
-    if dtype.kind in "fc":
-        return np.nan
-    if dtype.kind == "b":
-        return True
-    return np.iinfo(dtype).max
-
-
-def _at_front(b: BoundedArray) -> BoundedArray:
-    """`b` with every dynamic axis's valid window moved to offset 0."""
-    buf, ext = b.buf, list(b.ext)
-    for a, e in enumerate(b.ext):
-        if e is not None and B.known(e.offset) != 0:
-            buf = B.relocate(buf, a, e.offset, 0, buf.shape[a])
-            ext[a] = B.Extent(0, e.count)
-    return BoundedArray(buf, ext, b.extent_deps)
 
 
 def _one_d(b, name):
@@ -69,8 +49,8 @@ def _sort(fn, args, kwargs):
         b = _one_d(b, fn.__name__)
         axis = 0
     axis = normalize_axis_index(operator.index(axis), b.ndim)
-    b = _at_front(b)
-    buf = B.filled(b, _last_value(b.dtype), [axis]) if b.ext[axis] is not None else b.buf
+    b = B.at_front(b)
+    buf = B.filled(b, B.sorts_last(b.dtype), [axis]) if b.ext[axis] is not None else b.buf
     params["kind"] = "stable"
     out = dispatch(fn, (buf,), {"axis": axis, **params})
     return B.make(out, b.ext, b.extent_deps)
@@ -167,7 +147,7 @@ def _diff(fn, args, kwargs):
     if params or n < 0:
         b.refuse("np.diff with n < 0, prepend= or append=")
     for _ in range(n):
-        b = _at_front(b) if is_bounded(b) else b
+        b = B.at_front(b) if is_bounded(b) else b
         if not is_bounded(b):
             return dispatch(np.diff, (b,), {})
         buf = b.buf
@@ -210,8 +190,7 @@ def _nan_extreme(fn, args, kwargs):
             check(dispatch(np.any, (all_nan,), {}), "All-NaN slice encountered",
                   error=ValueError)
         return out
-    return dispatch(np.where, (all_nan, np.nan, out), {}) if not is_bounded(out) else \
-        ops.elementwise(np.where, (all_nan, np.nan, out), {})
+    return dispatch(np.where, (all_nan, np.nan, out), {})
 
 
 def _ptp(fn, args, kwargs):
@@ -259,8 +238,8 @@ def _searchsorted(fn, args, kwargs):
         ops.first_bounded((args, kwargs)).refuse("np.searchsorted with sorter=")
     where = v.buf if is_bounded(v) else v          # values of run-time length: their buffer
     if is_bounded(a):
-        a = _at_front(_one_d(a, "searchsorted"))
-        idx = dispatch(np.searchsorted, (B.filled(a, _last_value(a.dtype)), where), params)
+        a = B.at_front(_one_d(a, "searchsorted"))
+        idx = dispatch(np.searchsorted, (B.filled(a, B.sorts_last(a.dtype)), where), params)
         idx = dispatch(np.minimum, (idx, cast_to(B.traced(a.ext[0].count), idx.dtype)), {})
     else:
         idx = dispatch(np.searchsorted, (a, where), params)
@@ -293,10 +272,8 @@ def _data_range(a):
     """(min, max) of the valid elements, (0, 1) when there are none; NumPy's error when
     they are not finite."""
     empty = B.compare(a.ext[0].count, 0, "EQ")
-    hi_fill = np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
-    lo_fill = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
-    first = dispatch(np.min, (B.filled(a, hi_fill),), {})
-    last = dispatch(np.max, (B.filled(a, lo_fill),), {})
+    first = dispatch(np.min, (B.filled(a, ops.highest(a.dtype)),), {})
+    last = dispatch(np.max, (B.filled(a, ops.lowest(a.dtype)),), {})
     finite = dispatch(np.logical_and, (dispatch(np.isfinite, (first,), {}),
                                        dispatch(np.isfinite, (last,), {})), {})
     check(dispatch(np.logical_and, (dispatch(np.logical_not, (finite,), {}),
@@ -339,7 +316,7 @@ def _roll(fn, args, kwargs):
     if params.get("axis") is not None:
         normalize_axis_index(operator.index(params.pop("axis")), 1)
     shift = params.pop("shift")
-    b = _at_front(b)
+    b = B.at_front(b)
     n = b.bound[0]
     count = B.traced(b.ext[0].count)
     pos = S.iota(shape=(n,), dtype=_I64, dim=0)
@@ -359,7 +336,7 @@ def _repeat(fn, args, kwargs):
         normalize_axis_index(operator.index(params.pop("axis")), 1)
     if not isinstance(r, (int, np.integer)) or r < 0:
         b.refuse("np.repeat with an array of repeats or a traced count")
-    b = _at_front(b)
+    b = B.at_front(b)
     out = dispatch(np.repeat, (b.buf, int(r)), {})
     return B.make(out, (B.Extent(0, B.mul(b.ext[0].count, int(r))),), b.extent_deps)
 
@@ -375,7 +352,7 @@ def _convolve(fn, args, kwargs):
         a, v = v, a
     if is_bounded(v) or mode not in ("full", "same", "valid"):
         ops.first_bounded((args, kwargs)).refuse("np.convolve of two run-time-length arrays")
-    a = _at_front(_one_d(a, "convolve"))
+    a = B.at_front(_one_d(a, "convolve"))
     v = as_abstract(v)
     m, c = v.shape[0], a.ext[0].count
     if m == 0:
@@ -413,7 +390,7 @@ def _gradient(fn, args, kwargs):
     if len(spacing) > 1 or (spacing and np.ndim(spacing[0]) != 0) or \
             kwargs.get("edge_order", 1) != 1 or kwargs.get("axis") not in (None, 0, -1):
         b.refuse("np.gradient with array spacings or edge_order=2")
-    b = _at_front(b if b.dtype.kind in "fc" else b.astype(np.float64))
+    b = B.at_front(b if b.dtype.kind in "fc" else b.astype(np.float64))
     count = B.traced(b.ext[0].count)
     check(B.compare(count, 2, "LT"), "Shape of array too small to calculate a numerical "
           "gradient, at least (edge_order + 1) elements are required.", error=ValueError)

@@ -39,10 +39,6 @@ _I64 = np.dtype(np.int64)
 
 
 # --- which indices make dynamic extents -----------------------------------------------
-def _traced_bound(v):
-    return (is_abstract(v) and v.const is None) or is_bounded(v)
-
-
 def dynamic_slices(index, shape) -> bool:
     """Whether a basic index has a slice with a traced start or stop that a bounded
     array should stand for. A bound computed only from Python scalar *arguments* is
@@ -51,7 +47,7 @@ def dynamic_slices(index, shape) -> bool:
     fixed length inside the axis (`x[i:i + 3]`) has a static shape: basic indexing
     makes it (`slicing.fixed_window`)."""
     entries = index if isinstance(index, tuple) else (index,)
-    if not any(isinstance(e, slice) and any(map(_traced_bound, (e.start, e.stop, e.step)))
+    if not any(isinstance(e, slice) and any(map(B.traced_bound, (e.start, e.stop, e.step)))
                for e in entries):
         return False
     trace = current_trace()
@@ -67,7 +63,7 @@ def dynamic_slices(index, shape) -> bool:
             continue
         if isinstance(e, slice):
             for v in (e.start, e.stop, e.step):
-                if _traced_bound(v):
+                if B.traced_bound(v):
                     found = True
                     args = {d for d in v.deps if type(d) is int}   # argument positions
                     data = data or bool(args - special)
@@ -139,7 +135,7 @@ def slice_dynamic(x: AbstractArray, index, getitem) -> BoundedArray:
         if strided[axis] is not None:
             new.append(e)
             plan.append((out_axis, strided[axis]))
-        elif isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop)):
+        elif isinstance(e, slice) and (B.traced_bound(e.start) or B.traced_bound(e.stop)):
             cut, offset, count = _window(e, x.shape[axis])
             new.append(cut)
             plan.append((out_axis, B.Extent(offset, count)))
@@ -183,7 +179,7 @@ def translate(b: BoundedArray, index):
             continue
         n, ex = b.bound[axis], b.ext[axis]
         if ex is None:
-            if isinstance(e, slice) and (_traced_bound(e.start) or _traced_bound(e.stop)):
+            if isinstance(e, slice) and (B.traced_bound(e.start) or B.traced_bound(e.stop)):
                 cut, offset, count = _window(e, n)
                 new.append(cut), ext.append(B.Extent(offset, count))
             else:

@@ -118,13 +118,13 @@ def _safe(x):
 
 
 # --- reductions ---------------------------------------------------------------------------
-def _lowest(dtype):
+def lowest(dtype):
     if dtype.kind == "b":
         return False
     return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
 
 
-def _highest(dtype):
+def highest(dtype):
     if dtype.kind == "b":
         return True
     return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
@@ -134,10 +134,10 @@ def _highest(dtype):
 REDUCTIONS = {
     "sum": (lambda d: 0, False), "nansum": (lambda d: 0, False),
     "prod": (lambda d: 1, False), "nanprod": (lambda d: 1, False),
-    "max": (_lowest, True), "amax": (_lowest, True), "min": (_highest, True),
-    "amin": (_highest, True), "any": (lambda d: False, False),
+    "max": (lowest, True), "amax": (lowest, True), "min": (highest, True),
+    "amin": (highest, True), "any": (lambda d: False, False),
     "all": (lambda d: True, False), "count_nonzero": (lambda d: 0, False),
-    "argmax": (_lowest, True), "argmin": (_highest, True),
+    "argmax": (lowest, True), "argmin": (highest, True),
 }
 # reductions whose result does not depend on where the elements are
 _UNORDERED = frozenset(REDUCTIONS) - {"argmax", "argmin"}

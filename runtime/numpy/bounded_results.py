@@ -212,14 +212,12 @@ def unique_bounded(b: BoundedArray, return_index=False, return_inverse=False,
     if axis is not None:
         normalize_axis_index(operator.index(axis), 1)
     e = b.ext[0]
-    buf = B.relocate(b.buf, 0, e.offset, 0, b.bound[0]) if B.known(e.offset) != 0 else b.buf
-    front = BoundedArray(buf, (B.Extent(0, e.count),), b.extent_deps)
-    last = np.nan if b.dtype.kind in "fc" else (True if b.dtype.kind == "b"
-                                                 else np.iinfo(b.dtype).max)
+    front = B.at_front(b)
     n = b.bound[0]
     if n == 0:
-        return _results([buf] + ([as_abstract(np.zeros(0, _I64))] if return_counts else []))
-    s = dispatch(np.sort, (B.filled(front, last),), {"kind": "stable"})
+        return _results([front.buf] +
+                        ([as_abstract(np.zeros(0, _I64))] if return_counts else []))
+    s = dispatch(np.sort, (B.filled(front, B.sorts_last(b.dtype)),), {"kind": "stable"})
     inside = E.compare(S.iota(shape=(n,), dtype=_I64, dim=0),
                        broadcast_to_shape(B.traced(e.count), (n,)), "LT")
     first = S.concatenate(as_abstract(np.ones(1, np.bool_)), _starts_run(s, equal_nan), axis=0)

@@ -35,21 +35,17 @@ from npxla.runtime.numpy.slicing import scatter_elements
 _I64 = np.dtype(np.int64)
 
 
-def _traced(v):
-    return (is_abstract(v) and v.const is None) or is_bounded(v)
-
-
 def needs_view(entry, extent) -> bool:
     """Whether slice `entry` on an axis (dynamic when `extent` is not None) selects a
     run-time number of elements that are not one window of the buffer."""
     if not isinstance(entry, slice) or entry.step is None:
         return False
-    if _traced(entry.step):
+    if B.traced_bound(entry.step):
         return True
     step = operator.index(entry.step)
     if extent is not None:
         return step != 1 and not (step == -1 and entry.start is None and entry.stop is None)
-    return step not in (1, -1) and (_traced(entry.start) or _traced(entry.stop))
+    return step not in (1, -1) and (B.traced_bound(entry.start) or B.traced_bound(entry.stop))
 
 
 def expand(buf: AbstractArray, ext, entries):
@@ -88,7 +84,7 @@ def _selection(entry, length, n):
     """(first position, step, count, bound) of `entry` over an axis of `length` (an int
     or traced) whose buffer holds `n`: Python's `slice.indices` and `len(range(...))`."""
     step = entry.step
-    if not _traced(step):
+    if not B.traced_bound(step):
         s = operator.index(step)
         if s == 0:
             raise ValueError("slice step cannot be zero")

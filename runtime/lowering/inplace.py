@@ -18,7 +18,17 @@ paid. Other writes keep the in-place DUS (XLA's check is right for them: the fuz
 `tests/runtime/test_inplace_lowering.py` cover the shapes tried). Whether the update may
 read the operand is a walk up its producers, bounded so that large unrolled programs stay
 linear; a walk that runs out of budget, or meets an op with regions (whose bodies may
-capture the operand), assumes it does."""
+capture the operand), assumes it does.
+
+A write at constant indices that covers at least half of a large operand
+(`out[1:-1, 1:-1] = <stencil of out>`) is staged as `select(pad(true), pad(update),
+operand)` instead: one elementwise fusion that XLA:CPU runs in parallel. As a
+`dynamic_update_slice` whose update reads the operand, XLA materialises every slice of
+the operand the update reads as a buffer of its own and then runs the update loop:
+`blur3x3` at 1000x1000, 31 ms against NumPy's 11.5 ms, and 0.7-2 ms as a select (the
+same holds for `jax.jit` with `.at[].set()`). An in-place write costs the update's size
+and the select the operand's, so below half the write stays a `dynamic_update_slice`.
+`wide_write` recognises the form again (the write-back plan returns only the region)."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,12 +45,86 @@ _BITCASTS = frozenset({"stablehlo.reshape", "stablehlo.transpose",
                        "stablehlo.broadcast_in_dim"})
 
 
+WIDE_MIN_ELEMENTS = 1024
+
+
 def update_slice(operand, update, starts):
     """The MLIR value of `operand` with `update` written at `starts`."""
+    low = _constant_starts(operand, update, starts)
+    if low is not None:
+        return _written_through_pad(operand, update, low)
     sources = _bitcast_sources(operand)
     if len(sources) > 1 and may_read(update, sources):
         return _written_through_select(operand, update, list(starts))
     return hlo.DynamicUpdateSliceOp(operand, update, list(starts)).result
+
+
+def _constant_starts(operand, update, starts):
+    """The starts as ints (clamped as the write clamps them) when they are constants and
+    the write is wide: at least half of an operand of WIDE_MIN_ELEMENTS or more."""
+    n, m = element_count(operand.type), element_count(update.type)
+    if n is None or m is None or n < WIDE_MIN_ELEMENTS or 2 * m < n:
+        return None
+    dims = ir.RankedTensorType(operand.type).shape
+    sizes = ir.RankedTensorType(update.type).shape
+    low = []
+    for s, d, z in zip(starts, dims, sizes):
+        value = _constant_int(s)
+        if value is None:
+            return None
+        low.append(min(max(value, 0), d - z))
+    return low
+
+
+def _constant_int(v):
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "stablehlo.constant":
+        return None
+    return int(np.asarray(owner.operation.attributes["value"]))
+
+
+def _written_through_pad(operand, update, low):
+    dims = ir.RankedTensorType(operand.type).shape
+    sizes = ir.RankedTensorType(update.type).shape
+    high = [d - lo - z for d, lo, z in zip(dims, low, sizes)]
+    interior = [0] * len(dims)
+    values = hlo.PadOp(update, constant(np.zeros((), dtype_of(operand.type))),
+                       low, high, interior).result
+    inside = hlo.PadOp(constant(np.ones(sizes, bool)), constant(np.array(False)),
+                       low, high, interior).result
+    return hlo.SelectOp(inside, values, operand).result
+
+
+def wide_write(value):
+    """(operand, update, starts) when `value` is a wide write `update_slice` staged as a
+    select of pads, else None."""
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "stablehlo.select":
+        return None
+    mask, values, operand = owner.operation.operands
+    pads = [v.owner for v in (mask, values)]
+    if any(isinstance(p, ir.Block) or p.operation.name != "stablehlo.pad" for p in pads):
+        return None
+    attrs = [[list(ir.DenseI64ArrayAttr(p.operation.attributes[k])) for k in
+              ("edge_padding_low", "edge_padding_high", "interior_padding")] for p in pads]
+    fill = pads[0].operation.operands
+    if attrs[0] != attrs[1] or any(attrs[0][2]) or not (
+            _is_splat_constant(fill[0], True) and _is_splat_constant(fill[1], False)):
+        return None
+    return operand, pads[1].operation.operands[0], tuple(attrs[0][0])
+
+
+def _is_splat_constant(v, expected) -> bool:
+    """Whether `v` is a constant (or a broadcast of a 0-d one) with every element
+    equal to `expected`."""
+    owner = v.owner
+    if not isinstance(owner, ir.Block) and owner.operation.name == "stablehlo.broadcast_in_dim":
+        v = owner.operation.operands[0]
+        owner = v.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "stablehlo.constant":
+        return False
+    values = np.asarray(owner.operation.attributes["value"])
+    return bool(values.size) and bool(np.all(values == expected))
 
 
 def _bitcast_sources(value):

@@ -15,7 +15,8 @@ the parts we rely on):
   stencil over 80 MB they cost more than the arithmetic.
 
 So (1) a write-back whose value is the parameter with a few rectangular regions
-replaced (`a[1:-1] += ...`, `a[i] = v`: dynamic_update_slice ops on it) returns only
+replaced (`a[1:-1] += ...`, `a[i] = v`: dynamic_update_slice ops on it, or the
+select a wide write at constant indices is staged as) returns only
 those regions: XLA no longer copies the whole parameter into a fresh buffer, and the
 call copies back only what changed; (2) every large write-back output is aliased to an
 extra trailing parameter through which the call donates the same output of an earlier
@@ -24,13 +25,13 @@ are never such outputs.
 """
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 
 import numpy as np
 
-from npxla.runtime.xla.transfer import aligned_empty, copy_into
+from npxla.runtime.lowering.inplace import wide_write
+from npxla.runtime.xla.transfer import aligned_empty, copy_into, memory_share
 
 _REGION_MIN_BYTES = 1 << 16     # below: one whole copy costs less than the bookkeeping
 _MAX_REGIONS = 8
@@ -40,17 +41,9 @@ _MAX_REGIONS = 8
 _SPARE_MIN_BYTES = 1 << 24
 
 
-def _spare_cap():
-    """Bytes of spares the whole process keeps (least recently used go first): they
-    outlive the call, so at most 1 GiB and a sixteenth of the memory."""
-    try:
-        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        memory = 16 << 30
-    return min(1 << 30, memory // 16)
-
-
-_SPARE_CAP_BYTES = _spare_cap()
+# spares outlive the call: at most 1 GiB and a sixteenth of the memory (least recently
+# used go first)
+_SPARE_CAP_BYTES = memory_share(1 << 30, 1 / 16)
 
 
 class Plan:
@@ -167,6 +160,12 @@ def _regions(value, param, aval):
     while value != param:
         if not isinstance(value, ir.OpResult) or len(parts) == _MAX_REGIONS:
             return None
+        wide = wide_write(value)
+        if wide is not None:
+            base, update, starts = wide
+            parts.append((update, starts))
+            value = base
+            continue
         op = value.owner
         if op.operation.name != "stablehlo.dynamic_update_slice":
             return None

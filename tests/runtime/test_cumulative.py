@@ -238,3 +238,50 @@ def test_cumsum_keeps_the_sign_of_negative_zero(dtype):
         got, want = jit(f)(x), f(x)
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
+
+
+# --- wide slices: NumPy's loop, `y[i] = y[i - 1] (op) x[i]`, as one `while` ----------
+def scans_along(x, axis):
+    return (np.cumsum(x, axis=axis), np.cumprod(x, axis=axis),
+            np.maximum.accumulate(x, axis=axis), np.minimum.accumulate(x, axis=axis),
+            np.fmax.accumulate(x, axis=axis), np.fmin.accumulate(x, axis=axis),
+            np.nancumsum(x, axis=axis))
+
+
+def bit_scans_along(x, axis):
+    return (np.bitwise_and.accumulate(x, axis=axis), np.bitwise_or.accumulate(x, axis=axis),
+            np.bitwise_xor.accumulate(x, axis=axis), np.cumsum(x, axis=axis))
+
+
+@pytest.mark.parametrize("shape,axis", [((40, 50), 0), ((3, 40, 20), 1), ((2, 40, 130), 2),
+                                        ((64, 200), 1), ((200, 40), 0)])
+def test_wide_scans_follow_numpy(shape, axis):
+    x = RNG.normal(size=shape) * 0.9 + 0.1
+    x.flat[::37] = np.nan                          # NaN propagation and skipping
+    check(scans_along, x, axis, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint32, np.int64, np.bool_])
+def test_wide_integer_scans(dt):
+    x = data((50, 140), dt)
+    check(bit_scans_along, x, 0)
+    check(bit_scans_along, x, 1)
+
+
+def test_wide_sums_are_numpys_to_the_last_bit():
+    """The sequential form adds in NumPy's order: float sums equal NumPy's exactly."""
+    x = RNG.normal(size=(300, 400)) * 1e3
+    f = jit(lambda_free_cumsum)
+    for axis in (0, 1):
+        np.testing.assert_array_equal(f(x, axis), np.cumsum(x, axis=axis))
+
+
+def lambda_free_cumsum(x, axis):
+    return np.cumsum(x, axis=axis)
+
+
+def test_wide_scan_form_in_the_program():
+    text = jit(lambda_free_cumsum).lower(np.zeros((64, 64)), 0).as_text()
+    assert "stablehlo.while" in text and "reduce_window" not in text
+    text = jit(lambda_free_cumsum).lower(np.zeros(4096), 0).as_text()
+    assert "reduce_window" in text

@@ -1,13 +1,15 @@
 """Large matrix products on the CPU run NumPy's own BLAS call (syrk for `X.T @ X` and
-`X @ X.T`, gemm for others) through a host callback (`runtime/numpy/host_matmul.py`): the
-result is NumPy's, bit for bit, in every spelling and inside loops; small products,
-mat-vecs and integer products stay in XLA."""
+`X @ X.T`, gemm for others) through a host callback (`runtime/numpy/host_matmul.py`) that
+reads XLA's buffers and writes the result's in place: the result is NumPy's, bit for
+bit, in every spelling and inside loops; a centred Gram product (`X = data - mean`)
+hands the data and the mean over and NumPy centres them; small products, mat-vecs and
+integer products stay in XLA."""
 import numpy as np
 import pytest
 
 from differential import check
 from npxla import jit
-from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET
+from npxla.runtime.lowering.callbacks import CPU_BUFFER_CALLBACK_TARGET as CPU_CALLBACK_TARGET
 
 ROWS, COLS = 3000, 120           # 43 M multiply-adds: above host_matmul.GRAM_MIN_MACS
 
@@ -64,6 +66,34 @@ def test_centred_data(data):
     """The mean is XLA's (its last bit may differ from NumPy's), the product NumPy's."""
     assert _calls_back(centred, data)
     check(centred, data, rtol=1e-12, atol=1e-12)
+
+
+def centred_rows(data):
+    X = data - data.mean(axis=0, keepdims=True)      # a (1, n) row; X @ X.T
+    return X @ X.T
+
+
+def centred_kept(data):
+    X = data - data.mean(axis=0)
+    return X.T @ X, X
+
+
+def _callback_operands(fn, *args):
+    text = jit(fn).lower(*args).as_text()
+    line = next(ln for ln in text.splitlines() if CPU_CALLBACK_TARGET in ln)
+    return line.split('"stablehlo.custom_call"(')[1].split(")")[0].count("%")
+
+
+def test_the_centring_is_numpys_too(data):
+    """The callback takes the data and the mean, not the 80 MB-class centred copy."""
+    assert _callback_operands(centred, data) == 2
+    check(centred_kept, data, rtol=1e-12, atol=1e-12)
+    assert _callback_operands(centred_rows, data.T.copy()) == 2
+    check(centred_rows, data.T.copy(), rtol=1e-12, atol=1e-12)
+    shifted = data + 1e6                               # cancellation: NumPy's own rounding
+    mean = jit(lambda d: d.mean(axis=0))(shifted)
+    np.testing.assert_array_equal(jit(centred)(shifted),
+                                  ((shifted - mean).T @ (shifted - mean)) / (ROWS - 1))
 
 
 def test_the_other_side(data):

@@ -9,14 +9,18 @@ XLA:CPU multiplies matrices with Eigen; NumPy calls OpenBLAS. Two gaps measured 
 - general products: 1500^3 NumPy 84 ms, XLA 127 ms; 1000^3 23 / 33 ms.
 
 None of XLA:CPU's library options (oneDNN, XNNPACK, YNNPACK) closes either. XLA can
-call back into Python; its CPU callback hands each operand over as a NumPy array (a
-copy) and takes the returned array as the result. So large products on the CPU are
-NumPy's `matmul` called back from the program: `X.T @ X` 92 ms, 1500^3 107 ms, 1000^3
-28 ms (the copies and XLA's idle worker threads cost the rest), and NumPy's result bit
-for bit, which XLA's dot is not. Only large products go there (the callback costs tens
-of microseconds, copies its operands, and keeps the program out of the on-disk cache):
-a mat-vec would copy a big matrix to save nothing (4000 x 5000: XLA 7.4 ms, callback
-38 ms). Never in programs split over devices (they cannot call back) or compiled for an
+call back into Python; jaxlib's buffer callback hands over views of XLA's own buffers,
+operands and results (`emit_buffer_callback`). So large products on the CPU are NumPy's
+`matmul` writing into the result buffer (`np.matmul(a, b, out=...)`, still `syrk` for
+`X.T @ X`), and NumPy's result bit for bit, which XLA's dot is not. A centred Gram
+product (`X = data - mean`) hands over the data and the mean instead of X: NumPy centres
+them in memory it owns, where XLA's temporary X (80 MB for 20000 x 500) cost ~45 ms of
+page faults. `covariance` at 20000 x 500: 192 ms with the copying callback, 114-148 ms
+now (NumPy 108-129 ms). Only large products go there (the callback costs tens of
+microseconds and keeps the program out of the on-disk cache); mat-vecs stay in XLA (its
+dot reads an unaligned matrix in place, see `superset_dot`, where the callback would
+need an aligned copy; at 283 x 354 the callback was slower too: 190 against 150 µs).
+Never in programs split over devices (they cannot call back) or compiled for an
 accelerator (whose own BLAS is faster than a trip to the host).
 """
 from __future__ import annotations

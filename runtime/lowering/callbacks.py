@@ -23,10 +23,7 @@ def emit_pure_callback(trace, fn, operands, results):
     (shape, dtype) and `fn` returns a tuple of C-contiguous arrays of exactly those.
     Without side effects, so XLA orders it by its data alone (and may drop it if its
     results are unused)."""
-    types = [tensor_type(shape, dtype) for shape, dtype in results]
-    op = emit_callback(trace, fn, [x.ir for x in operands], types, side_effect=False)
-    return [AbstractArray(tuple(shape), np.dtype(dtype), ir=r)
-            for (shape, dtype), r in zip(results, op.results)]
+    return _pure(trace, fn, operands, results, CPU_CALLBACK_TARGET)
 
 
 def emit_buffer_callback(trace, fn, operands, results):
@@ -42,9 +39,13 @@ def emit_buffer_callback(trace, fn, operands, results):
         fn(views[n_in:], *views[:n_in])
         return ()
 
+    return _pure(trace, call, operands, results, CPU_BUFFER_CALLBACK_TARGET)
+
+
+def _pure(trace, fn, operands, results, target):
     types = [tensor_type(shape, dtype) for shape, dtype in results]
-    op = emit_callback(trace, call, [x.ir for x in operands], types, side_effect=False,
-                       target=CPU_BUFFER_CALLBACK_TARGET)
+    op = emit_callback(trace, fn, [x.ir for x in operands], types, side_effect=False,
+                       target=target)
     return [AbstractArray(tuple(shape), np.dtype(dtype), ir=r)
             for (shape, dtype), r in zip(results, op.results)]
 

@@ -20,6 +20,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.trace import constant
 from npxla.runtime.lowering.core import Primitive
 from npxla.runtime.lowering.reduce import identity
 from npxla.runtime.lowering.sort import _cmp
@@ -54,7 +55,7 @@ def _lowering(t, x, init, *, kind, axis, dtype):
         if axis == len(shape) - 1:
             perm = [axis] + list(range(axis))
             moved = hlo.TransposeOp(x, perm).result
-            back = [p for p in range(1, len(shape))] + [0]
+            back = list(range(1, len(shape))) + [0]
             y = _sequential(moved.type, moved, kind, 0, dtype)
             return hlo.TransposeOp(y, back).result
         return _sequential(t, x, kind, axis, dtype)
@@ -74,31 +75,27 @@ def _sequential(t, x, kind, axis, dtype):
     """`y = x; for i in 1..n-1: y[i] = y[i - 1] (op) y[i]` along `axis`, as NumPy runs
     it: one `while` whose iterations each combine two slices of the other axes."""
     shape = ir.RankedTensorType(x.type).shape
-    i64 = ir.IntegerType.get_signless(64)
-    scalar = ir.RankedTensorType.get([], i64)
+    scalar = ir.RankedTensorType.get([], ir.IntegerType.get_signless(64))
 
-    def const(v):
-        return hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(v, np.int64))).result
+    def index(v):
+        return constant(np.array(v, np.int64))
 
-    op = hlo.WhileOp([scalar, t], [const(1), x])
+    op = hlo.WhileOp([scalar, t], [index(1), x])
     cond = op.cond.blocks.append(scalar, t)
     with ir.InsertionPoint(cond):
-        more = hlo.CompareOp(cond.arguments[0], const(shape[axis]),
-                             hlo.ComparisonDirectionAttr.get("LT"),
-                             compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
-        hlo.ReturnOp([more])
+        hlo.ReturnOp([_cmp(cond.arguments[0], index(shape[axis]), "LT", np.int64)])
     body = op.body.blocks.append(scalar, t)
     with ir.InsertionPoint(body):
         i, y = body.arguments
         sizes = [1 if d == axis else z for d, z in enumerate(shape)]
-        zero = const(0)
+        zero = index(0)
         at = [i if d == axis else zero for d in range(len(shape))]
-        before = [hlo.SubtractOp(i, const(1)).result if d == axis else zero
+        before = [hlo.SubtractOp(i, index(1)).result if d == axis else zero
                   for d in range(len(shape))]
         prev = hlo.DynamicSliceOp(y, before, sizes).result
         cur = hlo.DynamicSliceOp(y, at, sizes).result
         y = hlo.DynamicUpdateSliceOp(y, _combine(kind, prev, cur, dtype), at).result
-        hlo.ReturnOp([hlo.AddOp(i, const(1)).result, y])
+        hlo.ReturnOp([hlo.AddOp(i, index(1)).result, y])
     return op.results[1]
 
 

@@ -103,9 +103,8 @@ def _transpose_of(t, x) -> bool:
     """Whether `t` is `x` transposed (the value of one `stablehlo.transpose` of x)."""
     if t.ir is None or x.ir is None:
         return False
-    op = t.ir.owner                  # an operation, or a block for a block argument
-    op = getattr(op, "operation", op)
-    if getattr(op, "name", None) != "stablehlo.transpose" or op.operands[0] != x.ir:
+    op = _producer(t.ir)
+    if op is None or op.name != "stablehlo.transpose" or op.operands[0] != x.ir:
         return False
     return list(ir.DenseI64ArrayAttr(op.attributes["permutation"])) == [1, 0]
 

@@ -285,3 +285,16 @@ def test_wide_scan_form_in_the_program():
     assert "stablehlo.while" in text and "reduce_window" not in text
     text = jit(lambda_free_cumsum).lower(np.zeros(4096), 0).as_text()
     assert "reduce_window" in text
+
+
+def running_totals(x, n):
+    k = 0
+    while k < n[0]:                      # a trip count from data: a staged loop
+        x = np.cumsum(x, axis=1) * 0.5
+        k += 1
+    return x
+
+
+def test_wide_scans_in_a_staged_loop():
+    check(running_totals, RNG.normal(size=(40, 140)), np.array([3]), rtol=1e-12,
+          atol=1e-12)

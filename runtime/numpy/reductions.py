@@ -21,6 +21,7 @@ from npxla.transpiler.base.dtypes import weak_standin
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.core import Primitive
+from npxla.runtime.lowering.argreduce import blocked_applies, blocked_arg
 from npxla.runtime.lowering.reduce import arg_reduce, identity, reduce
 from npxla.runtime.numpy.arithmetic import exact
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
@@ -298,7 +299,8 @@ def _argext(fn, kind, a, axis=None, out=None, *, keepdims=False):
     if flat.shape[-1] == 0:
         numpy_error(fn, x, axis=axis)
     keys = [_real(flat), _imag(flat)] if x.dtype.kind == "c" else [flat]
-    idx = _arg(keys, kind)[-1]
+    idx = blocked_arg(flat, kind=kind) if len(keys) == 1 and blocked_applies(flat) \
+        else _arg(keys, kind)[-1]
     if static(keepdims, "keepdims"):
         idx = S.reshape(idx, shape=tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
     idx = cast_to(idx, np.intp)

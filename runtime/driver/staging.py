@@ -20,6 +20,7 @@ from npxla.runtime.staging.bounded import BoundedArray
 from npxla.runtime.numpy.bounded_core import counts_vector, to_origin
 from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
 from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.lowering.hoist import hoist_loop_products
 from npxla.runtime.staging.pytypes import is_marked, mark_ndarray
 from npxla.runtime.staging.pytree import flatten, unflatten
 from npxla.runtime.staging.trace import Trace
@@ -173,6 +174,7 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
                 outputs.append(combine(payloads))
             outputs.append(combine([f for f, _ in trace.error_checks]))
         trace.finish_function(outputs)
+        hoist_loop_products(trace.module)
         text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
                   trace.module, list(trace.host_callbacks), list(trace.dependencies))

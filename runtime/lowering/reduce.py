@@ -98,7 +98,8 @@ def _with_nans(out_type, x, fast, axes, dtype):
     """`fast` (the reduction of `x`), NaN where the reduced slice of `x` holds one."""
     kept = ir.RankedTensorType(out_type).shape
     any_t = ir.RankedTensorType.get(kept, ir.IntegerType.get_signless(1))
-    hit = _reduce_lowering([any_t], _cmp(x, x, "NE", dtype), constant(np.zeros((), np.bool_)), axes=axes,
+    hit = _reduce_lowering([any_t], _cmp(x, x, "NE", dtype),
+                           constant(np.zeros((), np.bool_)), axes=axes,
                            body=_binary_body("or"))[0]
     nan = hlo.BroadcastInDimOp(out_type, constant(np.array(np.nan, dtype)), []).result
     return hlo.SelectOp(hit, nan, fast).result

@@ -131,7 +131,10 @@ class FirstCallTimeout(Exception):
 @contextlib.contextmanager
 def deadline(seconds):
     """Raise FirstCallTimeout in the main thread after `seconds` (SIGALRM; only Python
-    code is interrupted: a compiler busy in C++ is interrupted when it returns)."""
+    code is interrupted: a compiler busy in C++ is interrupted when it returns). The
+    alarm repeats every second until the block ends: an exception raised inside a
+    callback the interpreter runs for a C library (a garbage-collection hook) is
+    printed and dropped, and a one-shot alarm would then never stop the compile."""
     if not seconds or threading.current_thread() is not threading.main_thread() or \
             not hasattr(signal, "SIGALRM"):
         yield
@@ -140,7 +143,7 @@ def deadline(seconds):
     def expire(signum, frame):
         raise FirstCallTimeout(f"first call (compile) did not finish in {seconds:.0f} s")
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         yield
     finally:

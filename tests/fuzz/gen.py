@@ -537,8 +537,9 @@ class _Gen(BoundedGen):
         return [ast.If(test=ast.parse(c, mode="eval").body, body=body, orelse=[])]
 
 
-def make_args(seed: int, params):
-    """Argument values for `params` [(name, Val)]: small ints, normal floats."""
+def make_args(seed: int, params, nan_args: bool = False):
+    """Argument values for `params` [(name, Val)]: small ints, normal floats (with
+    `nan_args`, some float arrays hold a NaN, inf or -inf at one or two places)."""
     rng = np.random.default_rng(seed)
     out = []
     for _, val in params:
@@ -547,7 +548,12 @@ def make_args(seed: int, params):
         elif val.dtype.startswith("int"):
             out.append(rng.integers(-5, 6, size=val.shape).astype(val.dtype))
         else:
-            out.append(rng.normal(size=val.shape).astype(val.dtype))
+            a = rng.normal(size=val.shape).astype(val.dtype)
+            if nan_args and a.size and rng.random() < 0.4:
+                for _ in range(int(rng.integers(1, 3))):
+                    a.flat[int(rng.integers(0, a.size))] = rng.choice(
+                        [np.nan, np.nan, np.inf, -np.inf])
+            out.append(a)
     return out
 
 
@@ -597,7 +603,7 @@ def generate(seed: int, feats: Features = Features()) -> Program:
         type_params=[])
     fsrc = ast.unparse(ast.fix_missing_locations(fn))
     parts = ["import numpy as np"] + [h[3] for h in g.helpers] + [fsrc]
-    return Program(seed, "\n\n\n".join(parts) + "\n", make_args(seed, params))
+    return Program(seed, "\n\n\n".join(parts) + "\n", make_args(seed, params, feats.nan_args))
 
 
 # expressions of two operands, by kind: (generator, a, b) -> source

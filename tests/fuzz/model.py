@@ -32,6 +32,9 @@ class Features:
     # strides have the same sign, so the result depends on copy order (a NumPy quirk,
     # not a contract); off everywhere unless asked for (--enable overlap_assign)
     overlap_assign: bool = False
+    # NaN, inf and -inf at random places in float arguments (NumPy's NaN rules through
+    # comparisons, reductions, branches and loops)
+    nan_args: bool = True
     min_stmts: int = 3
     max_stmts: int = 15
 

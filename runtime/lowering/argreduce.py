@@ -37,7 +37,8 @@ BLOCKED_MIN = 16 * BLOCK
 
 
 def _first_best(x, n, kind, dtype):
-    """(index,) of the first best element of the 1-d value `x` of length `n`."""
+    """The index (an i64 value) of the first best element of the 1-d value `x` of
+    length `n`."""
     elem = ir.RankedTensorType(x.type).element_type
     i64 = ir.IntegerType.get_signless(64)
     index = hlo.IotaOp(ir.RankedTensorType.get([n], i64), 0).result

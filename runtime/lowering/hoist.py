@@ -28,6 +28,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from npxla.runtime.staging.trace import constant
+
 # pure ops that only select or move data, which `_invariant` sees through
 _MOVES = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.dynamic_slice",
                     "stablehlo.slice", "stablehlo.transpose", "stablehlo.broadcast_in_dim",
@@ -77,8 +79,8 @@ def _trip_count(loop):
     body = loop.regions[1].blocks[0]
     ends = list(list(body.operations)[-1].operands)
     test = _owner(ends[p])
-    if test is None or test.name != "stablehlo.compare" or \
-            _direction(test) != "LT":
+    if test is None or test.name != "stablehlo.compare" or hlo.ComparisonDirectionAttr(
+            test.attributes["comparison_direction"]).value != "LT":
         return None
     bound = _constant(test.operands[1])
     step = _owner(test.operands[0])
@@ -118,11 +120,6 @@ def _constant(value):
     if t.rank != 0:
         return None
     return int(ir.DenseIntElementsAttr(attr)[0])
-
-
-def _direction(compare):
-    text = str(compare.attributes["comparison_direction"])
-    return text.split()[-1].rstrip(">")
 
 
 def _inside(value, loop) -> bool:
@@ -167,11 +164,7 @@ def _counter_only(value, counter, depth=0) -> bool:
     if value == counter:
         return True
     op = _owner(value)
-    if op is None or depth > 8:
-        return False
-    if op.name == "stablehlo.constant":
-        return False
-    if op.name not in _AFFINE:
+    if op is None or depth > 8 or op.name not in _AFFINE:
         return False
     uses = [_counter_only(v, counter, depth + 1) for v in op.operands]
     return any(uses) and all(u or _constant(v) is not None
@@ -218,7 +211,7 @@ def _hoist(dot, loop, counter, trips) -> int:
         plan = _plan(dot, side, array, axis, contracting)
         if plan is None or 2 * trips < ir.RankedTensorType(array.type).shape[axis]:
             continue
-        _rewrite(dot, loop, side, array, other, axis, index, plan)
+        _rewrite(dot, loop, side, array, other, axis, index, plan, contracting[1 - side])
         return 1
     return 0
 
@@ -249,13 +242,9 @@ def _plan(dot, side, array, axis, contracting):
     return [to_array[j] for j in contracting[side]]
 
 
-def _rewrite(dot, loop, side, array, other, axis, index, array_contract):
+def _rewrite(dot, loop, side, array, other, axis, index, array_contract, other_contract):
     full = list(ir.RankedTensorType(array.type).shape)
     other_t = ir.RankedTensorType(other.type)
-    other_contract = list(hlo.DotDimensionNumbers(dot.attributes["dot_dimension_numbers"])
-                          .rhs_contracting_dimensions if side == 0 else
-                          hlo.DotDimensionNumbers(dot.attributes["dot_dimension_numbers"])
-                          .lhs_contracting_dimensions)
     array_free = [a for a in range(len(full)) if a not in array_contract]
     other_free = [a for a in range(other_t.rank) if a not in other_contract]
     free_shapes = [[full[a] for a in array_free], [other_t.shape[a] for a in other_free]]
@@ -268,23 +257,21 @@ def _rewrite(dot, loop, side, array, other, axis, index, array_contract):
         shape = free_shapes[1] + free_shapes[0]
         pos = len(other_free) + array_free.index(axis)
         operands, contract = (other, array), (other_contract, array_contract)
-    attrs = {"dot_dimension_numbers": hlo.DotDimensionNumbers.get(
+    dims = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=[], rhs_batching_dimensions=[],
         lhs_contracting_dimensions=list(contract[0]),
-        rhs_contracting_dimensions=list(contract[1]))}
+        rhs_contracting_dimensions=list(contract[1]))
     precision = dot.attributes["precision_config"] if "precision_config" in dot.attributes \
         else None
     with loop.location:
         operands = [_outside(v, loop) for v in operands]
     with ir.InsertionPoint(loop), loop.location:
         every = hlo.DotGeneralOp(ir.RankedTensorType.get(shape, elem), *operands,
-                                 attrs["dot_dimension_numbers"],
+                                 dims,
                                  precision_config=precision).result
     with ir.InsertionPoint(dot), dot.location:
-        index_t = ir.RankedTensorType(index.type)
-        zero = hlo.ConstantOp(ir.DenseElementsAttr.get(np.zeros((), _np_int(index_t)),
-                                                       type=index_t.element_type,
-                                                       shape=[])).result
+        width = ir.IntegerType(ir.RankedTensorType(index.type).element_type).width
+        zero = constant(np.zeros((), f"int{width}"))
         starts = [index if d == pos else zero for d in range(len(shape))]
         sizes = [1 if d == pos else n for d, n in enumerate(shape)]
         row = hlo.DynamicSliceOp(every, starts, sizes).result
@@ -298,8 +285,3 @@ def _itemsize(t):
     if isinstance(elem, ir.ComplexType):
         return 2 * _itemsize(ir.RankedTensorType.get([], elem.element_type))
     return max(elem.width // 8, 1)
-
-
-def _np_int(t):
-    width = ir.IntegerType(t.element_type).width
-    return np.dtype(f"int{width}")

@@ -299,8 +299,7 @@ def _argext(fn, kind, a, axis=None, out=None, *, keepdims=False):
     if flat.shape[-1] == 0:
         numpy_error(fn, x, axis=axis)
     keys = [_real(flat), _imag(flat)] if x.dtype.kind == "c" else [flat]
-    idx = blocked_arg(flat, kind=kind) if len(keys) == 1 and blocked_applies(flat) \
-        else _arg(keys, kind)[-1]
+    idx = blocked_arg(flat, kind=kind) if blocked_applies(flat) else _arg(keys, kind)[-1]
     if static(keepdims, "keepdims"):
         idx = S.reshape(idx, shape=tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
     idx = cast_to(idx, np.intp)

@@ -3,6 +3,7 @@ in place, arrays a few elements past a 64-byte line go in as their aligned super
 the program reads them in place, others are copied once, with memcpy, into an aligned
 buffer."""
 import numpy as np
+import pytest
 
 from npxla import jit
 from npxla.runtime.xla.transfer import aligned
@@ -174,10 +175,13 @@ def test_strided_and_unaligned_itemsize_arrays_are_copied():
 
 
 def test_copies_in_pieces_match_numpy(monkeypatch):
-    """`copy_into` cuts big copies into pieces (a whole misaligned copy above ~170 MB runs
-    at 40% of memcpy's speed); pieces of 4 KB here exercise every path on small arrays."""
+    """`copy_into` cuts big copies into pieces that several threads copy; pieces of 4 KB
+    over three threads here exercise every path on small arrays."""
     from npxla.runtime.xla import transfer
     monkeypatch.setattr(transfer, "_CHUNK_BYTES", 4096)
+    monkeypatch.setattr(transfer, "_PARALLEL_MIN_BYTES", 4096)
+    monkeypatch.setattr(transfer, "_COPIERS", 3)
+    monkeypatch.setattr(transfer, "_COPY_POOL", transfer._CopyPool(2))
     rng = np.random.default_rng(0)
     a = _misaligned((123, 77))
     a[...] = rng.normal(size=a.shape)
@@ -193,6 +197,8 @@ def test_copies_in_pieces_match_numpy(monkeypatch):
     np.testing.assert_array_equal(dst, np.broadcast_to(np.arange(77.0), dst.shape))
     transfer.copy_into(dst.T, a.T)               # a non-contiguous destination
     np.testing.assert_array_equal(dst, a)
+    with pytest.raises(TypeError):              # a piece's error reaches the caller
+        transfer.copy_into(np.empty(a.shape, np.int64), a)
 
 
 def test_staging_buffers_are_reused_only_when_free():

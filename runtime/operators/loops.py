@@ -168,21 +168,37 @@ def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False):
     token = LoopToken(body.__code__, it is not None and it.static,
                       it.count.deps if it is not None and is_abstract(it.count) else frozenset())
     # static trip count: `else`/`try` keep their Python meaning only in a Python loop
-    if it is None or token.code in _unrolled or current_trace() is None or (
+    trace = current_trace()
+    if it is None or token.code in _unrolled or trace is None or (
             it.static and (it.count <= UNROLL_MAX or has_else)):
         return _python_for(iterable if it is None else it.python(), extra_test, body,
                            carried, names)
     if it.static and it.count == 0:
         return carried
+    fuse = it.static and it.count * trace.fuse_factor <= FUSE_MAX_TRIPS
+    if fuse and token.code in trace.fused_loops:    # found short and large before
+        return _fused_for(it, extra_test, body, carried, names, trace)
     try:
-        out = _staged_for(it, extra_test, body, carried, names, token, probe=it.static)
+        out = _staged_for(it, extra_test, body, carried, names, token, probe=it.static,
+                          fuse=fuse)
     except ContainerMutation:
         if not it.static:
             raise
         out = None
     if out is None:     # static trip count and the body does not compute with arrays
+        if fuse and token.code in trace.fused_loops:
+            return _fused_for(it, extra_test, body, carried, names, trace)
         return _python_for(it.python(), extra_test, body, carried, names)
     return out
+
+
+def _fused_for(it, extra_test, body, carried, names, trace):
+    """A short loop over large arrays, unrolled so that XLA fuses its iterations."""
+    trace.fuse_factor *= it.count
+    try:
+        return _python_for(it.python(), extra_test, body, carried, names)
+    finally:
+        trace.fuse_factor //= it.count
 
 
 def items_in_try(iterable, extra_test):
@@ -225,7 +241,7 @@ def _python_for(items, extra_test, body, carried, names):
     return carried
 
 
-def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
+def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe, fuse=False):
     start = AbstractArray.from_const(0)
     start.deps = frozenset([token])
 
@@ -254,7 +270,7 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe):
         pred0 = to_pred(pred0)
     out = stage_while(pred0, test, step, (start,) + carried, ("<loop index>",) + tuple(names),
                       probe=token if probe else None,
-                      fuse=it.static and it.count <= FUSE_MAX_TRIPS, key=body.__code__)
+                      fuse=fuse, key=body.__code__)
     return None if out is None else out[1:]
 
 
@@ -397,6 +413,7 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
                    for t, x, arg, new in zip(kinds, init_leaves, arg_leaves, b.originals[1:])]
         if fuse and not peeled and b.largest_value() >= FUSE_MIN_ELEMENTS:
             b.discard()
+            current_trace().fused_loops.add(key)
             return None        # the caller runs it as Python: unrolled and fused
         return _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased)
     else:

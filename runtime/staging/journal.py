@@ -95,12 +95,11 @@ def pop(scope: Scope):
     scopes.pop()
     scope.restore()
     # handles born from here to now live in a region that is closed from now on
-    trace.closed_regions.append((scope.serial, trace.serial))
+    trace.closed_regions.close(scope.serial, trace.serial)
     trace.serial += 1
 
 
 def visible(handle) -> bool:
     """Whether `handle` may be used at the insertion point: it was not made inside a
     region that has closed since (finished, or discarded and retraced)."""
-    born = handle._born
-    return not any(lo <= born <= hi for lo, hi in current_trace().closed_regions)
+    return handle._born not in current_trace().closed_regions

@@ -883,6 +883,35 @@ def test_short_loop_over_small_arrays_and_long_loop_stay_one_while():
     staged(horner_loop, coeffs, rng.normal(size=FUSE_MIN_ELEMENTS))
 
 
+def nest_of_short_loops(x):
+    for i in range(4):
+        for j in range(i):
+            for k in range(3):
+                for m in range(3):
+                    t = x + j
+                    t[t > 1.0] += 2.0
+                    for p in range(2):
+                        for q in range(4):
+                            t[q] = 1.0
+                            if np.sum(t) <= 3 and q < 0:
+                                x[0, 0] = 5.0
+                    x[1] += t[2] * 0.001
+    return x
+
+
+def test_nest_of_short_loops_over_large_arrays_unrolls_only_a_few_copies():
+    """Fused unrolling stops once the copies of the innermost body would exceed
+    FUSE_MAX_TRIPS, and a loop found short and large is not staged again just to be
+    unrolled again (found by the fuzzer: nine such loops over a 90x90 array staged for
+    minutes and made 55,000 operations)."""
+    from npxla.runtime.operators.loops import FUSE_MAX_TRIPS, FUSE_MIN_ELEMENTS
+    side = int(np.ceil(np.sqrt(FUSE_MIN_ELEMENTS))) + 2
+    x = np.random.default_rng(5).normal(size=(side, side))
+    text = stablehlo(nest_of_short_loops, x)
+    assert text.count("stablehlo.dynamic_update_slice") < 40 * FUSE_MAX_TRIPS
+    check(nest_of_short_loops, x)
+
+
 def raise_in_staged_loop(y, lim):
     k = 0
     while k < 4 and np.mean(y) > lim:

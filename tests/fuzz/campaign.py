@@ -10,6 +10,8 @@ import collections
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import known as known_mod
 from .gen import generate
 from .model import Features
@@ -59,7 +61,15 @@ class Report:
 
 
 def _args_text(args) -> str:
-    return "[" + ", ".join(literal(a) for a in args) + "]"
+    """The arguments as source; a large array (feature `large_args`) only by its type:
+    `--show SEED` regenerates it."""
+    return "[" + ", ".join(
+        f"<{a.dtype.name} array of shape {a.shape}: see --show SEED>"
+        if isinstance(a, np.ndarray) and a.size > _SHOWN_ELEMENTS else literal(a)
+        for a in args) + "]"
+
+
+_SHOWN_ELEMENTS = 64
 
 
 def run_campaign(seeds, feats: Features, shrink_failures: bool = True,

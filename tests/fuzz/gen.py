@@ -557,14 +557,16 @@ def make_args(seed: int, params, nan_args: bool = False):
     return out
 
 
-def _params(r: random.Random):
+def _params(r: random.Random, large: bool = False):
     params = []
     shapes = []
     for name in ["x", "y", "z"][:r.choice([1, 2, 2, 3])]:
         if shapes and r.random() < 0.6:
             shape = r.choice(shapes)
         elif r.random() < 0.5:
-            shape = (r.randint(3, 6),)
+            shape = (r.randint(4096, 12000),) if large else (r.randint(3, 6),)
+        elif large:
+            shape = (r.randint(64, 110), r.randint(64, 110))
         else:
             shape = (r.randint(2, 4), r.randint(2, 4))
         shapes.append(shape)
@@ -578,7 +580,7 @@ def _params(r: random.Random):
 def generate(seed: int, feats: Features = Features()) -> Program:
     """The program for `seed`: a module defining helpers `h*` and the entry point `f`."""
     g = _Gen(seed, feats)
-    params = _params(g.r)
+    params = _params(g.r, feats.large_args)
     env = {n: Var(n, v, param=True) for n, v in params}
     prologue = []
     for _ in range(g.r.choice([0, 1, 1])):

@@ -97,18 +97,42 @@ class AbstractArray:
 
     # --- state ------------------------------------------------------------------------
     def _stamp(self):
-        """Changes whenever this handle's value may have changed (views compare it)."""
+        """Changes whenever this handle's value may have changed (views compare it).
+        For a switch: the versions of every handle it may select, each once (options
+        are often switches that share options: a data-dependent `break` in an unrolled
+        loop makes a chain of them, which a walk of every path visits exponentially
+        often)."""
         if self._switch is None:
             return self._version
-        fresh, options = self._switch
-        for _, o in options:
-            o._refresh() if o._view is not None else None
-        return (self._version, fresh._version) + tuple(o._stamp() for _, o in options)
+        out: list = []
+        seen: set = set()
 
-    def _selected(self):
+        def visit(h):
+            if id(h) in seen:
+                return
+            seen.add(id(h))
+            if h._switch is None:
+                out.append(h._version)
+                return
+            fresh, options = h._switch
+            out.extend((h._version, fresh._version))
+            for _, o in options:
+                o._refresh() if o._view is not None else None
+                visit(o)
+        visit(self)
+        return tuple(out)
+
+    def _selected(self, memo=None):
+        """The switch's current value; `memo` holds the value of every switch among its
+        options selected so far in this read, so a shared one is selected once."""
+        memo = {} if memo is None else memo
         fresh, options = self._switch
         value = fresh
         for cond, o in options:
+            if o._switch is not None and o._view is None and o._alias_bases is None:
+                if id(o) not in memo:
+                    memo[id(o)] = o._selected(memo)
+                o = memo[id(o)]
             value = numpy_layer.where(cond, o, value)
         return value
 

@@ -15,6 +15,8 @@ program), with the known-bad families of `known.KNOWN` switched off. The slow ru
     NPXLA_FUZZ_ALL      "1": generate the known-bad families too
     NPXLA_FUZZ_WORKERS  processes in parallel (default: the CPU count, at most 4; each
                         runs 2,000 seeds, then exits)
+    NPXLA_FUZZ_LARGE_SECONDS  the time box of the slow campaign over large arguments
+                        (feature `large_args`; default 60)
 """
 from __future__ import annotations
 
@@ -81,6 +83,21 @@ def test_random_programs_slow():
         if fail.known is not None:
             print(f"known ({fail.known}): seeds {fail.seeds[:5]}")
     report.failures = {k: f for k, f in report.failures.items() if f.known is None}
+    assert not report.failures, "\n" + _message(report)
+
+
+@pytest.mark.slow
+def test_random_programs_with_large_arguments_slow():
+    """Programs over arguments of 4,096-12,000 elements (feature `large_args`), where
+    XLA:CPU takes other code paths than on the default run's few elements (its YNNPACK
+    max/min skipped NaN there). NPXLA_FUZZ_LARGE_SECONDS bounds it (default 60)."""
+    import dataclasses
+    seconds = float(os.environ.get("NPXLA_FUZZ_LARGE_SECONDS", "60"))
+    feats = dataclasses.replace(DEFAULT_FEATURES, large_args=True)
+    workers = int(os.environ.get("NPXLA_FUZZ_WORKERS", str(min(4, os.cpu_count() or 1))))
+    report = run_in_processes(range(3_000_000, 3_100_000), feats, chunk=500,
+                              workers=workers, shrink_seconds=60, time_limit=seconds)
+    print("\n" + report.table())
     assert not report.failures, "\n" + _message(report)
 
 

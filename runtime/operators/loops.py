@@ -363,6 +363,9 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
             if replaced:
                 if peeled:
                     raise _replaced_error(lnames[replaced[0]])
+                if fuse:        # short and static: unrolled, every alias exact
+                    b.discard()
+                    return None
                 break
             changed = False
             for k, (t, leaf) in enumerate(zip(kinds, new_leaves)):

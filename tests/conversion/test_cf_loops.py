@@ -14,7 +14,7 @@ from differential import check
 
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from npxla import jit
-from npxla.transpiler.base.errors import ConcretizationError
+from npxla.transpiler.base.errors import ConcretizationError, UnsupportedOperationError
 
 
 def stablehlo(fn, *args, **kwargs):
@@ -933,6 +933,25 @@ def test_data_dependent_break_in_unrolled_loops_selects_each_array_once():
     check(break_in_unrolled_triangle, x, y)
     y[-16, 5] = 0        # breaks at once
     check(break_in_unrolled_triangle, x, y)
+
+
+def square_then_update(x, n):
+    for i in range(n):
+        for j in range(i):
+            x = x * x
+        x[np.arange(len(x))] -= 1
+    return x
+
+
+def test_short_static_loop_that_updates_then_maybe_replaces_an_argument_unrolls():
+    """The first iteration updates the caller's array, later ones a new one: a short
+    static loop runs unrolled (each iteration's aliasing exact) instead of being
+    refused (found by the fuzzer); a long one is still refused, located."""
+    from npxla.runtime.operators.loops import FUSE_MAX_TRIPS
+    x = np.arange(6, dtype=np.int64) % 3
+    check(square_then_update, x, 4, jit_kwargs={"static_argnums": 1})
+    with pytest.raises(UnsupportedOperationError, match="replaced by a new array"):
+        jit(square_then_update, static_argnums=1)(x.copy(), FUSE_MAX_TRIPS + 4)
 
 
 def raise_in_staged_loop(y, lim):

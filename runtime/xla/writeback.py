@@ -6,8 +6,11 @@ the parts we rely on):
 - It never lets a program write into memory it does not own. A parameter made from a
   NumPy array (zero-copy, or a DLPack view) that is donated and aliased to an output is
   first copied into a fresh buffer, so the caller's array cannot itself be the output:
-  one copy into it after the run is the floor. That copy must follow the run-time
-  checks anyway: NumPy raises before writing anything.
+  one copy into it after the run is the floor (`transfer.copy_into`, on every core).
+  PJRT's C++ API has a host-buffer mode that would allow it (kMutableZeroCopy), but
+  jaxlib's Python binding does not offer it, its DLPack import makes immutable views,
+  and no PJRT C API plugin for the CPU ships with it. That copy must follow the
+  run-time checks anyway: NumPy raises before writing anything.
 - A donated buffer the client owns (an output of an earlier run) is written in place;
   one that something else still views (a NumPy view of it) is copied instead, so
   donating is always safe.

@@ -243,15 +243,22 @@ def _ill_conditioned(fn, args, expected, np_args, rtol) -> bool:
     finally:
         if armed:
             signal.alarm(0)
-    single, biggest = _float_scale(expected, np_args)
-    tol = rtol or (2e-4 if single else 1e-9)
-    atol = tol * (1.0 + biggest)
     try:
-        _compare(expected, again, tol, atol)
-        _compare(np_args, moved_args, tol, atol, "arguments after the call")
+        _agree(expected, np_args, again, moved_args, rtol)
     except AssertionError:
         return True
     return False
+
+
+def _agree(expected, np_args, actual, actual_args, rtol):
+    """Raise AssertionError unless results and arguments after the call match NumPy's
+    within the fuzzer's tolerance (relative 1e-9, float32 2e-4; absolute scaled by the
+    largest finite magnitude)."""
+    single, biggest = _float_scale(expected, np_args)
+    tol = rtol or (2e-4 if single else 1e-9)
+    atol = tol * (1.0 + biggest)
+    _compare(expected, actual, tol, atol)
+    _compare(np_args, actual_args, tol, atol, "arguments after the call")
 
 
 def _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol):
@@ -276,12 +283,8 @@ def _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol):
     if np_exc is not None:
         return Outcome("mismatch", f"mismatch:noraise:{np_name}",
                        f"NumPy raised {np_name}: {np_exc}; jit returned {actual!r}")
-    single, biggest = _float_scale(expected, np_args)
-    tol = rtol or (2e-4 if single else 1e-9)
-    atol = tol * (1.0 + biggest)
     try:
-        _compare(expected, actual, tol, atol)
-        _compare(np_args, jit_args, tol, atol, "arguments after the call")
+        _agree(expected, np_args, actual, jit_args, rtol)
     except AssertionError as e:
         msg = str(e)
         return Outcome("mismatch", _mismatch_key(msg),

@@ -176,20 +176,20 @@ def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False):
     if it.static and it.count == 0:
         return carried
     fuse = it.static and it.count * trace.fuse_factor <= FUSE_MAX_TRIPS
-    if fuse and token.code in trace.fused_loops:    # found short and large before
+    if not (fuse and token.code in trace.fused_loops):  # not found short and large before
+        try:
+            out = _staged_for(it, extra_test, body, carried, names, token,
+                              probe=it.static, fuse=fuse)
+        except ContainerMutation:
+            if not it.static:
+                raise
+            out = None
+        if out is not None:
+            return out
+    # a static trip count the staging declined: short and large, or no array work
+    if fuse and token.code in trace.fused_loops:
         return _fused_for(it, extra_test, body, carried, names, trace)
-    try:
-        out = _staged_for(it, extra_test, body, carried, names, token, probe=it.static,
-                          fuse=fuse)
-    except ContainerMutation:
-        if not it.static:
-            raise
-        out = None
-    if out is None:     # static trip count and the body does not compute with arrays
-        if fuse and token.code in trace.fused_loops:
-            return _fused_for(it, extra_test, body, carried, names, trace)
-        return _python_for(it.python(), extra_test, body, carried, names)
-    return out
+    return _python_for(it.python(), extra_test, body, carried, names)
 
 
 def _fused_for(it, extra_test, body, carried, names, trace):

@@ -9,6 +9,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.lowering.hugepages import advise_huge_pages
 from npxla.runtime.staging.types import tensor_type
 
 CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
@@ -36,6 +37,8 @@ def emit_buffer_callback(trace, fn, operands, results):
 
     def call(_context, *buffers):
         views = [np.asarray(b) for b in buffers]
+        for out in views[n_in:]:
+            advise_huge_pages(out)
         fn(views[n_in:], *views[:n_in])
         return ()
 

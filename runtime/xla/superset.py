@@ -32,7 +32,7 @@ import numpy as np
 from npxla.runtime.xla import superset_dot, superset_windows
 from npxla.runtime.xla.transfer import Uploader
 
-_MIN_BYTES = 1 << 18            # as `transfer.aligned`: below, a copy costs microseconds
+_MIN_BYTES = 1 << 18            # below, PJRT's own copy costs microseconds
 _ALIGN = 64
 _ENABLED = platform.machine().lower() in ("x86_64", "amd64")
 # variants per executable: arrays from the heap come at 16, 32 or 48 bytes past a line,

@@ -63,13 +63,18 @@ class Uploader:
 
 
 # XLA's CPU client uses a NumPy array's memory in place only when its data pointer is
-# 64-byte aligned (and the layout row-major); otherwise PJRT copies it, at about a fifth
-# of memcpy's speed here. NumPy's own allocations are 16-byte aligned, so large arrays
-# are copied once by us, with memcpy, into an aligned buffer that XLA then uses in place
-# (or, where the program reads them in place, passed as their aligned superset: see
-# `superset`).
+# 64-byte aligned (and the layout row-major); otherwise PJRT copies it. NumPy's own
+# allocations are 16-byte aligned. PJRT's copy runs on the thread that then runs the
+# program, so up to a few MB it leaves the data hot in that core's cache, and it beats
+# ours (a `sum` of an unaligned argument, medians here: 1 MB 277-362 µs against 396-436
+# copied by us first, 8 MB 1.1-1.6 ms against 1.3-2.0; `power_iteration` at 300 x 300,
+# 720 KB read 39 times: 0.67-0.79 ms against 0.85-0.96). Somewhere past 16 MB it falls
+# off a cliff (32 MB 6.7-10.4 ms against 4.7; 64 MB 51-55 ms against 9.2; 160 MB ~5x
+# memcpy's time). So from `_ALIGN_MIN_BYTES` on, large arrays are copied once by us,
+# on every core, into a reused aligned buffer that XLA then uses in place (or, where
+# the program reads them in place, passed as their aligned superset: see `superset`).
 _ALIGN = 64
-_ALIGN_MIN_BYTES = 1 << 18      # below this, PJRT's copy costs microseconds anyway
+_ALIGN_MIN_BYTES = 1 << 24
 
 
 def aligned(value):

@@ -12,6 +12,7 @@ Classes (the `family` of each kernel):
   halo-stencil a diffusion stencil built on padding views
   histogram   binning with masks, one bin at a time
   sparse      CSR mat-vec, row by row, with `A_col[A_row[i]:A_row[i+1]]`
+  order-stats medians and sorts: a robust scaling column by column, a trimmed mean
 
 Sizes are total elements of the largest argument (10^4 .. 10^8 across modes and the
 scaling sweep). Like `kernels.py`, this module imports neither npxla nor JAX.
@@ -23,7 +24,7 @@ import numpy as np
 from .kernels import Kernel
 
 FAMILIES = ("blas2", "blas3", "covariance", "linalg", "conv", "halo-stencil", "histogram",
-            "sparse")
+            "sparse", "order-stats")
 
 
 # --- BLAS-2 ------------------------------------------------------------------------------
@@ -179,6 +180,27 @@ def csr_matvec(A_val, A_col, A_row, x):
     return y
 
 
+# --- order statistics --------------------------------------------------------------------
+
+def robust_scale(X):
+    """Every column centred on its median and divided by its scaled median absolute
+    deviation, one column at a time."""
+    out = np.empty_like(X)
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        med = np.median(col)
+        mad = np.median(np.abs(col - med))
+        out[:, j] = (col - med) / (1.4826 * mad)
+    return out
+
+
+def trimmed_mean(X, cut):
+    """Per row, the mean of what is left once the `cut` smallest and the `cut` largest
+    values are dropped."""
+    s = np.sort(X, axis=1)
+    return s[:, cut:X.shape[1] - cut].mean(axis=1)
+
+
 # --- inputs (n = total elements of the largest array) ------------------------------------
 
 def _side(n, ratio=1.0):
@@ -259,6 +281,16 @@ def _csr(n, rng):                         # n = nonzeros, about 16 per row, squa
     return rng.normal(size=nnz), A_col, A_row, rng.normal(size=rows)
 
 
+def _heavy_tailed(n, rng):                # columns of 1000 rows or more, outliers
+    r, c = _side(n, 0.01)
+    return rng.standard_t(3, size=(r, c)) * rng.uniform(0.5, 2.0, c),
+
+
+def _rows_to_trim(n, rng):
+    r, c = _side(n, 4.0)
+    return rng.standard_t(3, size=(r, c)), c // 10
+
+
 # --- the table ---------------------------------------------------------------------------
 
 def _k(fn, family, make_inputs, smoke, quick, full, rtol=1e-9, atol=1e-12, jax_static=(),
@@ -293,6 +325,10 @@ REAL_KERNELS = [
        atol=1e-9, note="32 bins"),
     _k(csr_matvec, "sparse", _csr, 400, 40_000, 160_000, rtol=1e-9, atol=1e-12,
        note="about 16 nonzeros per row; slices with data-dependent extents"),
+    _k(robust_scale, "order-stats", _heavy_tailed, 400, 100_000, 1_000_000,
+       note="two medians per column, loop over columns"),
+    _k(trimmed_mean, "order-stats", _rows_to_trim, 400, 1_000_000, 10_000_000,
+       jax_static=(1,), note="sort along rows, 10% cut at each end"),
 ]
 
 BY_NAME = {k.name: k for k in REAL_KERNELS}

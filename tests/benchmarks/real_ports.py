@@ -130,3 +130,15 @@ def csr_matvec(A_val, A_col, A_row, x):
     row_of = jnp.searchsorted(A_row, jnp.arange(nnz), side="right") - 1
     return jax.ops.segment_sum(A_val * x[A_col], row_of, num_segments=n,
                                indices_are_sorted=True)
+
+
+# --- order statistics --------------------------------------------------------------------
+
+def robust_scale(X):
+    med = jnp.median(X, axis=0)
+    mad = jnp.median(jnp.abs(X - med), axis=0)
+    return (X - med) / (1.4826 * mad)
+
+
+def trimmed_mean(X, cut):
+    return jnp.sort(X, axis=1)[:, cut:X.shape[1] - cut].mean(axis=1)

@@ -60,25 +60,28 @@ def host_sort_values(x: AbstractArray, axis: int):
 def _restore_ties(out, a):
     """Put the zeros and the NaNs of every line of `out` (sorted) in their order in `a`.
 
-    In a sorted line the zeros are one run and the NaNs the last; the lines holding two
-    or more zeros, or any NaN, are found by binary search (a pass over the lines, not
-    over the data), and only they are rewritten (NumPy's vectorised sort writes every
-    NaN back as its canonical NaN, dropping signs and payloads, and its min/max
-    networks may turn two tied zeros into two of one sign): boolean indexing walks `out` and `a` line by
-    line in the same order, and each line of `out` holds as many zeros (NaNs) as the
-    same line of `a`."""
+    NumPy's vectorised sort writes every NaN back as one canonical NaN (signs and
+    payloads lost), and its min/max networks may turn two tied zeros into two of one
+    sign. In a sorted line the zeros are one run and the NaNs come last, so the lines
+    holding two or more zeros, or any NaN, are found by binary search (a pass over the
+    lines, not over the data), and only they are rewritten: boolean indexing walks
+    `out` and `a` line by line in the same order, and each line of `out` holds as many
+    zeros (NaNs) as the same line of `a`."""
     if out.ndim == 1:
         out, a = out[None], a[None]
     n = out.shape[-1]
     if n < 2:
         return
     negative, nonpositive, numbers = _runs(out)
-    for lines, same in ((nonpositive - negative >= 2, np.equal), (numbers < n, None)):
+    for lines, pick in ((nonpositive - negative >= 2, _is_zero), (numbers < n, np.isnan)):
         if lines.any():
             mine, theirs = out[lines], a[lines]
-            pick = (lambda x: x == 0) if same is np.equal else np.isnan
             mine[pick(mine)] = theirs[pick(theirs)]
             out[lines] = mine
+
+
+def _is_zero(x):
+    return x == 0
 
 
 _FEW_LINES = 16

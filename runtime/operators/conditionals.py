@@ -481,6 +481,6 @@ def _exports(body, index, types, assigned, checks):
 def rebind(handle, value, deps):
     """Point a pre-existing handle at a new op result (an in-place update)."""
     journal.record(handle, True)
-    handle._ir, handle._const = value, None
+    handle._ir, handle._const, handle._range = value, None, None
     handle.deps = handle.deps | deps
     handle._version += 1

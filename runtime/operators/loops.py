@@ -542,6 +542,21 @@ def _constant_code(k):
     return AbstractArray.from_const(np.array(k, _CODE), weak=False)
 
 
+def _exit_range(before, after):
+    """(lo, hi) a carried Python int (immutable: never updated in place, so its range
+    cannot go stale) lies in after the loop, or None: its value before the loop
+    (the placeholder 0 when it had none) or the value of some iteration. A range staging
+    derived for the body's value holds in every iteration: the carried values the body
+    received had none, only the counter, whose range holds while the body runs. So the
+    index of a `for` loop keeps its range after the loop (and `it + 1` then needs no
+    run-time int64 overflow check)."""
+    first = (0, 0) if type(before) in _UNSET else value_range(before)
+    last = value_range(after)
+    if first is None or last is None:
+        return None
+    return min(first[0], last[0]), max(first[1], last[1])
+
+
 def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased):
     """Emit the stablehlo.while: the condition, the carried array values, the handles the
     body updates in place and its check flags are the loop's operands; returns the
@@ -568,12 +583,14 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
     trips = pred0.deps | (cond.deps if is_abstract(cond) else frozenset())
     results = iter(list(op.results)[1:])
     leaves, ambiguous = [], []
-    for t, x, alias, d in zip(kinds, init_leaves, aliased, deps):
+    for t, x, alias, d, new in zip(kinds, init_leaves, aliased, deps, b.leaves[1:]):
         if type(t) is Through:
             leaves.append(x)
         elif isinstance(t, ArrayType):
             out = AbstractArray(t.shape, t.dtype, ir=next(results), weak=t.weak,
                                 deps=d | trips)
+            if t.weak and not t.shape and t.dtype.kind in "iu":
+                out._range = _exit_range(x, new)
             alias, exact = alias or ((), False)
             if exact and x.shape == out.shape and x.dtype == out.dtype:
                 # still `x` exactly when no iteration ran, else the last new value

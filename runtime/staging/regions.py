@@ -63,13 +63,15 @@ class Body:
 
 
 def snapshot(handle: AbstractArray) -> AbstractArray:
-    """A new handle frozen at `handle`'s current value."""
+    """A new handle frozen at `handle`'s current value (and so in its range)."""
     const = handle.const
     if const is not None:
         return AbstractArray(handle.shape, handle.dtype, const=const, weak=handle.weak,
                              deps=handle.deps)
-    return AbstractArray(handle.shape, handle.dtype, ir=handle.ir, weak=handle.weak,
-                         deps=handle.deps)
+    out = AbstractArray(handle.shape, handle.dtype, ir=handle.ir, weak=handle.weak,
+                        deps=handle.deps)
+    out._range = handle._range
+    return out
 
 
 def trace_body(fn, params=(), *, bind=()):
@@ -94,7 +96,7 @@ def trace_body(fn, params=(), *, bind=()):
         with ir.InsertionPoint(block):
             for handle, k in bind:
                 journal.record(handle, True)
-                handle._ir, handle._const = args[k]._ir, None
+                handle._ir, handle._const, handle._range = args[k]._ir, None, None
                 handle._version += 1
             result = fn(*args)
             originals: list = []

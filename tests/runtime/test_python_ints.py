@@ -1,6 +1,8 @@
 """Traced Python ints: int64 on device, but a result Python would not wrap raises
 (`OverflowError`, or `ValueError` for a negative Python-int power) instead of wrapping.
 Results that stay in range match plain Python; NumPy-typed operands keep NumPy's wrap."""
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -157,3 +159,37 @@ def _counted(lo, hi):
 def test_traced_range_bounds_with_unit_steps(lo, hi):
     assert jit(_counted)(np.int64(lo), np.int64(hi)) == _counted(lo, hi)
     assert jit(_counted)(lo, hi) == _counted(lo, hi)
+
+
+def iterations(x, tol):
+    for it in range(10_000):
+        x = x * 0.5
+        if np.abs(x).max() < tol:
+            break
+    return it + 1, x
+
+
+def _checks(text):
+    """Whether the program returns run-time check flags (its last result, `Nxi1`)."""
+    results = re.search(r"-> \(([^)]*)\), sym_name", text).group(1)
+    return results.rstrip().endswith("xi1>")
+
+
+def test_a_loop_index_keeps_its_range_after_the_loop():
+    """After `for it in range(10_000)` (left by a data-dependent break or not), `it`
+    lies in [0, 9999]: `it + 1` needs no run-time overflow check, which kept the
+    result off the fast call path (power iteration at 300 x 300: 0.77 -> 0.57 ms per
+    call)."""
+    x = np.linspace(1.0, 2.0, 50)
+    f = jit(iterations)
+    for tol in (1e-3, 1e3):
+        got, want = f(x, tol), iterations(x, tol)
+        assert got[0] == want[0] and np.array_equal(got[1], want[1])
+    assert not _checks(f.lower(x, 1e-3).as_text())
+
+
+def test_a_counter_of_a_while_loop_keeps_its_check():
+    """`k = k + 1` in a while loop has no static bound: the check stays."""
+    f = jit(doubling)
+    assert _checks(f.lower(2, 1000).as_text())
+    assert f(3, 100) == doubling(3, 100)

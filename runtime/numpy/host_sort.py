@@ -91,8 +91,8 @@ def _runs(lines):
     """Per line (last axis, sorted, NaNs last): where the negatives end, where the zeros
     end, where the NaNs start. A few lines are searched one by one, many together."""
     if lines[..., 0].size > _FEW_LINES:
-        return (_first_false(lines, np.less), _first_false(lines, np.less_equal),
-                _first_false(lines, _not_nan))
+        return (_first_false(lines, lambda v: v < 0), _first_false(lines, lambda v: v <= 0),
+                _first_false(lines, lambda v: ~np.isnan(v)))
     zero, nan = lines.dtype.type(0), lines.dtype.type(np.nan)
     out = np.empty((3,) + lines.shape[:-1], np.intp)
     for index in np.ndindex(lines.shape[:-1]):
@@ -103,12 +103,8 @@ def _runs(lines):
     return out[0], out[1], out[2]
 
 
-def _not_nan(x, _zero):
-    return ~np.isnan(x)
-
-
 def _first_false(lines, pred):
-    """Per line (last axis) the first index where `pred(value, 0)` fails: `pred` holds
+    """Per line (last axis) the first index where `pred(value)` fails: `pred` holds
     on a prefix of every sorted line (NaNs last)."""
     n = lines.shape[-1]
     lo = np.zeros(lines.shape[:-1], np.intp)
@@ -119,7 +115,7 @@ def _first_false(lines, pred):
             return lo
         mid = (lo + hi) // 2
         value = np.take_along_axis(lines, np.minimum(mid, n - 1)[..., None], -1)[..., 0]
-        holds = pred(value, 0)
+        holds = pred(value)
         lo = np.where(active & holds, mid + 1, lo)
         hi = np.where(active & ~holds, mid, hi)
 

@@ -32,7 +32,7 @@ import numpy as np
 from npxla.runtime.driver import reads
 from npxla.runtime.driver.guardgen import generate
 from npxla.runtime.driver.guardvalues import DATA_MAX, SCALARS, MISSING, is_data
-from npxla.runtime.operators.call import _LIBRARY_PREFIXES
+from npxla.transpiler.base.libraries import NOT_CONVERTED
 from npxla.runtime.cache.fingerprint import Unstable, function_digest, value_digest
 from npxla.runtime.driver.overlay import Overlay
 from npxla.transpiler.base.errors import UnsupportedOperationError
@@ -76,9 +76,11 @@ class FunctionInfo:
         self.pinned = self.dirty = False
 
 
-# Packages whose attributes and functions are not followed: NumPy, JAX, npxla itself,
-# the standard library. Matched by top-level package name ("mathutils" is user code).
-_LIBRARIES = frozenset(_LIBRARY_PREFIXES) | frozenset(sys.stdlib_module_names)
+# Packages whose attributes and functions are not followed: the ones @jit calls instead
+# of converting (NumPy, JAX, npxla itself, ...) and the standard library. Matched by
+# top-level package name ("mathutils" is user code, and so is an installed package that
+# @jit converts).
+_LIBRARIES = NOT_CONVERTED | frozenset(sys.stdlib_module_names) | {"builtins"}
 
 
 def _is_library(module_name):

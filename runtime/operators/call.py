@@ -39,10 +39,6 @@ from npxla.runtime.operators.iteration import traced_enumerate, traced_range, tr
 from npxla.runtime.operators.mutation import refuse_container_mutation
 from npxla.runtime.operators.printing import runtime_print
 
-# Kept for `guards`, which still classifies module objects by name; functions are
-# classified by file (`provenance`).
-_LIBRARY_PREFIXES = ("numpy", "jax", "jaxlib", "scipy", "builtins", "math", "npxla", "gast",
-                     "functools", "itertools", "operator", "collections")
 _is_user_function = is_user_function
 
 # the `ag__` namespace converted code calls: this package, which registers itself on

@@ -1,12 +1,12 @@
-"""Whose code a callable is: the user's (converted), a library's or npxla's own.
+"""Whose code a callable is: legacy code (converted), a library's or npxla's own.
 
-`converted_call` converts the user's functions and calls library functions as they are.
-Module *names* cannot tell them apart (a user's `numpy_utils.py` starts with "numpy", the
+`converted_call` converts legacy code and calls library functions as they are. Module
+*names* cannot tell them apart (a user's `numpy_utils.py` starts with "numpy", the
 standard library's `random` and `logging` start with nothing special), so the decision
-is made from where the module's file lives: the standard library (sysconfig
-`stdlib`/`platstdlib`), installed packages (`site-packages`, `dist-packages`, sysconfig
-`purelib`/`platlib`, `site`'s directories) and npxla's own packages are libraries;
-every other file is user code. A module without a file is a built-in module (library)
+is made from where the module's file lives (`libraries.is_converted_file`): the
+standard library, compiled extensions, npxla's own packages and the installed packages
+npxla provides or that are not NumPy code (`libraries.NOT_CONVERTED`) are libraries;
+every other Python file, installed or not, is legacy code ("user", converted). A module without a file is a built-in module (library)
 unless it is the interactive `__main__` (user). The answer is cached per module.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 import types
 
 from npxla.transpiler.base import errors as _errors
-from npxla.transpiler.base.libraries import is_installed_file
+from npxla.transpiler.base.libraries import is_converted_file
 from npxla.transpiler.pyct.loader import RUNTIME_NAME
 
 USER, LIBRARY, NPXLA = "user", "library", "npxla"
@@ -33,7 +33,7 @@ def origin_of_file(path: str) -> str:
     """USER, LIBRARY or NPXLA for a source file path."""
     if os.path.realpath(path).startswith(_NPXLA_DIRS):
         return NPXLA
-    return LIBRARY if is_installed_file(path) else USER
+    return USER if is_converted_file(path) else LIBRARY
 
 
 def origin_of_module(name) -> str:

@@ -25,7 +25,8 @@ import os
 import sys
 from collections import OrderedDict
 
-from npxla.transpiler.base.libraries import is_installed_file, is_npxla_file
+from npxla.transpiler.base.libraries import (is_converted_file, is_installed_file,
+                                             is_npxla_file)
 from npxla.transpiler.lint.discovery import _scan, module_info
 
 MAX_MODULE_DEPTH = 3          # the linted file, then at most 3 imported modules deep
@@ -37,15 +38,16 @@ _SPECS: dict = {}                         # (top-level name, sys.path) -> Module
 def is_library_file(path) -> bool:
     """Whether `@jit` would call the code of this file as a library (not convert it):
     the same test as the runtime's provenance, by where the file lives."""
-    return is_npxla_file(path) or is_installed_file(path)
+    return is_npxla_file(path) or not is_converted_file(path)
 
 
 def installed_file(path) -> bool:
-    """Whether the (linted) file at `path` belongs to an installed package: `@jit` then
-    converts only the jitted function of it, and calls the package's other functions
-    as plain Python (`transpiler.lint.plain`). Source text without a file is not."""
+    """Whether the (linted) file at `path` belongs to an installed package that `@jit`
+    does not convert (`libraries.NOT_CONVERTED`): it then converts only the jitted
+    function of it, and calls the package's other functions as plain Python
+    (`transpiler.lint.plain`). Source text without a file is not."""
     return bool(path) and not path.startswith("<") and os.path.isfile(path) and \
-        is_installed_file(path)
+        is_installed_file(path) and not is_converted_file(path)
 
 
 def package_root(path):

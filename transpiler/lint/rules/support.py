@@ -24,7 +24,8 @@ import ast
 import os
 
 from npxla.transpiler.base import supported as S
-from npxla.transpiler.base.libraries import PACKAGE_PARTS, is_installed_file
+from npxla.transpiler.base.libraries import (PACKAGE_PARTS, is_converted_file,
+                                             is_installed_file)
 from npxla.transpiler.lint.modules import installed_file, package_name
 from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, METHOD,
@@ -347,9 +348,10 @@ def _staged_array(v):
 
 
 # --- whose code a module is: what @jit decides from where its file lives ------------------
-# (`transpiler.base.libraries`, which the runtime's provenance reads too): files of
-# installed packages and of the standard library are libraries, called as plain Python;
-# every other file is the user's, converted like the jitted function.
+# (`transpiler.base.libraries`, which the runtime's provenance reads too): the standard
+# library, compiled extensions and the installed packages @jit does not convert
+# (`NOT_CONVERTED`: NumPy, SciPy, JAX, pandas, ...) are libraries, called as plain
+# Python; every other file, installed or not, is converted like the jitted function.
 _ORIGINS: dict = {}
 
 
@@ -376,7 +378,7 @@ def library_module(top) -> bool:
             hit = False           # sys, itertools, ...: the standard library's own
         else:
             hit = bool(origin) and is_installed_file(origin) and \
-                not _standard_library(origin)
+                not _standard_library(origin) and not is_converted_file(origin)
         _ORIGINS[top] = hit
     return hit
 
@@ -417,10 +419,10 @@ class LibraryCallOnTracedArray(Rule):
         outside the jitted function and pass the result in, or write it with NumPy
         functions. Modules of your own project are compiled like the jitted function
         and are not reported, nor are a library's private helpers (`_name`), which
-        mostly read only shapes and dtypes. A jitted function that itself lives in an
-        installed package is converted alone: the package's other functions it calls
-        run as plain Python, and the linter reads them to see whether they would fail
-        (a branch on a traced value, `np.asarray` of one, `math.sqrt` of one, ...)."""
+        mostly read only shapes and dtypes. Installed pure-Python packages other than
+        the ones npxla provides or that are not NumPy code (NumPy, SciPy, JAX, torch,
+        pandas, scikit-learn, ...: see docs/conversion.md) are legacy code too and are
+        converted like your own modules."""
     bad = """
         import numpy as np
         import scipy.special

@@ -44,9 +44,19 @@ OPERATORS = {
     "set_item": Operator(("target", "index", "value"), doc="`target[index] = value`"),
     "aug_set_item": Operator(("target", "index", "ufunc name", "value"),
                              doc="`target[index] += value` and the other augmented forms"),
+    "reraise_refusal": Operator((), doc="first statement of every `except` clause: a caught "
+                                        "refusal of npxla's is raised again"),
+    "set_attr": Operator(("object", "attribute name", "value"),
+                         doc="`obj.name = value` (replayed after the run when `obj` "
+                             "outlives the call)"),
+    "set_global": Operator(("name", "value"),
+                           doc="`global name; name = value` in the calling function"),
     "index": Operator((), doc="`index[...]` returns its subscript (slices as objects)"),
     "format_string": Operator(("parts",), doc="an f-string: text and (value, conversion, "
                                               "spec) parts"),
+    "percent_format": Operator(("template", "values"),
+                               doc="`'literal %s template' % values`, formatted like an "
+                                   "f-string"),
     "return_value": Operator(("did return", "value"), doc="the value a function returns"),
     "Undefined": Operator(("name",), doc="a variable not yet bound on some path"),
     "UndefinedReturnValue": Operator((), doc="a function that has not returned yet"),

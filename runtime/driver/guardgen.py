@@ -58,15 +58,18 @@ def generate(env, writes_implicit=False):
         ref[id(node)] = f"K{i}" if node.check == "is" else v
     traced = [a for a in env.arrays if not a.pinned]
     outs = [first[id(a)] for a in traced]
+    arrays_out = [first[id(a)] for a in traced if not a.scalar]
     if writes_implicit:
         # the program was compiled for distinct arrays: an implicit array that became
         # another one (or an argument) must not share a buffer (the build refuses it)
-        for j, a in enumerate(outs):
-            for b in outs[j + 1:]:
+        # (scalars excluded: equal small ints are one object)
+        for j, a in enumerate(arrays_out):
+            for b in arrays_out[j + 1:]:
                 lines.append(f"if {a} is {b}: return None")
-        if outs:
+        if arrays_out:
             ns["_aliases"] = _aliases
-            lines.append(f"if _aliases(({', '.join(outs)},), args, kwargs): return None")
+            lines.append(f"if _aliases(({', '.join(arrays_out)},), args, kwargs): "
+                         "return None")
     body = "\n".join("        " + line for line in lines) or "        pass"
     result = "(" + "".join(f"{o}, " for o in outs) + ")"
     src = (f"def guard(args=(), kwargs=None):\n    try:\n{body}\n"
@@ -126,6 +129,13 @@ def _condition(node, i, v, ns, first):
         return scalar_condition(v, value, k)
     if check == "data":
         return _data_condition(value, v, k, ns)
+    if check == "array" and node.array.scalar:     # a stored Python scalar attribute
+        first[id(node.array)] = v
+        ns[f"T_{k}"] = type(value)
+        if node.array.pinned:
+            ns[k] = value
+            return f"type({v}) is T_{k} and {v} == {k}"
+        return f"type({v}) is T_{k}"
     if check == "array":
         arr = node.array
         if id(arr) in first:

@@ -57,11 +57,15 @@ class Node:
 
 
 class _Array:
-    __slots__ = ("value", "nodes", "pinned", "snapshot", "index")
+    """An implicit input: an array, or a Python scalar attribute the program changes
+    (`scalar`: `self.steps += 1` makes `self.steps` a traced input rather than a value
+    baked in, so the next call, with the new value, reuses the program)."""
+    __slots__ = ("value", "nodes", "pinned", "snapshot", "index", "scalar")
 
-    def __init__(self, value):
+    def __init__(self, value, scalar=False):
         self.value, self.nodes, self.pinned, self.index = value, [], False, None
         self.snapshot = None
+        self.scalar = scalar
 
 
 class FunctionInfo:
@@ -81,6 +85,13 @@ class FunctionInfo:
 # top-level package name ("mathutils" is user code, and so is an installed package that
 # @jit converts).
 _LIBRARIES = NOT_CONVERTED | frozenset(sys.stdlib_module_names) | {"builtins"}
+
+
+# methods whose result does not depend on the container's contents: a container only
+# changed through them is guarded by identity (see `Environment._walk`)
+_WRITE_ONLY = {list: frozenset({"append", "extend", "insert", "clear", "reverse"}),
+               dict: frozenset({"update", "clear"}),
+               set: frozenset({"add", "update", "discard", "clear"})}
 
 
 def _is_library(module_name):
@@ -129,10 +140,13 @@ class Environment:
         self._roots: dict = {}          # (kind, id) -> Node, shared between functions
         self.functions: dict = {}       # id(fn) -> FunctionInfo
         self._seen: dict = {}           # id(object) -> attribute chains walked
+        self._read_lists: set = set()   # id(node) of containers whose contents are read
+        self._stored: set = set()       # attribute names the followed code stores
         self.exhausted = False
         self.arg_nodes: list = []
         self.top = self._function(fn, top=True)     # a Python function (see forwarding)
         self._arguments(fn, args, kwargs or {})
+        self._trace_stored_scalars()
         self._settle()
 
     # --- capture ---------------------------------------------------------------------
@@ -152,6 +166,7 @@ class Environment:
         if info is not None:
             return info
         info = self.functions[id(fn)] = FunctionInfo(fn, top)
+        self._stored |= reads.stored_attributes(fn.__code__)
         g = fn.__globals__
         module = g.get("__name__", "?")
         cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
@@ -248,6 +263,7 @@ class Environment:
             f = self._node("const", "__func__", node, func, node.label + ".__func__", True)
             s = self._node("const", "__self__", node, obj, node.label + ".__self__", True)
             if f is not None and s is not None and type(func) is types.FunctionType:
+                self._stored |= reads.stored_attributes(func.__code__)
                 self._walk(s, reads.roots(func.__code__).get(("param", 0), ()))
         elif t is types.ModuleType or isinstance(v, type):
             node.check = "is"
@@ -276,6 +292,21 @@ class Environment:
         """Follow the attribute chains the code reads through `node`'s value."""
         v = node.value
         t = type(v)
+        if t in _WRITE_ONLY and node.check in ("data", "container", "is"):
+            # a list the code only appends to (`history.append(err)`): the program does
+            # not depend on its contents (the appends are replayed, `operators.effects`),
+            # so its identity is checked, not its value, which changes on every call
+            writes = bool(chains) and all(len(c) == 1 and c[0] in _WRITE_ONLY[t]
+                                          for c in chains)
+            if writes and node.check != "is" and id(node) not in self._read_lists:
+                dropped = {id(c) for c in node.children.values()}
+                self.nodes = [n for n in self.nodes if id(n) not in dropped]
+                node.children.clear()
+                node.check = "is"
+            elif not writes and id(node) not in self._read_lists:
+                self._read_lists.add(id(node))
+                if node.check == "is":
+                    self._classify(node)
         if t is types.ModuleType:
             if _is_library_module(v):
                 return
@@ -324,6 +355,20 @@ class Environment:
         self._walk(child, chains)
 
     # --- which arrays are inputs -----------------------------------------------------
+    def _trace_stored_scalars(self):
+        """Python int/float attributes of objects that the code also stores (a counter,
+        an accumulated loss) become traced implicit inputs, each its own (equal small
+        ints are one object): compared by value, every call would compile anew for the
+        value the previous call left. One needed as a value is pinned by staging."""
+        for node in self.nodes:
+            if node.kind == "attr" and node.check == "scalar" and \
+                    type(node.value) in (int, float) and node.key in self._stored:
+                arr = _Array(node.value, scalar=True)
+                arr.nodes.append(node)
+                node.array = arr
+                node.check = "array"
+                self.arrays.append(arr)
+
     def _settle(self):
         """Pin what staging cannot substitute (its arrays are then baked in by value)
         and mark what has traced arrays below it (its values get substituted)."""
@@ -364,7 +409,7 @@ class Environment:
             arr.index = None if arr.pinned else k
             k += not arr.pinned
             if arr.pinned and arr.snapshot is None:
-                arr.snapshot = arr.value.tobytes()
+                arr.snapshot = arr.value if arr.scalar else arr.value.tobytes()
         for node in self.nodes:
             node.dirty = node.array is not None and not node.array.pinned
         changed = True
@@ -408,14 +453,17 @@ class Environment:
         found = {a.nodes[0].label: a for a in self.arrays}
         if not all(label in found for label in labels):
             return None
-        return tuple(hashlib.sha256(found[label].value.tobytes()).hexdigest()
-                     for label in labels)
+        return tuple(hashlib.sha256(_bytes_of(found[label])).hexdigest() for label in labels)
 
     def check_unchanged(self):
         """Staging must not have modified an array it baked in (NumPy would modify it on
         every call; the program would not)."""
         for a in self.arrays:
-            if a.pinned and a.snapshot is not None and a.value.tobytes() != a.snapshot:
+            if a.pinned and a.snapshot is not None and not a.scalar and \
+                    a.value.tobytes() != a.snapshot:
+                # staging ran the write on the user's array: undone before refusing
+                a.value[...] = np.frombuffer(a.snapshot, a.value.dtype).reshape(
+                    a.value.shape)
                 raise UnsupportedOperationError(
                     f"the function modifies the array {a.nodes[0].label} in place while its "
                     "values are also needed at compile time (or it is a class attribute)",
@@ -452,15 +500,22 @@ class Environment:
                 raise Unstable(f"{node.label} is only known by identity")
             if node.check == "array":
                 arr = node.array
-                h.update(f"{v.shape}:{v.dtype.str}:{arr.pinned}".encode())
+                h.update(f"{np.shape(v)}:{type(v).__name__}:{arr.pinned}".encode()
+                         if arr.scalar else f"{v.shape}:{v.dtype.str}:{arr.pinned}".encode())
                 if arr.pinned:
-                    h.update(hashlib.sha256(arr.snapshot).digest())
+                    h.update(hashlib.sha256(_bytes_of(arr)).digest())
             elif node.check in ("scalar", "data"):
                 value_digest(v, h)
             elif node.fn is not None:
                 h.update(function_digest(node.fn.fn).encode())
             elif node.check in ("is", "bound", "method", "container", None, "missing"):
                 h.update(_describe(v).encode())
+
+
+def _bytes_of(arr):
+    """The bytes an implicit input baked in by value is compared and digested by."""
+    return repr((type(arr.value).__name__, arr.value)).encode() if arr.scalar else \
+        arr.snapshot if arr.snapshot is not None else arr.value.tobytes()
 
 
 def _cell_value(cell):

@@ -26,7 +26,7 @@ from npxla.runtime.driver.byteorder import native_order
 from npxla.runtime.driver.compiled import Compiled
 from npxla.runtime.cache import persist
 from npxla.runtime import operators
-from npxla.runtime.operators import loops
+from npxla.runtime.operators import effects, loops
 from npxla.runtime.operators.conditionals import raises_at_run_time
 from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.driver import staging
@@ -230,19 +230,25 @@ class JittedFunction:
         # (a program compiled for arguments that are one array reads one parameter for
         # both: never the fast path's, which is keyed by shapes only)
         if fast_ok and not sharing and not kwargs and type(variant.entry) is Compiled and \
-                self._fast_ok:
+                self._fast_ok and not entry.staged.effects:
             self._install_fast(variant, entry, given_args, len(extra))
         all_leaves = leaves + list(extra) if extra else leaves
         try:
             if holders:
-                return entry.run(all_leaves, self._output, holders)
-            return entry.run(all_leaves, self._output)
+                out = entry.run(all_leaves, self._output, holders)
+            else:
+                out = entry.run(all_leaves, self._output)
         except WindowOverflow as e:
             # the run wrote nothing back: widen the windows, build again, run again
             self._windows = widened(self._windows, e.needs)
             self._cache.pop(key, None)
             self._fast.clear()
             return self._call(given_args, given_kwargs, fast_ok)
+        if entry.staged.effects:     # Python side effects, with this run's values
+            out, payloads = out
+            effects.replay(entry.staged.effects, payloads, given_args, given_kwargs,
+                           self._fn)
+        return out
 
     def _install_fast(self, variant, entry, args, n_extra):
         """Let later calls with positional arguments of these kinds take the fast path."""

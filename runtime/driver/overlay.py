@@ -22,7 +22,8 @@ class Overlay:
     def __init__(self, env, handles):
         self.env = env
         traced = [a for a in env.arrays if not a.pinned]
-        self.subs = {id(a.value): h for a, h in zip(traced, handles)}
+        # by input, not by value: two scalar attributes may hold one small int object
+        self.subs = {id(a): h for a, h in zip(traced, handles)}
         self.memo: dict = {}        # id(original) -> substitute
         self.dicts: dict = {}       # id(globals dict) -> substitute dict
 
@@ -47,7 +48,7 @@ class Overlay:
         if not node.dirty:
             return v
         if node.array is not None:
-            return self.subs[id(v)]
+            return self.subs[id(node.array)]
         if node.fn is not None:
             return self.function(node.fn)
         t = type(v)

@@ -18,6 +18,8 @@ def build(staged, outs, output="numpy", leaves=None):
     for slot in staged.out_slots:
         if slot[0] == "arg":
             results.append(leaves[slot[1]])
+        elif slot[0] == "dup":           # the same object as an earlier result leaf
+            results.append(results[slot[1]])
         elif slot[0] == "bounded":
             results.append(trim(outs[slot[1]], outs[slot[2]], slot[3], output))
         elif slot[0] == "out":

@@ -303,7 +303,11 @@ class ShardedCompiled:
                 copy_into(leaves[i], res.local(k), casting="unsafe")
         results = []
         for slot in st.out_slots:
-            if slot[0] == "bounded":
+            if slot[0] == "arg":
+                results.append(leaves[slot[1]])
+            elif slot[0] == "dup":
+                results.append(results[slot[1]])
+            elif slot[0] == "bounded":
                 buf = res.device(slot[1]) if output == "device" else res.numpy(slot[1])
                 results.append(trim(buf, res.numpy(slot[2]), slot[3], output))
             elif slot[0] == "out":

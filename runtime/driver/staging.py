@@ -25,6 +25,7 @@ from npxla.runtime.staging.pytypes import is_marked, mark_ndarray
 from npxla.runtime.staging.pytree import flatten, unflatten
 from npxla.runtime.staging.trace import Trace
 from npxla.runtime.xla.program import Staged
+from npxla.runtime.operators.effects import Effects
 from npxla.runtime.numpy.errorflags import check_raises
 from npxla.runtime.numpy.errorflags import combine
 from npxla.transpiler.base.dtypes import dtype_of_python_scalar
@@ -108,76 +109,105 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
         trace.specialisable = frozenset(i for i, leaf in enumerate(leaves)
                                         if type(leaf) in (int, bool) and i not in static_leaves)
         call_args, call_kwargs = unflatten(treedef, iter(handles[:n_explicit]))
+        original = fn
         if bind is not None:
             fn, call_args, call_kwargs = bind(handles[n_explicit:], call_args, call_kwargs)
+        trace.effects = Effects(call_args, call_kwargs, fn, original)
         try:
-            result = fn(*call_args, **call_kwargs)
-        except Exception as e:
-            # the program raises on every path, after checks that may raise first at
-            # run time (`if x.sum() < 0: raise ValueError` then `raise KeyError`): it
-            # becomes the last check, one that always fires
-            if not trace.error_checks or user_error is None or not user_error(e):
-                raise
-            check_raises(AbstractArray((), np.bool_, ir=as_abstract(np.True_).ir), e)
-            result = None
-        if trace.pending_errors:
-            raise trace.pending_errors[0]
-        out_leaves: list = []
-        out_treedef = flatten(result, out_leaves, everything=True)
-        outputs, slots = [], []
-        for leaf in out_leaves:
-            if type(leaf) is BoundedArray:
-                # a data-dependent size: the buffer with the array at its front, and the
-                # counts; the caller's side cuts the array out (`jitted.trim`)
-                dyn = tuple(leaf.dynamic_axes())
-                slots.append(("bounded", len(outputs), len(outputs) + 1, dyn))
-                outputs.append(to_origin(leaf).ir)
-                outputs.append(counts_vector(leaf).ir)
-            elif isinstance(leaf, AbstractArray):
-                k = _argument_position(leaf, handles, leaves, n_explicit, static_leaves) \
-                    if arguments_returned else None
-                if k is not None:
-                    slots.append(("arg", k))
-                elif leaf.const is not None:
-                    slots.append(("const", _python_or_numpy(leaf.const, _kind(leaf))))
-                else:
-                    slots.append(("out", len(outputs), _kind(leaf)))
-                    outputs.append(leaf.ir)
+            return _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit,
+                           static_leaves, user_error, sharing, arguments_returned, avals,
+                           param_leaves)
+        finally:
+            trace.effects.restore()     # no traced value stays on the user's objects
+
+
+def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, static_leaves,
+            user_error, sharing, arguments_returned, avals, param_leaves):
+    """Run the function on its handles and build the module and its output recipe."""
+    try:
+        result = fn(*call_args, **call_kwargs)
+    except Exception as e:
+        # the program raises on every path, after checks that may raise first at
+        # run time (`if x.sum() < 0: raise ValueError` then `raise KeyError`): it
+        # becomes the last check, one that always fires
+        if not trace.error_checks or user_error is None or not user_error(e):
+            raise
+        check_raises(AbstractArray((), np.bool_, ir=as_abstract(np.True_).ir), e)
+        result = None
+    if trace.pending_errors:
+        raise trace.pending_errors[0]
+    out_leaves: list = []
+    out_treedef = flatten(result, out_leaves, everything=True)
+    n_result = len(out_leaves)
+    effects = trace.effects
+    if effects.log:       # the payloads of the side effects: results like any other
+        out_treedef = (tuple, (out_treedef, flatten(tuple(effects.payloads), out_leaves,
+                                                    everything=True)))
+    outputs, slots = [], []
+    first: dict = {}       # id(handle) -> position of its first result leaf
+    for n, leaf in enumerate(out_leaves):
+        if isinstance(leaf, AbstractArray) and n >= n_result and id(leaf) in first:
+            # stored and returned (`self.x = ...; return self.x`): one object, as in NumPy
+            slots.append(("dup", first[id(leaf)]))
+            continue
+        if isinstance(leaf, AbstractArray):
+            first.setdefault(id(leaf), n)
+        if type(leaf) is BoundedArray:
+            # a data-dependent size: the buffer with the array at its front, and the
+            # counts; the caller's side cuts the array out (`jitted.trim`)
+            dyn = tuple(leaf.dynamic_axes())
+            slots.append(("bounded", len(outputs), len(outputs) + 1, dyn))
+            outputs.append(to_origin(leaf).ir)
+            outputs.append(counts_vector(leaf).ir)
+        elif isinstance(leaf, AbstractArray):
+            # a stored argument is the caller's array (`self.x = x`), as in NumPy
+            k = _argument_position(leaf, handles, leaves, len(leaves), static_leaves) \
+                if n >= n_result else \
+                _argument_position(leaf, handles, leaves, n_explicit, static_leaves) \
+                if arguments_returned else None
+            if k is not None:
+                slots.append(("arg", k))
+            elif leaf.const is not None:
+                slots.append(("const", _python_or_numpy(leaf.const, _kind(leaf))))
             else:
-                slots.append(("const", leaf))
-        for kind, i, j in sharing:
-            if kind == "overlap" and (handles[i].mutated or handles[j].mutated):
-                raise UnsupportedOperationError(
-                    f"two array arguments (flat positions {i} and {j}) share memory (views "
-                    "of one array) and the function updates one of them in place: the "
-                    "compiled program cannot see the update through the other",
-                    hint="pass a copy of one of them (np.copy(a)), or pass the base array "
-                         "once and slice it inside the function")
-        writeback = []
-        for i, h in enumerate(handles):
-            if h.mutated and not isinstance(leaves[i], (np.ndarray,)):
-                raise UnsupportedOperationError(
-                    "a scalar argument was modified in place",
-                    hint="return the new value instead")
-            if h.mutated:
-                writeback.append((i, len(outputs)))
-                outputs.append(cast_to(h, h.dtype).ir)
-        messages = []
-        if trace.error_checks:
-            messages, payloads = [], []
-            for _, m in trace.error_checks:
-                if type(m) is tuple and len(m) == 4:     # (.., payload handle) -> index
-                    payloads.append(m[3])
-                    m = m[:3] + (len(payloads) - 1,)
-                messages.append(m)
-            if payloads:                      # the offending values, before the flags
-                outputs.append(combine(payloads))
-            outputs.append(combine([f for f, _ in trace.error_checks]))
-        trace.finish_function(outputs)
-        hoist_loop_products(trace.module)
-        text = trace.module.operation.get_asm(enable_debug_info=False)
+                slots.append(("out", len(outputs), _kind(leaf)))
+                outputs.append(leaf.ir)
+        else:
+            slots.append(("const", leaf))
+    for kind, i, j in sharing:
+        if kind == "overlap" and (handles[i].mutated or handles[j].mutated):
+            raise UnsupportedOperationError(
+                f"two array arguments (flat positions {i} and {j}) share memory (views "
+                "of one array) and the function updates one of them in place: the "
+                "compiled program cannot see the update through the other",
+                hint="pass a copy of one of them (np.copy(a)), or pass the base array "
+                     "once and slice it inside the function")
+    writeback = []
+    for i, h in enumerate(handles):
+        if h.mutated and not isinstance(leaves[i], (np.ndarray,)):
+            raise UnsupportedOperationError(
+                "a scalar argument was modified in place",
+                hint="return the new value instead")
+        if h.mutated:
+            writeback.append((i, len(outputs)))
+            outputs.append(cast_to(h, h.dtype).ir)
+    messages = []
+    if trace.error_checks:
+        messages, payloads = [], []
+        for _, m in trace.error_checks:
+            if type(m) is tuple and len(m) == 4:     # (.., payload handle) -> index
+                payloads.append(m[3])
+                m = m[:3] + (len(payloads) - 1,)
+            messages.append(m)
+        if payloads:                      # the offending values, before the flags
+            outputs.append(combine(payloads))
+        outputs.append(combine([f for f, _ in trace.error_checks]))
+    trace.finish_function(outputs)
+    hoist_loop_products(trace.module)
+    text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
-                  trace.module, list(trace.host_callbacks), list(trace.dependencies))
+                  trace.module, list(trace.host_callbacks), list(trace.dependencies),
+                  list(effects.log))
 
 
 def _argument_position(leaf, handles, leaves, n_explicit, static_leaves):

@@ -14,12 +14,12 @@ import numpy as np
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.staging.pytypes import as_scalar, is_marked, mark_ndarray
 from npxla.runtime.staging.bounded import is_bounded
-from npxla.runtime.numpy import bounded_index, bounded_methods, fancy
+from npxla.runtime.numpy import bounded_fancy, bounded_index, bounded_methods, fancy
 from npxla.runtime.numpy.errorflags import check
 from npxla.runtime.numpy.fancy_plan import (basic_index, classify, const_index, is_basic,
                                             is_const)
 from npxla.runtime.numpy.reductions import asarray
-from npxla.runtime.numpy.registry import dispatch
+from npxla.runtime.numpy.registry import dispatch, register_method
 from npxla.runtime.numpy.slicing import Region, as_static, is_int, parse, read_at, write_at
 
 
@@ -32,6 +32,8 @@ def _is_scalar_copy(index, r: Region):
 def getitem(x: AbstractArray, index):
     if is_bounded(index):
         return bounded_index.gather_rows(x, index, getitem)
+    if bounded_fancy.applies(index):      # x[np.nonzero(m)]: a tuple of index arrays
+        return bounded_fancy.read(x, index)
     if bounded_index.dynamic_slices(index, x.shape):
         return bounded_index.slice_dynamic(x, index, getitem)
     items = classify(index)
@@ -59,6 +61,9 @@ def setitem(x: AbstractArray, index, value):
     if not is_bounded(value):
         value = asarray(value)      # a list of traced scalars is an array too
         _check_scalar_fits(x.dtype, value)
+    if bounded_fancy.applies(index):      # y[np.nonzero(m)[0]] = v
+        bounded_fancy.write(x, index, value)
+        return
     if bounded_index.dynamic_slices(index, x.shape):
         bounded_index.assign(bounded_index.slice_dynamic(x, index, getitem), value)
         return
@@ -120,4 +125,24 @@ def _check_scalar_fits(dtype, value):
           f"Python integer out of bounds for {dtype}", error=OverflowError)
 
 
+def fill(x: AbstractArray, value):
+    """`x.fill(value)`: every element of `x` (and so of its aliases and views, and of the
+    caller's array when `x` is an argument) becomes `value`. NumPy converts the value as
+    `x[()] = value` of one element does (`int(v)` into integer arrays, None is NaN in
+    a float array): a Python or NumPy scalar is converted by NumPy itself on a 0-d
+    probe, so its errors are NumPy's; a traced 0-d value is stored as setitem stores
+    it. An array of any other rank is NumPy's ValueError (a list, the probe's error)."""
+    if is_bounded(value) or isinstance(value, np.ndarray) and value.ndim != 0 or \
+            is_abstract(value) and value.ndim != 0:
+        raise ValueError("setting an array element with a sequence.")
+    if is_abstract(value) and value.const is not None:
+        value = value.const.item() if value.weak else value.const[()]
+    if not is_abstract(value):
+        probe = np.zeros((), x.dtype)
+        probe.fill(value)
+        value = as_abstract(probe)
+    setitem(x, Ellipsis, value)
+
+
+register_method("fill", fill, fold=False)
 bounded_methods.install(getitem, setitem)

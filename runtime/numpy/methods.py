@@ -16,6 +16,7 @@ from npxla.runtime.staging.pytypes import is_marked
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.indexing import getitem, setitem
 from npxla.runtime.numpy.registry import bound_method, dispatch, dispatch_ufunc
+from npxla.runtime.numpy.text import text_refusal
 
 
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -28,6 +29,28 @@ def __array_function__(self, func, types, args, kwargs):
 
 def __getattr__(self, name):
     return bound_method(self, name)
+
+
+def _python_value(x, what):
+    """The value NumPy code holds for a known `x` (a Python scalar for a weak one, a
+    0-d array where one is marked); a traced one has no text while compiling:
+    specialised on the Python int arguments it comes from, else refused."""
+    c = x.const
+    if c is None:
+        raise text_refusal(x.deps, what)
+    if c.ndim:
+        return c
+    return c.item() if x.weak else (np.array(c) if is_marked(x) else c[()])
+
+
+def __str__(self):
+    """`"%s" % x`, `str.join`, plain `str(x)` in library code: NumPy's text, not the
+    handle's repr (which stays for debugging)."""
+    return str(_python_value(self, "str()"))
+
+
+def __format__(self, spec):
+    return format(_python_value(self, "format()"), spec)
 
 
 def _operator(np_name, reflected=False):
@@ -93,6 +116,8 @@ AbstractArray.__array_function__ = __array_function__
 AbstractArray.__getitem__ = getitem
 AbstractArray.__setitem__ = setitem
 AbstractArray.__getattr__ = __getattr__
+AbstractArray.__str__ = __str__
+AbstractArray.__format__ = __format__
 abstract.numpy_layer.where = lambda cond, a, b: dispatch(np.where, (cond, a, b), {})
 abstract.numpy_layer.conform = lambda value, dtype, shape: broadcast_to_shape(
     cast_to(value, dtype), shape)

@@ -2,9 +2,10 @@
 namespace (the contract is written down in docs/architecture.md)."""
 import sys as _sys
 
-from npxla.runtime.operators.call import converted_call  # noqa: F401
-from npxla.runtime.operators.conditionals import if_exp, if_stmt, test_in_try  # noqa: F401
-from npxla.runtime.operators.fstrings import format_string  # noqa: F401
+from npxla.runtime.operators.call import converted_call, set_attr, set_global  # noqa: F401
+from npxla.runtime.operators.conditionals import (if_exp, if_stmt, reraise_refusal,  # noqa: F401
+                                                   test_in_try)
+from npxla.runtime.operators.fstrings import format_string, percent_format  # noqa: F401
 from npxla.runtime.operators.items import aug_set_item, index, set_item  # noqa: F401
 from npxla.runtime.operators.logical import and_, compare_chain, not_, or_  # noqa: F401
 from npxla.runtime.operators.loops import for_stmt, items_in_try, while_stmt  # noqa: F401

@@ -31,7 +31,8 @@ from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.numpy.bounded_core import length as bounded_length
 from npxla.runtime.numpy.registry import call_entry, has_abstract, lookup
-from npxla.runtime.operators import higher_order, hostcalls, introspection
+from npxla.runtime.numpy.index_tricks import index_trick
+from npxla.runtime.operators import effects, higher_order, hostcalls, introspection
 from npxla.transpiler.conversion import convert
 from npxla.runtime.operators.provenance import (LIBRARY, is_library_callable,
                                                 is_user_function, origin_of_module)
@@ -104,8 +105,18 @@ def converted_call(f, args, kwargs):
         return bounded_length(args[0])     # a traced count: the length is data
     owner = getattr(f, "__self__", None)
     if type(owner) in _MUTATORS and getattr(f, "__name__", "") in _MUTATORS[type(owner)]:
+        kwargs = higher_order.with_routed_key(kwargs, converted_call)
+        recorder = effects.recorder()
+        if recorder is not None:       # replayed after the run if `owner` outlives it
+            return recorder.call(owner, f.__name__, args, kwargs)
         refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()")
-        return f(*args, **higher_order.with_routed_key(kwargs, converted_call))
+        return f(*args, **kwargs)
+    if owner is np.r_ or owner is np.c_:       # np.r_[a, b] (see numpy/index_tricks)
+        result = index_trick(owner, args[0])
+        return f(*args) if result is NotImplemented else result
+    if f is setattr and len(args) == 3 and not kwargs and \
+            not isinstance(args[0], AbstractArray):
+        return set_attr(*args)
     entry = lookup(f)
     if entry is not None:
         if f is min or f is max:
@@ -141,6 +152,35 @@ def converted_call(f, args, kwargs):
     if getattr(f, "__module__", None) == "npxla.runtime.numpy.registry":   # x.copy() etc.
         return introspection.mark_method_result(f, f(*args, **kwargs))
     return _plain_call(f, args, kwargs)
+
+
+# --- attribute and global stores (converted code calls these) ---------------------------
+def set_attr(obj, name, value):
+    """`obj.name = value`. An array's `shape` is NumPy's in-place reshape (the registry's
+    `setattr`); a property's setter is converted and called; any other store is applied
+    at once outside staging, and recorded for replay while staging (`effects`)."""
+    if isinstance(obj, AbstractArray):
+        return converted_call(setattr, (obj, name, value), None)
+    prop = getattr(type(obj), name, None)
+    if isinstance(prop, property) and prop.fset is not None:
+        converted_call(prop.fset, (obj, value), None)
+        return None
+    recorder = effects.recorder()
+    if recorder is None:
+        setattr(obj, name, value)
+    else:
+        recorder.set_attr(obj, name, value)
+    return None
+
+
+def set_global(name, value):
+    """`global name; name = value` in the converted function calling this."""
+    g = sys._getframe(1).f_globals
+    recorder = effects.recorder()
+    if recorder is None:
+        g[name] = value
+    else:
+        recorder.set_global(g, name, value)
 
 
 # --- user functions: conversion, and recursion --------------------------------------------

@@ -61,6 +61,16 @@ def raise_uncatchable(err):
     raise err
 
 
+def reraise_refusal():
+    """The first statement of every `except` clause of converted code: a refusal of
+    npxla's (a `TranspileError`) caught by the user's handler is raised again, so that
+    a broad `except Exception:` cannot turn it into a silently different fallback."""
+    import sys
+    err = sys.exc_info()[1]
+    if isinstance(err, TranspileError) and current_trace() is not None:
+        raise err
+
+
 def refuse_in_try(what):
     raise_uncatchable(TRY_AROUND_STAGED_FLOW.error_for(kind=what))
 

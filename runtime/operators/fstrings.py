@@ -1,4 +1,5 @@
-"""f-strings in compiled code: formatted when the values exist.
+"""f-strings, `%`-formatting and `str.format` in compiled code: formatted when the
+values exist.
 
 `f"mean={x.mean():.2f}"` formats an array value, but while staging the value is traced
 and has no digits yet. Converted code builds every f-string with
@@ -8,12 +9,34 @@ string; with traced values it is a `DeferredStr`, which `print`, `logging` and
 when the program runs, exactly as the f-string would have. Anywhere else (an exception
 message, a string concatenation) its text shows each traced value as
 `<traced float64>`: the digits do not exist while the program is built.
+
+`"... %d" % x` (`percent_format`) and `"... {}".format(x)` (`format_method`) build the
+same parts, so they behave as the f-string would; Python's own formatting is first
+run on stand-ins of the values (zeros of the same kind), so a bad template, a missing
+argument or a spec that the value's type rejects is Python's own error, raised while
+compiling. A Python int (or bool) argument that is formatted is *specialised* instead
+(`ConcretizationError` with its position: the driver compiles for its value), as for
+any other static use of it: the string is then exact wherever it is used. `str(x)`,
+`repr(x)`, `format(x, spec)` must return a real `str` now, so a traced value there is
+specialised when it can be and refused (`TEXT_OF_TRACED`) otherwise.
 """
 from __future__ import annotations
 
+import re
+import _string
+
+import numpy as np
+
+from npxla.transpiler.base.catalogue import TEXT_OF_TRACED
+
 from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.bounded import is_bounded
+from npxla.runtime.staging.pytypes import is_marked
+from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.numpy.text import text_refusal
 
 _CONVERSIONS = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
+_FORMAT_CONVERSIONS = {None: -1, "s": 115, "r": 114, "a": 97}
 
 
 class _Traced:
@@ -44,7 +67,7 @@ class DeferredStr(str):
         """The same f-string with `fn` applied to each value (print's lifting)."""
         return DeferredStr(tuple(
             p if type(p) is str else
-            (fn(p[0]), p[1], fn(p[2]) if type(p[2]) is DeferredStr else p[2])
+            (_tree(p[0], fn), p[1], fn(p[2]) if type(p[2]) is DeferredStr else p[2])
             for p in self.parts), str.__str__(self))
 
     def render(self, value_of):
@@ -53,7 +76,7 @@ class DeferredStr(str):
 
 def format_string(parts):
     """`f"..."` in converted code (see the module docstring)."""
-    if any(type(p) is tuple and (_is_traced(p[0]) or type(p[2]) is DeferredStr)
+    if any(type(p) is tuple and (_has_traced(p[0]) or type(p[2]) is DeferredStr)
            for p in parts):
         return DeferredStr(tuple(parts))
     return render(parts, _staging_value)
@@ -67,12 +90,53 @@ def render(parts, value_of):
             continue
         value, conversion, spec = p
         spec = spec.render(value_of) if type(spec) is DeferredStr else str(spec)
-        out.append(format(_CONVERSIONS[conversion](value_of(value)), spec))
+        value = _tree(value, value_of)
+        if type(value) is _Traced:
+            out.append(value.text)
+        elif type(conversion) is str:              # a `%` field: its whole spec
+            out.append(conversion % (value,))
+        else:
+            out.append(format(_CONVERSIONS[conversion](value), spec))
     return "".join(out)
 
 
-def _is_traced(x):
-    return type(x) is AbstractArray and x.const is None
+def _tree(x, fn):
+    """`fn` applied to the leaves of `x` inside lists, tuples and dicts: a container
+    formats its items with repr, so their values are needed as the leaves'."""
+    t = type(x)
+    if t is list:
+        return [_tree(v, fn) for v in x]
+    if t is dict:
+        return {k: _tree(v, fn) for k, v in x.items()}
+    if t is tuple:
+        return tuple(_tree(v, fn) for v in x)
+    return fn(x)
+
+
+def _has_traced(x):
+    """Whether `x` (or a list, tuple or dict in it) holds a traced value or a
+    DeferredStr."""
+    t = type(x)
+    if t is AbstractArray:
+        return x.const is None
+    if t is DeferredStr:
+        return True
+    if t in (list, tuple):
+        return any(_has_traced(v) for v in x)
+    if t is dict:
+        return any(_has_traced(v) for v in x.values())
+    return False
+
+
+def _has_abstract(x):
+    t = type(x)
+    if t is AbstractArray or t is DeferredStr or is_bounded(x):
+        return True
+    if t in (list, tuple):
+        return any(_has_abstract(v) for v in x)
+    if t is dict:
+        return any(_has_abstract(v) for v in x.values())
+    return False
 
 
 def _staging_value(x):
@@ -83,5 +147,134 @@ def _staging_value(x):
     if const is None:
         return _Traced(x)
     if const.ndim == 0:
-        return const.item() if x.weak else const[()]
+        return const.item() if x.weak else (np.array(const) if is_marked(x) else const[()])
     return const
+
+
+def _stand_in(x):
+    """What NumPy code would hold for `x`, with zeros for traced values: Python's own
+    formatting of it raises the errors that the real value would."""
+    if type(x) is DeferredStr:
+        return str.__str__(x)
+    if is_bounded(x):
+        return np.zeros((0,) * x.ndim, x.dtype)
+    if type(x) is not AbstractArray:
+        return x
+    if x.const is not None:
+        return _staging_value(x)
+    zero = np.zeros(x.shape, x.dtype)
+    if x.ndim or is_marked(x):
+        return zero
+    return zero.item() if x.weak else zero[()]
+
+
+# --- values that must be known now: specialised or refused ------------------------------
+def _specialisable(x):
+    """The Python int/bool arguments a traced `x` comes from (the driver specialises
+    them), or an empty set."""
+    if type(x) is not AbstractArray or x.const is not None or not x.weak or \
+            x.dtype.kind not in "iub":
+        return frozenset()
+    trace = current_trace()
+    return x.deps & (trace.specialisable if trace is not None else frozenset())
+
+
+def _specialise(values, what):
+    """Raise the ConcretizationError that specialises the Python int arguments among
+    `values` (leaves of lists, tuples and dicts included)."""
+    deps = frozenset()
+    for v in values:
+        stack = [v]
+        while stack:
+            x = stack.pop()
+            if type(x) in (list, tuple):
+                stack.extend(x)
+            elif type(x) is dict:
+                stack.extend(x.values())
+            else:
+                deps |= _specialisable(x)
+    if deps:
+        raise TEXT_OF_TRACED.error_for(deps=deps, what=what)
+
+
+def concrete_text(x, what):
+    """`str(x)`, `repr(x)`, `format(x, spec)` of traced `x`: a real str is needed now, so
+    the driver specialises `x`'s Python int arguments (a ConcretizationError with their
+    positions and any other dependency, such as a loop index to unroll); a value from
+    array data is refused there, located."""
+    raise text_refusal(x.deps, what)
+
+
+# --- str.format ---------------------------------------------------------------------------
+def format_method(template, args, kwargs):
+    """`template.format(*args, **kwargs)` with abstract values among the arguments."""
+    stand_args = [_tree(a, _stand_in) for a in args]
+    stand_kwargs = {k: _tree(v, _stand_in) for k, v in kwargs.items()}
+    template.format(*stand_args, **stand_kwargs)      # Python's own errors
+    used: list = []
+    parts = _format_parts(template, args, kwargs, [0], used)
+    _specialise(used, "str.format")
+    return format_string(tuple(parts))
+
+
+def _format_parts(template, args, kwargs, auto, used):
+    parts = []
+    for literal, field, spec, conversion in _string.formatter_parser(template):
+        if literal:
+            parts.append(literal)
+        if field is None:
+            continue
+        first, rest = _string.formatter_field_name_split(field)
+        if first == "":
+            first, auto[0] = auto[0], auto[0] + 1
+        value = args[first] if isinstance(first, int) else kwargs[first]
+        for is_attribute, key in rest:
+            value = getattr(value, key) if is_attribute else value[key]
+        if spec and "{" in spec:
+            spec = format_string(tuple(_format_parts(spec, args, kwargs, auto, used)))
+        used.append(value)
+        parts.append((value, _FORMAT_CONVERSIONS[conversion], spec))
+    return parts
+
+
+# --- %-formatting ---------------------------------------------------------------------------
+_PERCENT = re.compile(r"%(?:\(([^)]*)\))?([-#0 +]*)(\*|\d+)?(?:\.(\*|\d*))?[hlL]?(.)",
+                      re.DOTALL)
+
+
+def percent_format(template, values):
+    """`template % values`: Python's operator, except that a str template with traced
+    values builds the run-time formatted string (see the module docstring)."""
+    if type(template) is not str or not _has_abstract(values):
+        return template % values
+    template % _tree(values, _stand_in)           # Python's own errors
+    positional = list(values) if type(values) is tuple else [values]
+    used: list = []
+    parts: list = []
+    pos = 0
+    for m in _PERCENT.finditer(template):
+        parts.append(template[pos:m.start()])
+        pos = m.end()
+        key, flags, width, precision, kind = m.groups()
+        if kind == "%":
+            parts.append("%")
+            continue
+        if width == "*":
+            width = str(_static_int(positional.pop(0), "a '*' width in '%'-formatting"))
+        if precision == "*":
+            precision = str(_static_int(positional.pop(0),
+                                        "a '*' precision in '%'-formatting"))
+        value = values[key] if key is not None else positional.pop(0)
+        used.append(value)
+        spec = "%" + flags + (width or "") + \
+            ("" if precision is None else "." + precision) + kind
+        parts.append((value, spec, ""))
+    parts.append(template[pos:])
+    _specialise(used, "'%'-formatting")
+    return format_string(tuple(p for p in parts if p != ""))
+
+
+def _static_int(v, what):
+    if type(v) is AbstractArray and v.const is None:
+        raise text_refusal(v.deps, what)
+    return int(_staging_value(v) if type(v) is AbstractArray else v)

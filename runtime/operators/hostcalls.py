@@ -1,4 +1,4 @@
-"""`logging` and `warnings` calls in compiled code: run at *run time*, like `print`.
+"""`logging`, `warnings` and clock reads in compiled code: run at *run time*, like `print`.
 
 Called as plain Python while staging, a log or warning call would run once per
 signature, with traced arrays in its arguments, and not at all on later calls; under a
@@ -14,19 +14,32 @@ callback: logging records are built with `Logger.makeRecord`, warnings are issue
 location" filters behave as in Python. `stacklevel` counts the user's frames (npxla's
 own frames are skipped); beyond the jitted function it names the caller of the first
 call.
+
+Clocks (`time.time()`, `time.perf_counter()`, `time.monotonic()`,
+`time.process_time()` and their `_ns` forms), called as plain Python while staging,
+would give every run the compile-time reading. Each becomes an ordered host callback
+that returns the clock's value as a traced Python scalar (a weak float64, or int64 for
+the `_ns` forms), so `t1 - t0` is measured per run. The reading is ordered with the
+other host calls (two reads, prints between them), not with the device work between
+them, which XLA may schedule on either side. Needing it as a Python value while
+compiling (`int(t)`, `range(t)`) is refused like any traced value.
 """
 from __future__ import annotations
 
 import logging
 import re
 import sys
+import time
 import warnings
 from collections import namedtuple
+
+import numpy as np
 
 from npxla.transpiler.base.origin import is_converted
 
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.operators.printing import _fill, _lift, emit_host_callback
+from npxla.runtime.operators.fstrings import _has_abstract, format_method
+from npxla.runtime.operators.printing import _fill, _lift, emit_host_call, emit_host_callback
 from npxla.runtime.operators.provenance import NPXLA, origin_of_file
 
 NOT_HANDLED = object()
@@ -45,6 +58,15 @@ def route(f, args, kwargs):
     trace = current_trace()
     if trace is None:
         return NOT_HANDLED
+    try:
+        clock = _CLOCKS.get(f)
+    except TypeError:               # unhashable callable
+        clock = None
+    if clock is not None:
+        return _read_clock(trace, f, clock, args, kwargs)
+    owner = getattr(f, "__self__", None)
+    if type(owner) is str and getattr(f, "__name__", "") in ("format", "format_map"):
+        return _format(f, owner, args, kwargs)
     if f is warnings.warn:
         return _stage(trace, _Warning(_sites()), args, kwargs)
     name = getattr(f, "__name__", "")
@@ -58,6 +80,47 @@ def route(f, args, kwargs):
     if isinstance(owner, logging.LoggerAdapter):   # adapters format the record themselves
         return _stage(trace, _Plain(f), args, kwargs)
     return NOT_HANDLED
+
+
+def _format(f, template, args, kwargs):
+    """`"...".format(...)` with abstract values: the run-time formatted string that the
+    f-string would make (`fstrings.format_method`)."""
+    if f.__name__ == "format_map":
+        if kwargs or len(args) != 1 or type(args[0]) is not dict:
+            return NOT_HANDLED
+        args, kwargs = (), args[0]
+    if not _has_abstract((args, kwargs)):
+        return NOT_HANDLED
+    return format_method(template, args, kwargs)
+
+
+# clock -> the dtype of its reading (a Python float, or a Python int for nanoseconds)
+_CLOCKS = {fn: np.dtype(np.int64 if name.endswith("_ns") else np.float64)
+           for name in ("time", "perf_counter", "monotonic", "process_time", "time_ns",
+                        "perf_counter_ns", "monotonic_ns", "process_time_ns")
+           for fn in (getattr(time, name, None),) if fn is not None}
+
+
+def _read_clock(trace, f, dtype, args, kwargs):
+    if args or kwargs:
+        f(*args, **kwargs)          # Python's own TypeError: the clocks take no arguments
+    (reading,) = emit_host_call(trace, _Clock(f, dtype), (), [((), dtype)])
+    reading.weak = True             # a Python float (int) in NumPy code
+    return reading
+
+
+class _Clock:
+    """The run-time half of a clock read."""
+    __slots__ = ("fn", "dtype")
+
+    def __init__(self, fn, dtype):
+        self.fn, self.dtype = fn, dtype
+
+    def __call__(self):
+        return (np.asarray(self.fn(), self.dtype),)
+
+    def placeholder(self):
+        return (np.zeros((), self.dtype),)
 
 
 def _stage(trace, action, args, kwargs):

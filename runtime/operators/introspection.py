@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.transpiler.base.errors import UnsupportedOperationError
-
 from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.operators.fstrings import concrete_text
 from npxla.runtime.staging.pytypes import (is_marked, is_ndarray, mark_ndarray,
                                            python_type, scalar_copy)
 
@@ -55,11 +54,7 @@ def _to_text(convert):
     def text(obj, *rest):
         c = obj.const
         if c is None:
-            raise UnsupportedOperationError(
-                f"{convert.__name__}() of a traced array needs its value, which is only "
-                "known when the compiled program runs",
-                hint="print it (print runs at run time), log it with logging, or return "
-                     "it and format it after the call")
+            concrete_text(obj, f"{convert.__name__}()")
         value = c if obj.ndim else (c.item() if obj.weak else c[()])
         if python_type(obj) is np.ndarray and not obj.ndim:
             value = np.array(c)

@@ -9,6 +9,7 @@ from npxla.runtime.numpy.registry import dispatch
 from npxla.runtime.numpy.fancy import aug_assign
 from npxla.runtime.numpy.fancy import value_at
 from npxla.runtime.operators.mutation import refuse_container_mutation
+from npxla.runtime.operators.effects import recorder as effects_recorder
 
 
 class _Index:
@@ -34,6 +35,10 @@ def set_item(target, idx, value):
     if is_abstract(target):
         target[idx] = value
     elif isinstance(target, (list, dict)):
+        recorder = effects_recorder()
+        if recorder is not None:      # replayed after the run if `target` outlives it
+            recorder.call(target, "__setitem__", (idx, value), {})
+            return
         refuse_container_mutation(f"assignment into a Python {type(target).__name__}")
         target[idx] = value
     elif isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
@@ -51,7 +56,7 @@ def aug_set_item(target, idx, op, value):
         if isinstance(target, (list, dict)):
             refuse_container_mutation(f"an update of a Python {type(target).__name__} item")
         item = target[idx]
-        target[idx] = _python_inplace(item, op, value)
+        set_item(target, idx, _python_inplace(item, op, value))
         return
     if aug_assign(target, idx, op, value):   # traced mask: computed everywhere, selected
         return

@@ -78,11 +78,24 @@ def emit_host_callback(trace, callback, operands):
     `operands` are traced AbstractArrays; the callback's return value is ignored. It
     is registered in `trace.host_callbacks`, whose position is the custom call's index.
     The module names the CPU target; `compile_module` renames it for a GPU."""
+    emit_host_call(trace, callback, operands, ())
+
+
+def emit_host_call(trace, callback, operands, results):
+    """`emit_host_callback` for a callback that returns values: `results` is a list of
+    (shape, dtype), and the callback returns a tuple of arrays of exactly those (a
+    clock read, see `hostcalls`). Returns them as traced AbstractArrays. Ordered like
+    every print: the call runs after the host calls before it and before those after
+    it, once each time the program passes it."""
     order = _order_handle(trace)
     values = [order.ir] + [x.ir for x in operands]
-    op = emit_callback(trace, _Ordered(callback), values, [tensor_type((), _ORDER_DTYPE)],
+    types = [tensor_type((), _ORDER_DTYPE)] + [tensor_type(s, d) for s, d in results]
+    op = emit_callback(trace, _Ordered(callback, bool(results)), values, types,
                        side_effect=True)
-    order.assign(AbstractArray((), _ORDER_DTYPE, ir=op.result))
+    outs = list(op.results)
+    order.assign(AbstractArray((), _ORDER_DTYPE, ir=outs[0]))
+    return [AbstractArray(tuple(s), np.dtype(d), ir=r) for (s, d), r in zip(results,
+                                                                            outs[1:])]
 
 
 def _order_handle(trace):
@@ -201,20 +214,26 @@ _executing = threading.Lock()
 class _Ordered:
     """The callable XLA calls: passes the order value through and runs the callback in
     the caller's context. An exception is kept for `execute` to raise, as Python would
-    at the failing print; the prints after it in that run are skipped."""
-    __slots__ = ("fn",)
+    at the failing print; the prints after it in that run are skipped. `returns`: the
+    callback's results (a tuple of arrays) follow the order value."""
+    __slots__ = ("fn", "returns")
 
-    def __init__(self, fn):
-        self.fn = fn
+    def __init__(self, fn, returns=False):
+        self.fn, self.returns = fn, returns
 
     def __call__(self, order, *arrays):
         run = _run
+        out = None
         if run.error is None:
             try:
-                run.context.copy().run(self.fn, *arrays)
+                out = run.context.copy().run(self.fn, *arrays)
             except BaseException as e:  # noqa: B902 - re-raised by `execute`
                 run.error = e
-        return (order,)
+        if not self.returns:
+            return (order,)
+        if out is None:           # skipped after an error: the results are not used
+            out = self.fn.placeholder()
+        return (order,) + tuple(out)
 
 
 def execute(executable, buffers):

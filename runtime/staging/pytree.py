@@ -52,6 +52,8 @@ def flatten(tree, leaves: list, everything=False):
     if everything or is_traceable(tree):
         leaves.append(tree)
         return None
+    if t is set:        # a set of static values: keyed by content, staged as a fresh set
+        return ("set", _Frozen(tree))
     try:
         hash(tree)
     except TypeError:
@@ -59,6 +61,13 @@ def flatten(tree, leaves: list, everything=False):
             f"argument of type {type(tree).__name__} is neither an array, a scalar nor "
             f"hashable, so it can be neither traced nor static") from None
     return ("static", tree)
+
+
+class _Frozen(frozenset):
+    """A set argument's contents in a tree definition (hashable; unflattened into a new
+    set, which the function may change: `operators.effects` replays that on the
+    caller's set)."""
+    __slots__ = ()
 
 
 def unflatten(treedef, leaves_iter):
@@ -73,6 +82,8 @@ def unflatten(treedef, leaves_iter):
         return {k: unflatten(d, leaves_iter) for k, d in zip(treedef[1], treedef[2])}
     if head == "namedtuple":
         return treedef[1](*[unflatten(d, leaves_iter) for d in treedef[2]])
+    if head == "set":
+        return set(treedef[1])
     value = treedef[1]  # static
     return value.value if type(value) is Static else value
 

@@ -91,6 +91,9 @@ class Trace:
         self.fuse_factor = 1
         # serial ranges of the regions closed so far (see `journal.visible`)
         self.closed_regions = ClosedRegions()
+        # the Python side effects of this staging run (`operators.effects.Effects`), set
+        # by the driver once the arguments are made
+        self.effects = None
         # a bool handle older than every region, True once some window was too short:
         # staged `while` loops stop on it, since they run on truncated data
         self.overflowed = None

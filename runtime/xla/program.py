@@ -16,9 +16,14 @@ class Staged:
     arg_avals: list                  # (shape, dtype) per parameter
     param_leaves: list               # flat-leaf positions that are parameters
     out_treedef: object
-    out_slots: list                  # per result leaf: ("out", k, kind) or ("const", value)
+    # per result leaf: ("out", k, kind), ("const", value), ("arg", flat position),
+    # ("bounded", k, counts k, axes) or ("dup", earlier result leaf)
+    out_slots: list
     writeback: list = field(default_factory=list)   # (flat leaf position, output k)
     error_messages: list = field(default_factory=list)
     module: object = None
     host_callbacks: list = field(default_factory=list)  # index -> Python callable (print)
     dependencies: list = field(default_factory=list)    # user functions converted
+    # Python side effects to replay after each run: (op, path, name) per entry, whose
+    # payloads are the second item of the result tree (see `operators.effects`)
+    effects: list = field(default_factory=list)

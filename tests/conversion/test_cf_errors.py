@@ -246,18 +246,23 @@ def test_string_differing_between_staged_branches():
 G = 0
 
 
-def mutate_global(x):
-    global G
-    G = x.sum()
-    return x
+def mutate_nonlocal(x):
+    g = 0
+
+    def inner(y):
+        nonlocal g
+        g = y.sum()
+        return y
+    return inner(x)
 
 
 class Box:
     pass
 
 
-def mutate_attribute(x, box):
+def delete_attribute(x, box):
     box.value = x
+    del box.value
     return x
 
 
@@ -266,13 +271,13 @@ def generator(x):
         yield v
 
 
-def test_global_statement():
-    raises_located(UnsupportedSyntaxError, mutate_global, X, line="global G", name=None,
-                   words=("global G",))
+def test_nonlocal_statement():
+    raises_located(UnsupportedSyntaxError, mutate_nonlocal, X, line="nonlocal g", name=None,
+                   words=("nonlocal g",))
 
 
-def test_attribute_assignment():
-    raises_located(UnsupportedSyntaxError, mutate_attribute, X, Box(), line="box.value = x",
+def test_attribute_deletion():
+    raises_located(UnsupportedSyntaxError, delete_attribute, X, Box(), line="del box.value",
                    words=(".value",))
 
 

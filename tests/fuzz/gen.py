@@ -20,12 +20,14 @@ import ast
 import dataclasses
 import random
 import re
+import types
 
 import numpy as np
 
 from .gen_bounded import BoundedGen
-from .model import (ARITH, AUG, CMP, DTYPE_WEIGHTS, DTYPES, REDUCE, Ctx, Features, Program,
-                    Val, Var, dummy, empty_body, quiet_eval, val_of)
+from .model import (ARITH, AUG, CMP, DTYPE_WEIGHTS, DTYPES, PACKAGE, PACKAGE_MARK, REDUCE, Ctx,
+                    Features, NewState, Program, Val, Var, dummy, empty_body, quiet_eval,
+                    val_of)
 
 
 _VIEW = re.compile(r"^([A-Za-z_]\w*)(\.T|\[[^\[\]()]*\])*$")
@@ -35,6 +37,16 @@ def _view_base(src, env):
     """The name `src` aliases or views (`x`, `x.T`, `x[1:-1]`, `x[0]`), if any."""
     m = _VIEW.match(src)
     return m.group(1) if m and m.group(1) in env else None
+
+
+class _Namespace(dict):
+    """The typing namespace: `ns["st.acc"]` reads the attribute (feature `effects`)."""
+
+    def __missing__(self, key):
+        if "." in key:
+            owner, attr = key.split(".", 1)
+            return getattr(self[owner], attr)
+        raise KeyError(key)
 
 
 class _Gen(BoundedGen):
@@ -50,11 +62,24 @@ class _Gen(BoundedGen):
         self.in_helper = False
         self.early_returns = 0
         self.results: list[str] = []   # names of data-dependent results `f` returns
+        self.pkg_helpers: list[str] = []   # sources of the helpers in the package
+        self.pkg_from: list[str] = []      # package helpers imported by name
+        self.fx: dict = {}                 # feature `effects`: the outside state in use
 
     # -- typing on dummies ---------------------------------------------------------------
     def _ns(self, env):
-        ns = dict(self.ns)
-        ns.update({v.name: dummy(v.val) for v in env.values()})
+        ns = _Namespace(self.ns)
+        for v in env.values():
+            if "." in v.name:      # an attribute of an outside object (`st.acc`)
+                owner, attr = v.name.split(".")
+                if not isinstance(ns.get(owner), types.SimpleNamespace):
+                    ns[owner] = types.SimpleNamespace()
+                setattr(ns[owner], attr, dummy(v.val))
+            else:
+                ns[v.name] = dummy(v.val)
+        for name in ("lst", "dct", "LOG"):
+            if name in self.fx:
+                ns[name] = self.fx[name]()
         return ns
 
     def typeof(self, env, src) -> Val | None:
@@ -249,6 +274,10 @@ class _Gen(BoundedGen):
                 return None
             tail = [ast.parse(f"return {src}").body[0]]
         body = [s for s in body if not isinstance(s, ast.Pass)] + tail
+        # feature `helpers_pkg`: most helpers live in the installed package, called as
+        # `fuzzpkg.h3(...)` or imported by name
+        in_pkg = self.feats.helpers_pkg and self.chance(0.7)
+        callee = f"{PACKAGE}.{name}" if in_pkg and self.chance(0.5) else name
         fn = ast.FunctionDef(name=name, args=ast.arguments(
             posonlyargs=[], args=[ast.arg(p) for p in params], kwonlyargs=[], kw_defaults=[],
             defaults=[]), body=body or [ast.Pass()], decorator_list=[], returns=None,
@@ -258,8 +287,15 @@ class _Gen(BoundedGen):
             quiet_eval(src, self.ns, "exec")
         except Exception:
             return None
-        self.helpers.append((name, vals, mutate, src))
-        return name
+        if in_pkg:
+            self.pkg_helpers.append(src)
+            if callee != name:
+                pkg = self.ns.setdefault(PACKAGE, types.SimpleNamespace())
+                setattr(pkg, name, self.ns.pop(name))
+            else:
+                self.pkg_from.append(name)
+        self.helpers.append((callee, vals, mutate, "" if in_pkg else src))
+        return callee
 
     # -- statements ------------------------------------------------------------------------
     def block(self, env, ctx, size):
@@ -288,6 +324,8 @@ class _Gen(BoundedGen):
             kinds.append("isinst")
         if self.feats.bounded:
             kinds += ["bounded"] * 3
+        if self.fx and not ctx.helper:   # mostly outside data-dependent flow (refused there)
+            kinds += ["effect"] * (1 if ctx.dd_if or ctx.loops else 4)
         k = self.r.choice(kinds)
         return getattr(self, "s_" + k)(env, ctx)
 
@@ -456,7 +494,8 @@ class _Gen(BoundedGen):
 
     def s_for(self, env, ctx):
         arrs = self.arrays(env)
-        ints = [v.name for v in env.values() if v.param and v.val.kind == "py"]
+        ints = [v.name for v in env.values() if v.param and v.val.kind == "py"
+                and "." not in v.name]   # `st.count` may have grown past the bound
         opts = [("0", 0), ("1", 1), ("2", 2), ("3", 3)]
         opts += [(n, 2) for n in ints] * 2
         for v in arrs:
@@ -510,6 +549,85 @@ class _Gen(BoundedGen):
         mine = [h for h in self.helpers if h[2] and h[1] == (v.val,)]
         name = mine[0][0] if mine and self.chance(0.5) else self.make_helper((v.val,), True)
         return name and self._p(f"{name}({v.name})")
+
+    # -- feature `effects`: side effects on objects that outlive the call ---------------
+    def _any_expr(self, env):
+        """An expression to store: an array of some argument's shape or a scalar; now and
+        then a bare array name (the container then holds an alias the program may go on
+        writing in place)."""
+        arrs = self.arrays(env)
+        if arrs and self.chance(0.15):
+            return self.r.choice(arrs).name
+        shape = () if not arrs or self.chance(0.4) else self.r.choice(arrs).val.shape
+        src, _ = self.expr(env, shape, 1)
+        return src
+
+    def s_effect(self, env, ctx):
+        fx = self.fx
+        grow = ctx.top and not ctx.loops    # runs exactly once when reached
+        kinds = []
+        if "st" in fx:
+            kinds += ["acc", "count", "attr", "method"]
+        if "lst" in fx:
+            kinds += ["append", "append", "extend", "insert"]
+            if fx["lst_min"] > 0 and not ctx.loops:
+                kinds += ["pop", "lset"]
+        if "dct" in fx:
+            kinds += ["dset", "dupdate", "dcount", "dpop"]
+        if "G" in fx:
+            kinds += ["G"]
+        if "G2" in fx:
+            kinds += ["G2"]
+        if "LOG" in fx:
+            kinds += ["LOG"]
+        k = self.r.choice(kinds)
+        if k == "acc":
+            src, _ = self.expr(env, () if self.chance(0.3) else fx["acc"], 1)
+            stmt = self.r.choice([f"st.acc = st.acc + {src}", f"st.acc += {src}"]) \
+                if src else None
+            ns = self.runs(env, stmt) if stmt else None
+            if ns is None or val_of(ns["st"].acc) != env["st.acc"].val:
+                return None
+            return self._p(stmt)
+        if k == "count":
+            return self._p(f"st.count {self.r.choice(['+=', '-='])} {self.r.randint(1, 2)}")
+        if k == "G":
+            return self._p(f"G += {self.r.randint(1, 2)}")
+        src = self._any_expr(env)
+        if src is None:
+            return None
+        if k == "attr":
+            stmt = f"st.{self.r.choice(['out', 'best', 'last'])} = {src}"
+        elif k == "method":
+            stmt = f"st.push({src})"
+        elif k in ("append", "extend", "insert"):
+            if k == "append":
+                stmt = f"lst.append({src})"
+            elif k == "extend":
+                other = self._any_expr(env) or "0"
+                stmt = f"lst.extend([{src}, {other}])"
+            else:
+                stmt = f"lst.insert({self.r.choice(['0', '1', '-1'])}, {src})"
+            if grow:
+                fx["lst_min"] += 2 if k == "extend" else 1
+        elif k == "pop":
+            fx["lst_min"] -= 1
+            stmt = self.r.choice(["lst.pop()", "lst.pop(0)", f"{self.fresh('p')} = lst.pop()"])
+        elif k == "lset":
+            stmt = f"lst[{self.r.choice(['0', '-1'])}] = {src}"
+        elif k == "dset":
+            stmt = f"dct[{self.r.choice(['w', 'k', 'm'])!r}] = {src}"
+        elif k == "dupdate":
+            stmt = f"dct.update({self.r.choice(['w', 'k', 'm'])}={src})"
+        elif k == "dcount":
+            stmt = f"dct['n'] {self.r.choice(['+=', '-='])} {self.r.randint(1, 2)}"
+        elif k == "dpop":
+            stmt = f"dct.pop({self.r.choice(['k', 'm', 'w'])!r}, None)"
+        elif k == "G2":
+            stmt = f"G2 = {src}"
+        else:
+            stmt = f"LOG.append({src})"
+        return self._p(stmt)
 
     def s_raise(self, env, ctx):
         """Mostly checks that pass (as in real code); sometimes one that fails."""
@@ -583,6 +701,9 @@ def generate(seed: int, feats: Features = Features()) -> Program:
     params = _params(g.r, feats.large_args)
     env = {n: Var(n, v, param=True) for n, v in params}
     prologue = []
+    module = []
+    if feats.effects:
+        prologue, module = _effects_setup(g, seed, params, env)
     for _ in range(g.r.choice([0, 1, 1])):
         prologue += g.s_accum(env, Ctx()) or []
     arrays = [n for n, v in params if v.kind == "arr"]
@@ -599,13 +720,80 @@ def generate(seed: int, feats: Features = Features()) -> Program:
     if g.results and not g.early_returns:  # data-dependent arrays (feature `bounded`)
         ret += g.results
     final = ast.parse(f"return {', '.join(ret)}").body
+    names = [n for n, _ in params] + [n for n in ("st", "lst", "dct") if n in g.fx]
     fn = ast.FunctionDef(name="f", args=ast.arguments(
-        posonlyargs=[], args=[ast.arg(n) for n, _ in params], kwonlyargs=[], kw_defaults=[],
+        posonlyargs=[], args=[ast.arg(n) for n in names], kwonlyargs=[], kw_defaults=[],
         defaults=[]), body=prologue + body + final, decorator_list=[], returns=None,
         type_params=[])
     fsrc = ast.unparse(ast.fix_missing_locations(fn))
-    parts = ["import numpy as np"] + [h[3] for h in g.helpers] + [fsrc]
-    return Program(seed, "\n\n\n".join(parts) + "\n", make_args(seed, params, feats.nan_args))
+    head = ["import numpy as np"]
+    if any(h[0].startswith(PACKAGE + ".") for h in g.helpers):
+        head.append(f"import {PACKAGE}")
+    if g.pkg_from:
+        head.append(f"from {PACKAGE} import {', '.join(g.pkg_from)}")
+    parts = ["\n".join(head)] + module + [h[3] for h in g.helpers if h[3]] + [fsrc]
+    if g.pkg_helpers:
+        parts += [PACKAGE_MARK + "\nimport numpy as np"] + g.pkg_helpers
+    args = make_args(seed, params, feats.nan_args) + [g.fx[n + "_arg"] for n in
+                                                      ("st", "lst", "dct") if n in g.fx]
+    return Program(seed, "\n\n\n".join(parts) + "\n", args)
+
+
+_STATE_CLASS = """class State:
+
+    def __init__(self, acc, count, buf):
+        self.acc = acc
+        self.count = count
+        self.buf = buf
+
+    def push(self, v):
+        self.count += 1
+        self.last = v
+        return self.count"""
+
+
+def _effects_setup(g, seed, params, env):
+    """Feature `effects`: choose the outside state `f` works on; returns `f`'s prologue
+    (its `global` statement) and the module-level definitions. The arguments are drawn
+    from their own generator, so the arrays of a program are those without the feature."""
+    rng = np.random.default_rng([seed, 7])
+    arrays = [(n, v) for n, v in params if v.kind == "arr"]
+    fx = g.fx
+    while not fx:
+        for name in ("st", "lst", "dct", "G", "G2", "LOG"):
+            if g.chance(0.6 if name in ("st", "lst", "dct") else 0.35):
+                fx[name] = True
+    module, prologue = [], []
+
+    def values(shape, dtype="float64"):
+        return rng.normal(size=shape).astype(dtype) if dtype.startswith("float") else \
+            rng.integers(-5, 6, size=shape).astype(dtype)
+    if "st" in fx:
+        acc = g.r.choice(arrays)[1].shape
+        _, bval = g.r.choice(arrays)
+        fx["acc"] = acc
+        env["st.acc"] = Var("st.acc", Val("arr", acc, "float64"), param=True)
+        env["st.count"] = Var("st.count", Val("py", (), "int"), param=True)
+        env["st.buf"] = Var("st.buf", bval, param=True)
+        fx["st_arg"] = NewState((values(acc), int(rng.integers(0, 3)),
+                                 values(bval.shape, bval.dtype)))
+        module.append(_STATE_CLASS)
+    if "lst" in fx:
+        fx["lst_arg"] = [values(g.r.choice(arrays)[1].shape), float(rng.normal())][
+            :g.r.choice([0, 1, 2, 2])]
+        fx["lst_min"] = len(fx["lst_arg"])
+        fx["lst"] = lambda: [np.ones(2)] * fx["lst_min"]
+    if "dct" in fx:
+        fx["dct_arg"] = {"n": int(rng.integers(0, 3)), "w": values(g.r.choice(arrays)[1].shape)}
+        fx["dct"] = lambda: {"n": 1, "w": np.ones(2)}
+    names = [n for n in ("G", "G2") if n in fx]
+    if names:
+        prologue = g._p(f"global {', '.join(names)}")
+        module.append("\n".join(f"{n} = {v}" for n, v in (("G", 0), ("G2", 0.0)) if n in fx))
+    if "LOG" in fx:
+        module.append("LOG = []")
+        fx["LOG"] = list
+    return prologue, module
 
 
 # expressions of two operands, by kind: (generator, a, b) -> source

@@ -39,6 +39,19 @@ class Features:
     # thousand elements on (YNNPACK reductions skipped NaN there); off by default (a
     # separate campaign: --enable large_args, and the slow run)
     large_args: bool = False
+    # Python side effects on objects that outlive the call: `f` also receives a `State`
+    # object (array and int attributes, a method that stores), a list and a dict, and the
+    # module has a global counter, a global rebound to arrays and a global list; the
+    # program stores attributes, mutates the containers and rebinds the globals, also
+    # inside data-dependent control flow (where a located refusal is a right answer).
+    # The runner compares the objects, the containers and the module's globals after
+    # the call, and calls the jitted function twice (the second call served from the
+    # cache). Off by default (a separate campaign: --enable effects, and its own tests)
+    effects: bool = False
+    # helper functions written into a package under a temporary `site-packages` folder
+    # (an installed package: npxla converts it as legacy code) and imported by the
+    # program (`from fuzzpkg import h3`, `fuzzpkg.h4(x)`); off by default, like `effects`
+    helpers_pkg: bool = False
     min_stmts: int = 3
     max_stmts: int = 15
 
@@ -102,6 +115,21 @@ class Program:
     seed: int
     source: str
     args: list = field(default_factory=list)
+
+
+@dataclass
+class NewState:
+    """An argument standing for `State(*fields)`, an instance of the class the program
+    (feature `effects`) defines: built by the runner once the module is loaded."""
+    fields: tuple
+
+
+# The line that separates a program's main module from the source of its installed
+# package (feature `helpers_pkg`): what follows it is written to
+# `site-packages/<PACKAGE>_<n>/__init__.py`, and `PACKAGE` in the main module is renamed
+# to match. An assignment, not a comment, so that it survives `ast.unparse` (shrinking).
+PACKAGE = "fuzzpkg"
+PACKAGE_MARK = f"__fuzz_package__ = {PACKAGE!r}"
 
 
 DTYPES = ["float64", "int64", "float32", "int32"]

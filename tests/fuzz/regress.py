@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import tempfile
 
 import numpy as np
 
-from .runner import load_path
+from .model import PACKAGE, PACKAGE_MARK
+from .runner import install_package, load_path, split_package
 
 REGRESSIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "regressions")
 
@@ -24,6 +27,14 @@ def literal(arg) -> str:
         return f"np.array({arg.tolist()!r}, dtype=np.{arg.dtype.name})"
     if isinstance(arg, np.generic):
         return f"np.{arg.dtype.name}({arg.item()!r})"
+    if isinstance(arg, list):
+        return f"[{', '.join(literal(a) for a in arg)}]"
+    if isinstance(arg, dict):
+        return "{" + ", ".join(f"{k!r}: {literal(v)}" for k, v in arg.items()) + "}"
+    if type(arg).__name__ == "NewState":     # feature `effects`: the program's class
+        return f"State({', '.join(literal(a) for a in arg.fields)})"
+    if type(arg).__name__ == "State":
+        return f"State({', '.join(literal(getattr(arg, k)) for k in ('acc', 'count', 'buf'))})"
     return repr(arg)
 
 
@@ -32,12 +43,16 @@ def render(source: str, args, key: str, detail: str, seed=None, known=None) -> s
     lines = [line for line in detail.strip().splitlines() if line.strip()][:12]
     head = "\n".join(f"# {line}"[:100] for line in lines)
     found = f"seed {seed}" if seed is not None else "hand-written"
-    body = source.strip()
+    body, package = split_package(source.strip() + "\n")
+    body = body.strip()
     if not body.startswith("import numpy as np"):
         body = "import numpy as np\n\n" + body
+    tail = "" if package is None else \
+        f"\n\n\n# the installed package `{PACKAGE}` (see `regress.load`)\n{PACKAGE_MARK}\n" \
+        + package.strip() + "\n"
     return (f'"""Fuzzer regression ({found}): {key}."""\n{body}\n\n\n'
             f"def ARGS():\n    return [{', '.join(literal(a) for a in args)}]\n\n\n"
-            f"EXPECTED_BUG = {key!r}\nKNOWN = {known!r}\n\n{head}\n")
+            f"EXPECTED_BUG = {key!r}\nKNOWN = {known!r}\n\n{head}\n{tail}")
 
 
 def save(source: str, args, key: str, detail: str, seed=None, known=None,
@@ -59,6 +74,21 @@ def cases(directory: str = REGRESSIONS) -> list[str]:
 
 
 def load(path: str):
-    """(module, args) of a regression file."""
-    module = load_path(path)
+    """(module, args) of a regression file. One with an installed package (feature
+    `helpers_pkg`: the source after `model.PACKAGE_MARK`) has the package written under
+    a temporary `site-packages` folder first; `module.__fuzz_files__` lists the files a
+    refusal may point into."""
+    with open(path) as fh:
+        source, package = split_package(fh.read())
+    if package is None:
+        module = load_path(path)
+        module.__fuzz_files__ = [path]
+        return module, module.ARGS()
+    digest = hashlib.sha1(package.encode()).hexdigest()[:10]
+    name, pkg_path = install_package(package, f"{PACKAGE}_{digest}")
+    main = os.path.join(tempfile.mkdtemp(prefix="npxla_fuzz_regress_"), os.path.basename(path))
+    with open(main, "w") as fh:
+        fh.write(re.sub(rf"\b{PACKAGE}\b", name, source))
+    module = load_path(main)
+    module.__fuzz_files__ = [main, pkg_path]
     return module, module.ARGS()

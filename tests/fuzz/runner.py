@@ -18,6 +18,8 @@ program can leak into the next. The outcome is one of
 from __future__ import annotations
 
 import atexit
+import copy
+import importlib
 import importlib.util
 import inspect
 import itertools
@@ -36,12 +38,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from npxla import jit
+from npxla.runtime.staging.abstract import AbstractArray
 from npxla.transpiler.base.errors import InternalCompilerError, TranspileError
 
 try:
     from differential import _compare, _copy
 except ImportError:  # run as `python -m tests.fuzz` from the repository root
     from tests.differential import _compare, _copy
+
+from .model import PACKAGE, PACKAGE_MARK
 
 # "documented": a difference docs/semantics.md lists (NumPy cast an out-of-range or NaN
 # float to an integer, which C leaves undefined and XLA saturates)
@@ -74,20 +79,148 @@ def _tmpdir():
 
 
 def load_source(source: str, stem: str = "p"):
-    """Write `source` to a fresh file and import it; returns (module, path)."""
+    """Write `source` to a fresh file and import it; returns (module, path). A program
+    with an installed package (feature `helpers_pkg`) has its package written first
+    (see `install_package`); `module.__fuzz_files__` lists every file written."""
     n = next(_COUNTER)
+    source, package = split_package(source)
+    files = []
+    if package is not None:
+        name, pkg_path = install_package(package, f"{PACKAGE}_{n}")
+        source = re.sub(rf"\b{PACKAGE}\b", name, source)
+        files.append(pkg_path)
     path = os.path.join(_tmpdir(), f"{stem}_{n}.py")
     with open(path, "w") as fh:
         fh.write(source)
-    return load_path(path, f"npxla_fuzz_{stem}_{n}"), path
+    try:
+        module = load_path(path, f"npxla_fuzz_{stem}_{n}")
+    except BaseException:
+        unload(None, files)
+        raise
+    module.__fuzz_files__ = [path] + files
+    return module, path
+
+
+def split_package(source: str):
+    """(main module source, package source or None): see `model.PACKAGE_MARK`."""
+    lines = source.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.rstrip() == PACKAGE_MARK:
+            return "".join(lines[:i]), "".join(lines[i + 1:])
+    return source, None
+
+
+def install_package(source: str, name: str):
+    """Write `source` as the package `name` under the run's `site-packages` folder (on
+    sys.path: npxla treats it as an installed package); returns (name, file)."""
+    site = os.path.join(_tmpdir(), "site-packages")
+    folder = os.path.join(site, name)
+    os.makedirs(folder, exist_ok=True)
+    if site not in sys.path:
+        sys.path.append(site)
+    path = os.path.join(folder, "__init__.py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    importlib.invalidate_caches()
+    return name, path
+
+
+def unload(module, files=()):
+    """Forget a loaded program: its module (and package) in sys.modules, its files."""
+    files = list(files) or list(getattr(module, "__fuzz_files__", []))
+    for path in files:
+        linecache.checkcache(path)
+        linecache.cache.pop(path, None)
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+        folder = os.path.dirname(path)
+        if os.path.basename(os.path.dirname(folder)) == "site-packages":
+            sys.modules.pop(os.path.basename(folder), None)
+            shutil.rmtree(folder, True)
+    if module is not None:
+        sys.modules.pop(module.__name__, None)
 
 
 def load_path(path: str, name: str | None = None):
+    """Import the file as module `name`, registered in sys.modules as an import would
+    (npxla replays `global` rebinding and finds module-level lists through it)."""
     name = name or "npxla_fuzz_" + re.sub(r"\W", "_", os.path.basename(path)[:-3])
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
     return module
+
+
+# --- feature `effects`: the outside state a program changes ------------------------------
+def materialise(args, module):
+    """The arguments with each `NewState` built as the module's `State`. (Matched by
+    class name: a child process may hold this module under another package name.)"""
+    return [module.State(*copy.deepcopy(a.fields)) if type(a).__name__ == "NewState" else a
+            for a in args]
+
+
+_GLOBAL_TYPES = (bool, int, float, list, dict, set, np.ndarray, np.generic)
+
+
+def _globals_of(fn):
+    g = getattr(fn, "__globals__", {})
+    return {k: v for k, v in g.items() if not k.startswith("__") and isinstance(v, _GLOBAL_TYPES)}
+
+
+def _set_globals(fn, saved):
+    """Put the module's data globals back as `saved` (fresh copies)."""
+    g = fn.__globals__
+    for k in list(_globals_of(fn)):
+        if k not in saved:
+            del g[k]
+    g.update(copy.deepcopy(saved))
+
+
+def has_state(fn, args) -> bool:
+    """Whether the program works on outside state (objects, containers, globals)."""
+    return bool(_globals_of(fn)) or any(
+        isinstance(a, (list, dict, set)) or hasattr(a, "__dict__") for a in args)
+
+
+def observe(x, seen=None):
+    """A comparable tree of `x`: objects as {'__class__': name, attributes...}."""
+    seen = set() if seen is None else seen
+    if isinstance(x, (list, tuple)):
+        return type(x)(observe(v, seen) for v in x)
+    if isinstance(x, dict):
+        return {k: observe(v, seen) for k, v in x.items()}
+    if isinstance(x, set):
+        return sorted(map(repr, x))
+    if hasattr(x, "__dict__") and not isinstance(x, (type, AbstractArray)) and \
+            id(x) not in seen:
+        seen.add(id(x))
+        return {"__class__": type(x).__name__, **{k: observe(v, seen)
+                                                 for k, v in vars(x).items()}}
+    return x
+
+
+def traced_in(tree, seen=None) -> bool:
+    """Whether a traced value (an `AbstractArray`) is anywhere in `tree`."""
+    seen = set() if seen is None else seen
+    if id(tree) in seen:
+        return False
+    seen.add(id(tree))
+    if isinstance(tree, AbstractArray):
+        return True
+    if isinstance(tree, (list, tuple, set)):
+        return any(traced_in(v, seen) for v in tree)
+    if isinstance(tree, dict):
+        return any(traced_in(v, seen) for v in tree.values())
+    if hasattr(tree, "__dict__") and not isinstance(tree, type):
+        return any(traced_in(v, seen) for v in vars(tree).values())
+    return False
 
 
 def _forget_jits():
@@ -110,6 +243,10 @@ def _float_scale(*trees):
             for i in x:
                 walk(i)
             return
+        if isinstance(x, dict):
+            for i in x.values():
+                walk(i)
+            return
         a = np.asarray(x) if isinstance(x, (np.ndarray, np.generic, float)) else None
         if a is not None and a.dtype.kind == "f":
             single |= a.dtype == np.float32
@@ -122,7 +259,8 @@ def _float_scale(*trees):
 
 
 def _mismatch_key(message: str) -> str:
-    where = "args" if "arguments after the call" in message else "result"
+    where = "args" if "arguments after the call" in message else \
+        "globals" if "globals after the call" in message else "result"
     if "not equal" in message.strip().splitlines()[0].lower() or "tolerance" in message:
         what = "value"
     elif "Python" in message and "expected" in message:
@@ -177,9 +315,20 @@ def _hung(fn, path, args):
     os._exit(HANG_EXIT_CODE)
 
 
-def run_function(fn, args, path: str | None = None, rtol=None) -> Outcome:
-    """Run `fn(*args)` under NumPy and under a fresh `jit(fn)`; classify the outcome."""
-    np_args, jit_args = _copy(list(args)), _copy(list(args))
+def run_function(fn, args, path=None, rtol=None) -> Outcome:
+    """Run `fn(*args)` under NumPy and under a fresh `jit(fn)`; classify the outcome.
+    `path`: the program's file, or a list of its files (a refusal must point into one).
+
+    A program that works on outside state (feature `effects`: objects, lists, dicts,
+    module globals) runs on deep copies of its arguments, with the module's globals put
+    back before each run; the objects and globals after the call are compared too, and
+    the jitted function is called a second time (served from its cache: the effects
+    must be replayed again). After a refusal they must be as they were before the call,
+    with no traced value left anywhere in them."""
+    stateful = has_state(fn, args)
+    fresh = (lambda: copy.deepcopy(list(args))) if stateful else (lambda: _copy(list(args)))
+    globals0 = copy.deepcopy(_globals_of(fn)) if stateful else None
+    np_args = fresh()
     np_exc = expected = None
     armed = _alarm(REFERENCE_TIMEOUT_S)
     with np.errstate(all="ignore", invalid="warn"), warnings.catch_warnings(record=True) \
@@ -194,37 +343,88 @@ def run_function(fn, args, path: str | None = None, rtol=None) -> Outcome:
         finally:
             if armed:
                 signal.alarm(0)
+    np_globals = None
+    if stateful:
+        np_globals = observe(copy.deepcopy(_globals_of(fn)))
+        _set_globals(fn, globals0)
     _forget_jits()
-    jit_exc = actual = None
-    armed = _alarm(PROGRAM_TIMEOUT_S)
-    watchdog = threading.Timer(PROGRAM_TIMEOUT_S + WATCHDOG_GRACE_S, _hung, (fn, path, args))
-    watchdog.daemon = True
-    watchdog.start()
+    jitted = jit(fn)
+    outcome = None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            actual = jit(fn)(*jit_args)
-    except _Timeout as e:
-        return Outcome("crash", "crash:timeout", str(e))
-    except Exception as e:  # noqa: BLE001 - classified below
-        jit_exc = e
+        for call in range(2 if stateful else 1):
+            jit_args = fresh()
+            outcome = _run_jitted(jitted, fn, path, args, jit_args)
+            if isinstance(outcome, Outcome):
+                return outcome
+            jit_exc, actual = outcome
+            outcome = _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path,
+                                rtol, np_globals,
+                                observe(_globals_of(fn)) if stateful else None)
+            if stateful:
+                outcome = _check_state(outcome, args, jit_args, globals0, fn)
+                _set_globals(fn, globals0)
+            if outcome.kind != "agree":
+                if call:
+                    outcome.key += ":call2"
+                break
     finally:
-        watchdog.cancel()
-        if armed:
-            signal.alarm(0)
         _forget_jits()
-    outcome = _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol)
     if outcome.kind == "mismatch" and any("encountered in cast" in str(w.message)
                                           for w in seen):
         return Outcome("documented", "documented:float-to-int cast out of range",
                        outcome.detail)
     if outcome.key.endswith(":value") and _ill_conditioned(fn, args, expected, np_args,
-                                                           rtol):
+                                                           rtol, globals0):
         return Outcome("documented", "documented:ill-conditioned", outcome.detail)
     return outcome
 
 
-def _ill_conditioned(fn, args, expected, np_args, rtol) -> bool:
+def _run_jitted(jitted, fn, path, args, jit_args):
+    """(exception or None, result) of one call of the jitted function, or an Outcome
+    when it timed out."""
+    jit_exc = actual = None
+    armed = _alarm(PROGRAM_TIMEOUT_S)
+    watchdog = threading.Timer(PROGRAM_TIMEOUT_S + WATCHDOG_GRACE_S, _hung,
+                               (fn, _first(path), args))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            actual = jitted(*jit_args)
+    except _Timeout as e:
+        return Outcome("crash", "crash:timeout", str(e))
+    except Exception as e:  # noqa: BLE001 - classified by the caller
+        jit_exc = e
+    finally:
+        watchdog.cancel()
+        if armed:
+            signal.alarm(0)
+    return jit_exc, actual
+
+
+def _first(path):
+    return path[0] if isinstance(path, (list, tuple)) else path
+
+
+def _check_state(outcome, args, jit_args, globals0, fn):
+    """Feature `effects`: no traced value may reach the objects, containers or globals;
+    after a refusal they must be unchanged."""
+    now = _globals_of(fn)
+    if traced_in(jit_args) or traced_in(now):
+        return Outcome("mismatch", f"mismatch:traced-left:{outcome.kind}",
+                       f"a traced value was left in the arguments or module globals after "
+                       f"the call ({outcome.kind})\n{outcome.detail[:1500]}")
+    if outcome.kind == "refused":
+        try:
+            _compare(observe(list(args)), observe(jit_args), 0, 0, "arguments after the call")
+            _compare(observe(globals0), observe(now), 0, 0, "globals after the call")
+        except AssertionError as e:
+            return Outcome("mismatch", "mismatch:refused-but-changed",
+                           f"jit refused, yet changed outside state: {str(e).strip()[:1500]}"
+                           f"\n{outcome.detail[:1500]}")
+    return outcome
+def _ill_conditioned(fn, args, expected, np_args, rtol, globals0=None) -> bool:
     """Whether NumPy's own answer moves past the tolerance when every finite nonzero
     float argument element moves by one ulp. Such a program (a product of column sums
     repeated 60 times over float32 data) amplifies rounding: summing the same values in
@@ -232,7 +432,7 @@ def _ill_conditioned(fn, args, expected, np_args, rtol) -> bool:
     says nothing about npxla (docs/semantics.md: reductions may round differently)."""
     moved = [np.where(np.isfinite(a) & (a != 0), np.nextafter(a, np.zeros((), a.dtype)), a)
              if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
-    moved_args = _copy(moved)
+    moved_args = _copy(moved) if globals0 is None else copy.deepcopy(moved)
     armed = _alarm(REFERENCE_TIMEOUT_S)
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -243,6 +443,8 @@ def _ill_conditioned(fn, args, expected, np_args, rtol) -> bool:
     finally:
         if armed:
             signal.alarm(0)
+        if globals0 is not None:
+            _set_globals(fn, globals0)
     try:
         _agree(expected, np_args, again, moved_args, rtol)
     except AssertionError:
@@ -250,30 +452,47 @@ def _ill_conditioned(fn, args, expected, np_args, rtol) -> bool:
     return False
 
 
-def _agree(expected, np_args, actual, actual_args, rtol):
-    """Raise AssertionError unless results and arguments after the call match NumPy's
-    within the fuzzer's tolerance (relative 1e-9, float32 2e-4; absolute scaled by the
-    largest finite magnitude)."""
-    single, biggest = _float_scale(expected, np_args)
+def _agree(expected, np_args, actual, actual_args, rtol, globals_pair=None):
+    """Raise AssertionError unless results and arguments after the call (and, feature
+    `effects`, the objects in them and the module's globals) match NumPy's within the
+    fuzzer's tolerance (relative 1e-9, float32 2e-4; absolute scaled by the largest
+    finite magnitude)."""
+    np_args, actual_args = observe(np_args), observe(actual_args)
+    single, biggest = _float_scale(expected, np_args,
+                                   *(globals_pair[:1] if globals_pair else ()))
     tol = rtol or (2e-4 if single else 1e-9)
     atol = tol * (1.0 + biggest)
     _compare(expected, actual, tol, atol)
     _compare(np_args, actual_args, tol, atol, "arguments after the call")
+    if globals_pair is not None:
+        _compare(globals_pair[0], globals_pair[1], tol, atol, "globals after the call")
 
 
-def _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol):
+def _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol,
+              np_globals=None, jit_globals=None):
     np_name = type(np_exc).__name__ if np_exc is not None else None
     if jit_exc is not None:
         desc = f"{type(jit_exc).__name__}: {jit_exc}"
         if isinstance(jit_exc, InternalCompilerError):
             return Outcome("crash", f"crash:{_normalise(str(jit_exc.message))}", desc)
         if np_exc is not None and isinstance(jit_exc, type(np_exc)):
+            if np_globals is not None:   # the state NumPy left before raising
+                try:
+                    _agree(None, np_args, None, jit_args, rtol,
+                           (np_globals, jit_globals))
+                except AssertionError as e:
+                    # docs/semantics.md: a program that raises does not write back
+                    # what it changed before the exception (NumPy keeps those changes)
+                    return Outcome("documented", "documented:raised-after-effects",
+                                   f"both raised {np_name}; outside state differs: "
+                                   f"{str(e).strip()[:1500]}")
             return Outcome("agree", f"agree:raised:{np_name}", desc)
         if isinstance(jit_exc, TranspileError):
             loc = jit_exc.location
             if loc is None:
                 return Outcome("crash", f"crash:unlocated:{type(jit_exc).__name__}", desc)
-            if path is not None and os.path.abspath(loc.file) != os.path.abspath(path):
+            files = [path] if isinstance(path, str) else path
+            if files and os.path.abspath(loc.file) not in map(os.path.abspath, files):
                 return Outcome("crash", f"crash:badloc:{type(jit_exc).__name__}",
                                f"located at {loc.file}:{loc.line}, not in the program\n{desc}")
             return Outcome("refused", f"refused:{type(jit_exc).__name__}", desc)
@@ -284,7 +503,8 @@ def _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol):
         return Outcome("mismatch", f"mismatch:noraise:{np_name}",
                        f"NumPy raised {np_name}: {np_exc}; jit returned {actual!r}")
     try:
-        _agree(expected, np_args, actual, jit_args, rtol)
+        _agree(expected, np_args, actual, jit_args, rtol,
+               None if np_globals is None else (np_globals, jit_globals))
     except AssertionError as e:
         msg = str(e)
         return Outcome("mismatch", _mismatch_key(msg),
@@ -299,14 +519,13 @@ def run_source(source: str, args, stem: str = "p") -> Outcome:
     except Exception as e:  # noqa: BLE001 - not a program at all (hand-edited input)
         return Outcome("invalid", "invalid", f"{type(e).__name__}: {e}")
     try:
-        return run_function(module.f, args, path)
-    finally:
-        linecache.checkcache(path)
-        linecache.cache.pop(path, None)
         try:
-            os.remove(path)
-        except OSError:
-            pass
+            args = materialise(args, module)
+        except Exception as e:  # noqa: BLE001 - a shrinking edit removed `State`
+            return Outcome("invalid", "invalid", f"{type(e).__name__}: {e}")
+        return run_function(module.f, args, module.__fuzz_files__)
+    finally:
+        unload(module)
 
 
 def run_isolated(source: str, args, timeout: float = 30.0) -> Outcome:
@@ -343,7 +562,7 @@ def _reference_finishes(source: str, args):
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            module.f(*_copy(list(args)))
+            module.f(*copy.deepcopy(materialise(args, module)))
     except _Timeout:
         return False, None
     except Exception as e:  # noqa: BLE001 - raising is finishing
@@ -351,7 +570,7 @@ def _reference_finishes(source: str, args):
     finally:
         if armed:
             signal.alarm(0)
-        os.remove(path)
+        unload(module)
     return True, None
 
 

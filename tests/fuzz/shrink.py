@@ -30,7 +30,14 @@ def _stmt_lists(tree):
 
 
 def _is_entry(stmt):
-    return isinstance(stmt, ast.FunctionDef) and stmt.name == "f"
+    return isinstance(stmt, ast.FunctionDef) and stmt.name == "f" or \
+        isinstance(stmt, ast.ClassDef) and stmt.name == "State" or _is_mark(stmt)
+
+
+def _is_mark(stmt):
+    """The line that starts the installed package's source (feature `helpers_pkg`)."""
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+        getattr(stmt.targets[0], "id", None) == "__fuzz_package__"
 
 
 def _set_body(node, field, new):
@@ -168,7 +175,7 @@ def _drop_params(source, args):
     """(source, args) pairs with one parameter of `f` (and its argument) removed."""
     for k in range(len(args)):
         tree = ast.parse(source)
-        fn = next(s for s in tree.body if _is_entry(s))
+        fn = next(s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "f")
         if len(fn.args.args) != len(args):
             return
         del fn.args.args[k]

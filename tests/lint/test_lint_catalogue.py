@@ -75,8 +75,9 @@ def test_good_example_compiles(code, tmp_path):
 # --- the syntax the converter refuses, and the linter ---------------------------------
 REFUSED_SYNTAX = {
     "NPX101": "def f(x):\n    yield x\n",
-    "NPX102": "def f(x):\n    global G\n    G = x\n    return x\n",
-    "NPX103": "def f(x, o):\n    o.v = x\n    return x\n",
+    "NPX102": "def f(x):\n    def g(y):\n        nonlocal x\n        x = y\n        return y\n"
+              "    return g(x)\n",
+    "NPX103": "def f(x, o):\n    del o.v\n    return x\n",
     "NPX105": "def f(x):\n    match x.ndim:\n        case _:\n            return x\n",
     "NPX106": "def f(x):\n    while (s := x.sum()) < 3:\n        x = x * 2\n    return x\n",
     "NPX107": "def f(x):\n    try:\n        y = x\n    finally:\n        return x\n",

@@ -117,7 +117,7 @@ def _compile_error(source, tmp_path, name):
 CASES = {
     "NPX101": "def f(x):\n    for v in x:\n        yield v\n",
     "NPX103": "class S:\n    pass\n\nstate = S()\n\ndef f(x):\n    state.last = x\n    "
-              "return x\n",
+              "del state.last\n    return x\n",
     "NPX107": "def f(x):\n    for i in range(2):\n        try:\n            x = x + 1\n"
               "        finally:\n            break\n    return x\n",
     "NPX131": "def f(x):\n    try:\n        if x.sum() > 0:\n            x = x + 1\n"

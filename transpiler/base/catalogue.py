@@ -69,15 +69,15 @@ GENERATOR = _declare(
     "build the values into an array and return it")
 REBIND_OUTSIDE = _declare(
     "NPX102", "global-statement", UnsupportedSyntaxError,
-    "'{stmt}' cannot be compiled: a compiled function cannot rebind variables outside it",
+    "'{stmt}' cannot be compiled: a compiled function cannot rebind variables of the "
+    "function it is defined in",
     "pass {names} in as an argument and return the new value; assign it outside the "
     "jitted function")
 ATTRIBUTE_STORE = _declare(
     "NPX103", "attribute-assignment", UnsupportedSyntaxError,
-    "assigning to an attribute ('.{attr} = ...') cannot be compiled: the object lives "
-    "outside the compiled program",
-    "keep the value in a local variable (or return it) and set the attribute outside the "
-    "jitted function")
+    "deleting an attribute ('.{attr}') or binding it as a for/with target cannot be "
+    "compiled",
+    "assign the attribute with '=' (npxla replays attribute assignments after each run)")
 ASYNC = _declare(
     "NPX104", "async-code", UnsupportedSyntaxError,
     "async code cannot be compiled",
@@ -113,6 +113,22 @@ CONTAINER_MUTATION = _declare(
     "compiling, not once per iteration or branch taken",
     "preallocate an array and assign into it (out[i] = ...), or build the list in a loop "
     "over a Python range/list outside data-dependent code")
+EFFECT_VALUE = _declare(
+    "NPX136", "stored-object-holds-array-data", UnsupportedOperationError,
+    "{what} stores a {kind} object that holds array data computed in the function on "
+    "an object that outlives the call: only arrays, Python scalars, lists, tuples and "
+    "dicts are rebuilt with the run's values after the call",
+    "store the arrays themselves (self.x = x, self.P = P) instead of an object built "
+    "around them, or build the object outside the jitted function",
+    only="compiler-only: what a stored object holds is known once the function runs")
+UNREGISTERED_MODULE = _declare(
+    "NPX137", "side-effect-in-unregistered-module", UnsupportedOperationError,
+    "{what} changes the globals of a module that is not in sys.modules (loaded by hand, "
+    "e.g. with importlib's exec_module): npxla replays such changes after each run by "
+    "finding the module by name",
+    "register the module in sys.modules (importlib does this in a normal import), or "
+    "return the new value instead",
+    only="compiler-only: whether a module is registered is known when the function runs")
 RANDOM_STATE = _declare(
     "NPX141", "numpy-random-state", UnsupportedOperationError,
     "{what}, which a compiled function cannot reproduce (it cannot advance a random "
@@ -160,6 +176,15 @@ RUN_TIME_LENGTH = _declare(
     "length comes from {how})",
     "compute on the whole array with a mask (np.where(mask, x, 0)), or keep this "
     "operation outside the compiled function")
+ROOTS_TRIMMED = _declare(
+    "NPX116", "roots-with-zero-end-coefficient", DataDependentShapeError,
+    "np.roots was given a polynomial whose {which} coefficient is 0: NumPy then trims "
+    "the zeros and returns {result}, which this program (compiled for {count} {kind} "
+    "roots) cannot return",
+    "trim the zero coefficients before the call (np.trim_zeros(p)), or compute the roots "
+    "outside the jitted function",
+    only="compiler-only: raised when the program runs and meets the zero; the source "
+         "does not say whether a coefficient is zero")
 
 # --- traced values needed as Python values (NPX12x) ----------------------------------------
 ITEM_TOLIST = _declare(
@@ -190,6 +215,18 @@ PERCENT_FORMAT = _declare(
     "'%'-formatting needs the Python value of a traced array while compiling; use an "
     "f-string (@jit formats it when the program runs)",
     unconverted=("runtime/staging/abstract.py",))
+TEXT_OF_TRACED = _declare(
+    "NPX126", "text-of-traced-value", ConcretizationError,
+    "{what} needs the value of a traced array while compiling, and it only exists when "
+    "the compiled program runs",
+    "print it, log it or warn with it (print, logging and warnings format f-strings, "
+    "'%'-formatting and str.format when the program runs), or return it and format it "
+    "after the call; a Python float argument can be passed as a static argument "
+    "(static_argnums)",
+    only="compiler-only: whether the value is a Python int argument (which @jit "
+         "specialises on its value, so the text is exact) or comes from array data is "
+         "only known when the function is called",
+    also=(UnsupportedOperationError,))
 
 # --- data-dependent control flow (NPX134, NPX135) -------------------------------------------
 PATH_DEPENDENT_ALIAS = _declare(

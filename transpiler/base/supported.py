@@ -78,19 +78,19 @@ NUMPY_SUPPORTED = frozenset({
     "numpy.quantile", "numpy.rad2deg", "numpy.radians", "numpy.ravel", "numpy.real",
     "numpy.reciprocal", "numpy.remainder", "numpy.repeat", "numpy.reshape",
     "numpy.result_type", "numpy.right_shift", "numpy.rint", "numpy.roll",
-    "numpy.rollaxis", "numpy.rot90", "numpy.round", "numpy.searchsorted",
-    "numpy.select", "numpy.shape", "numpy.short", "numpy.sign", "numpy.signbit",
-    "numpy.sin", "numpy.sinc", "numpy.single", "numpy.sinh", "numpy.size",
-    "numpy.sort", "numpy.sort_complex", "numpy.spacing", "numpy.split", "numpy.sqrt",
-    "numpy.square", "numpy.squeeze", "numpy.stack", "numpy.std", "numpy.subtract",
-    "numpy.sum", "numpy.swapaxes", "numpy.take", "numpy.take_along_axis", "numpy.tan",
-    "numpy.tanh", "numpy.tensordot", "numpy.tile", "numpy.trace", "numpy.transpose",
-    "numpy.trapezoid", "numpy.tri", "numpy.tril", "numpy.triu", "numpy.true_divide",
-    "numpy.trunc", "numpy.ubyte", "numpy.uint", "numpy.uint16", "numpy.uint32",
-    "numpy.uint64", "numpy.uint8", "numpy.uintc", "numpy.uintp", "numpy.ulong",
-    "numpy.ulonglong", "numpy.unique", "numpy.ushort", "numpy.vander", "numpy.var",
-    "numpy.vdot", "numpy.vsplit", "numpy.vstack", "numpy.where", "numpy.zeros",
-    "numpy.zeros_like",
+    "numpy.rollaxis", "numpy.roots", "numpy.rot90", "numpy.round",
+    "numpy.searchsorted", "numpy.select", "numpy.shape", "numpy.short", "numpy.sign",
+    "numpy.signbit", "numpy.sin", "numpy.sinc", "numpy.single", "numpy.sinh",
+    "numpy.size", "numpy.sort", "numpy.sort_complex", "numpy.spacing", "numpy.split",
+    "numpy.sqrt", "numpy.square", "numpy.squeeze", "numpy.stack", "numpy.std",
+    "numpy.subtract", "numpy.sum", "numpy.swapaxes", "numpy.take",
+    "numpy.take_along_axis", "numpy.tan", "numpy.tanh", "numpy.tensordot",
+    "numpy.tile", "numpy.trace", "numpy.transpose", "numpy.trapezoid", "numpy.tri",
+    "numpy.tril", "numpy.triu", "numpy.true_divide", "numpy.trunc", "numpy.ubyte",
+    "numpy.uint", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.uint8",
+    "numpy.uintc", "numpy.uintp", "numpy.ulong", "numpy.ulonglong", "numpy.unique",
+    "numpy.ushort", "numpy.vander", "numpy.var", "numpy.vdot", "numpy.vsplit",
+    "numpy.vstack", "numpy.where", "numpy.zeros", "numpy.zeros_like",
 })
 
 # NumPy callables registered only to refuse traced arrays, with the error @jit raises.
@@ -231,8 +231,8 @@ NUMPY_UNSUPPORTED = frozenset({
     "numpy.polynomial.set_default_printstyle", "numpy.polynomial.test",
     "numpy.polysub", "numpy.printoptions", "numpy.promote_types", "numpy.putmask",
     "numpy.ravel_multi_index", "numpy.real_if_close", "numpy.recarray", "numpy.record",
-    "numpy.require", "numpy.resize", "numpy.roots", "numpy.row_stack", "numpy.save",
-    "numpy.savetxt", "numpy.savez", "numpy.savez_compressed", "numpy.set_printoptions",
+    "numpy.require", "numpy.resize", "numpy.row_stack", "numpy.save", "numpy.savetxt",
+    "numpy.savez", "numpy.savez_compressed", "numpy.set_printoptions",
     "numpy.setbufsize", "numpy.setdiff1d", "numpy.seterr", "numpy.seterrcall",
     "numpy.setxor1d", "numpy.shares_memory", "numpy.show_config", "numpy.show_runtime",
     "numpy.signedinteger", "numpy.str_", "numpy.test", "numpy.timedelta64",
@@ -247,7 +247,7 @@ NUMPY_UNSUPPORTED = frozenset({
 # Supported NumPy functions that refuse real input (UnsupportedFunctionError): their
 # registry notes say 'complex input only'.
 NUMPY_COMPLEX_ONLY = frozenset({
-    "numpy.linalg.eig", "numpy.linalg.eigvals",
+    "numpy.linalg.eig", "numpy.linalg.eigvals", "numpy.roots",
 })
 
 # Supported NumPy callables that also accept an array whose length is only known at run
@@ -360,10 +360,10 @@ UFUNC_METHOD_NAMES = frozenset({
 NDARRAY_SUPPORTED = frozenset({
     "T", "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "clip",
     "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "dtype",
-    "flatten", "imag", "item", "itemsize", "max", "mean", "min", "nbytes", "ndim",
-    "nonzero", "partition", "prod", "put", "ravel", "real", "repeat", "reshape",
-    "round", "searchsorted", "shape", "size", "sort", "squeeze", "std", "sum",
-    "swapaxes", "take", "tolist", "trace", "transpose", "var",
+    "fill", "flatten", "imag", "item", "itemsize", "max", "mean", "min", "nbytes",
+    "ndim", "nonzero", "partition", "prod", "put", "ravel", "real", "repeat",
+    "reshape", "round", "searchsorted", "shape", "size", "sort", "squeeze", "std",
+    "sum", "swapaxes", "take", "tolist", "trace", "transpose", "var",
 })
 
 # ndarray methods registered only to refuse, with the error.
@@ -373,8 +373,8 @@ NDARRAY_REFUSED = {}
 # creates or traces, constant or not.
 NDARRAY_UNSUPPORTED = frozenset({
     "base", "byteswap", "choose", "compress", "ctypes", "data", "device", "dump",
-    "dumps", "fill", "flags", "flat", "getfield", "mT", "resize", "setfield",
-    "setflags", "strides", "to_device", "tobytes", "tofile", "view",
+    "dumps", "flags", "flat", "getfield", "mT", "resize", "setfield", "setflags",
+    "strides", "to_device", "tobytes", "tofile", "view",
 })
 
 # ndarray methods and properties an array whose length is only known at run time has;

@@ -3,15 +3,17 @@
 Each module exposes `transform(node, ctx) -> node`. Order matters: the unsupported
 check runs first; `assert` becomes an `if` that raises, before the jump converters see it; `break`/`continue`/`return` become flags before anything else, so
 the control-flow pass only sees `if`/`while`/`for`; item assignment (and
-`a.shape = ...`) is rewritten before calls (so the generated `ag__.*` calls are
+attribute stores, `attribute_stores`) is rewritten before calls (so the generated `ag__.*` calls are
 recognised and left alone by the call converter); control flow is converted before the expression converters, which
 then also reach the tests and lambdas it generated.
 """
 from npxla.transpiler.converters import (asserts, break_statements, call_trees,
                                          conditional_expressions, continue_statements,
                                          control_flow, fstrings, logical_expressions,
-                                         return_statements, shape_stores, slices,
+                                         return_statements, attribute_stores, except_handlers,
+                                         global_stores,
+                                         slices,
                                          unsupported)
 
-PASSES = (unsupported, asserts, break_statements, continue_statements, return_statements, slices,
-          shape_stores, fstrings, call_trees, control_flow, conditional_expressions, logical_expressions)
+PASSES = (unsupported, except_handlers, global_stores, asserts, break_statements, continue_statements, return_statements, slices,
+          attribute_stores, fstrings, call_trees, control_flow, conditional_expressions, logical_expressions)

@@ -26,6 +26,39 @@ def is_runtime_call(node, name=None):
             and func.value.id == RUNTIME_NAME and (name is None or func.attr == name))
 
 
+def store_name(name, load=False):
+    return gast.Name(id=name, ctx=gast.Load() if load else gast.Store(), annotation=None,
+                     type_comment=None)
+
+
+def split_targets(target, matches, store, ctx, hint):
+    """`target` (a name, attribute, or tuple/list/starred of them) with every part for
+    which `matches(part)` holds replaced by a fresh name; `store(part, name)` gives the
+    statements that store that name where the part stood, collected in target order.
+    Returns (new target, statements)."""
+    stores: list = []
+
+    def visit(t):
+        if matches(t):
+            name = ctx.new_name(hint)
+            stores.extend(store(t, name))
+            return store_name(name)
+        if isinstance(t, (gast.Tuple, gast.List)):
+            t.elts = [visit(e) for e in t.elts]
+        elif isinstance(t, gast.Starred):
+            t.value = visit(t.value)
+        return t
+    return visit(target), stores
+
+
+def augmented_update(name, node):
+    """`name op= value` for augmented assignment `node` (positions kept)."""
+    update = gast.AugAssign(target=store_name(name), op=node.op, value=node.value)
+    gast.copy_location(update, node)
+    update.end_lineno, update.end_col_offset = node.end_lineno, node.end_col_offset
+    return update
+
+
 def functions(node):
     """The function definitions in `node` (itself included), not those in classes."""
     todo = [node]

@@ -1,4 +1,5 @@
-"""`f"a{x:.2f}"` -> `ag__.format_string(("a", (x, -1, ".2f")))`.
+"""`f"a{x:.2f}"` -> `ag__.format_string(("a", (x, -1, ".2f")))`, and
+`"a %.2f" % x` -> `ag__.percent_format("a %.2f", x)`.
 
 Python formats an f-string's values when it is evaluated; a traced array has no digits
 then. The runtime operator formats what is known now and defers what is traced to the
@@ -28,6 +29,20 @@ class _Transformer(ExpressionConverter):
                 parts.append(v)
         return templates.replace_expr("ag__.format_string(__parts__)", origin=node,
                                       __parts__=gast.Tuple(elts=parts, ctx=gast.Load()))
+
+
+    def visit_BinOp(self, node):
+        """`'%'-formatting with a literal template: formatted like an f-string (what is
+        traced is filled in at run time); `fmt % x` with a variable `fmt` is left to
+        Python (and to NumPy's `%` when `fmt` is an array)."""
+        self.generic_visit(node)
+        left = node.left
+        if isinstance(node.op, gast.Mod) and (
+                isinstance(left, gast.Constant) and isinstance(left.value, str) or
+                isinstance(left, gast.JoinedStr)):
+            return templates.replace_expr("ag__.percent_format(__left__, __right__)",
+                                          origin=node, __left__=left, __right__=node.right)
+        return node
 
 
 def transform(node, ctx):

@@ -3,7 +3,10 @@
 `a[i] = v`      -> `ag__.set_item(a, ag__.index[i], v)`
 `a[i:j] += v`   -> `ag__.aug_set_item(a, ag__.index[i:j], 'add', v)`
 `a[0], b = t`   -> `(tmp, b) = t; ag__.set_item(a, ag__.index[0], tmp)`
-`ag__.index[...]` returns the index object itself, so slice syntax stays readable.
+`np.r_[a, b]`   -> `ag__.converted_call(np.r_.__getitem__, (ag__.index[a, b],), None)`
+`ag__.index[...]` returns the index object itself, so slice syntax stays readable. NumPy's
+index tricks (`np.r_`, `np.c_`) build arrays with `__getitem__`, which would need the
+values of traced arrays: reading one becomes a call, which the runtime lowers.
 `a += b` on a name stays as written: abstract arrays implement `__iadd__` in place.
 """
 from __future__ import annotations
@@ -32,9 +35,22 @@ def _set_item(subscript, value, origin):
         target=subscript.value, index=_raw_index(subscript), value=value)
 
 
+_INDEX_TRICKS = frozenset({"r_", "c_"})
+
+
 class _Transformer(gast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        value = node.value
+        if isinstance(node.ctx, gast.Load) and isinstance(value, gast.Attribute) and \
+                value.attr in _INDEX_TRICKS:
+            return templates.replace_expr(
+                "ag__.converted_call(owner.__getitem__, (index,), None)", origin=node,
+                owner=value, index=_raw_index(node))
+        return node
 
     def _split_target(self, target, post):
         """Replace subscripts inside a (nested) target by temporaries."""

@@ -2,7 +2,7 @@
 
 Refusing here, before anything runs, gives one clear error at the user's line instead
 of a wrong result later: a compiled program cannot rebind variables outside the
-function (`global`, `nonlocal`), update attributes of outside objects (an array's `.shape` is the exception), or suspend
+function's enclosing function (`nonlocal`), delete attributes, or suspend
 (`yield`, `async`); `match` and `:=` in a `while` condition are not converted (yet).
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import gast
 
 from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.base.errors import Location
-from npxla.transpiler.converters.shape_stores import is_shape_store
+from npxla.transpiler.converters.attribute_stores import is_attribute_store
 
 # node type -> (refusal, its fields): the messages and hints live in the catalogue
 _REFUSED = {
@@ -41,10 +41,9 @@ def _jumps_out_of(stmts, in_loop=False):
 
 def _refusal(child):
     """(refusal, fields[, node to point at]) for a node that cannot be compiled, else None."""
-    if isinstance(child, (gast.Global, gast.Nonlocal)):
+    if isinstance(child, gast.Nonlocal):      # (`global` is converted: global_stores.py)
         names = ", ".join(child.names)
-        keyword = "global" if isinstance(child, gast.Global) else "nonlocal"
-        return C.REBIND_OUTSIDE, {"stmt": f"{keyword} {names}", "names": names}
+        return C.REBIND_OUTSIDE, {"stmt": f"nonlocal {names}", "names": names}
     if isinstance(child, (gast.Try, gast.TryStar)):
         jump = next(_jumps_out_of(child.finalbody), None)
         if jump is not None:
@@ -52,16 +51,21 @@ def _refusal(child):
     if isinstance(child, gast.While) and any(
             isinstance(n, gast.NamedExpr) for n in gast.walk(child.test)):
         return C.WALRUS_IN_WHILE, {}
+    if isinstance(child, gast.Delete):
+        attr = next((t for t in child.targets if isinstance(t, gast.Attribute)), None)
+        if attr is not None:
+            return C.ATTRIBUTE_STORE, {"attr": attr.attr}, child
     if isinstance(child, gast.Attribute) and isinstance(child.ctx, gast.Store):
         return C.ATTRIBUTE_STORE, {"attr": child.attr}
     return _REFUSED.get(type(child))
 
 
 def transform(node, ctx):
-    # `a.shape = ...` is an in-place reshape, converted by shape_stores.py
-    reshapes = {id(n.targets[0]) for n in gast.walk(node) if is_shape_store(n)}
+    # attribute stores in assignments are converted by attribute_stores.py
+    stores = {id(a) for n in gast.walk(node) if is_attribute_store(n)
+              for t in (getattr(n, "targets", None) or [n.target]) for a in gast.walk(t)}
     for child in gast.walk(node):
-        refusal = None if id(child) in reshapes else _refusal(child)
+        refusal = None if id(child) in stores else _refusal(child)
         if refusal is not None:
             entry, fields, where = (refusal + (child,))[:3]
             raise entry.error_for(

@@ -4,6 +4,7 @@ recording each control-flow call, so converters can be tested without the runtim
 from __future__ import annotations
 
 import operator
+import sys
 import types
 
 from npxla.transpiler.conversion import convert_ast
@@ -168,6 +169,22 @@ def set_item(target, idx, value):
 
 def aug_set_item(target, idx, op, value):
     target[idx] = _AUG[op](target[idx], value)
+
+
+def percent_format(template, values):
+    return template % values
+
+
+def reraise_refusal():
+    pass
+
+
+def set_attr(obj, name, value):
+    setattr(obj, name, value)
+
+
+def set_global(name, value):
+    sys._getframe(1).f_globals[name] = value
 
 
 def module():

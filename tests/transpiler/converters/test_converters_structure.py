@@ -283,13 +283,8 @@ class Box:
     value = 0
 
 
-def sets_attribute(box):
-    box.value = 3
-
-
-def aug_sets_attribute(box, v):
-    if v:
-        box.value += v
+def deletes_attribute(box):
+    del box.value
 
 
 def for_attribute_target(box, xs):
@@ -302,14 +297,13 @@ def yields(x):
 
 
 @pytest.mark.parametrize("fn, line, words", [
-    (uses_global, 1, "global COUNTER"),
     (uses_nonlocal, 4, "nonlocal n"),
-    (sets_attribute, 1, "attribute"),
-    (aug_sets_attribute, 2, "attribute"),
+    (deletes_attribute, 1, "attribute"),
     (for_attribute_target, 1, "attribute"),
     (yields, 1, "makes a generator"),
 ])
 def test_refusals_are_located_and_hinted(fn, line, words):
+    """(`global` and attribute assignments are converted: tests/runtime/test_effects.py)"""
     with pytest.raises(UnsupportedSyntaxError) as info:
         converted_source(fn)
     error = info.value

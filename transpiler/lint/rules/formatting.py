@@ -1,6 +1,7 @@
-"""NPX125: `%`-formatting of a traced value. `"%e" % s` needs the Python number `s`
-while compiling, when a traced value has none; f-strings and `str.format` are staged
-by @jit and print the value at run time."""
+"""NPX125: `%`-formatting of a traced value with a template held in a variable.
+`fmt % s` needs the Python number `s` while compiling, when a traced value has none;
+a literal template (`"%e" % s`), f-strings and `str.format` are staged by @jit and
+print the value at run time."""
 from __future__ import annotations
 
 import ast
@@ -32,19 +33,22 @@ class PercentFormatOfTracedValue(Rule):
     plain = True
     targets = frozenset({NPXLA})
     explain = """
-        `"... %e" % s` converts `s` to a Python number (or string) while the function
-        is compiled, but a value computed from the inputs (or a Python `int`/`float`
-        argument, which npxla traces) has no value then. f-strings and `str.format`
-        work: @jit formats them when the compiled program runs, so
-        `f"... {s:e}"` prints the real value (in messages of `print`, `logging`,
-        `warnings` and exceptions alike)."""
+        `fmt % s`, with the template `fmt` held in a variable, converts `s` to a Python
+        number (or string) while the function is compiled, but a value computed from
+        the inputs (or a Python `int`/`float` argument, which npxla traces) has no
+        value then. A literal template (`"total %.3f" % s`), f-strings and
+        `str.format` work: @jit formats them when the compiled program runs, so they
+        print the real value (in messages of `print`, `logging`, `warnings` and
+        exceptions alike)."""
     bad = """
         import numpy as np
         from npxla import jit
 
+        FORMAT = "total %.3f"
+
         @jit
         def report(x):
-            print("total %.3f" % x.sum())
+            print(FORMAT % x.sum())
             return x
         """
     good = """
@@ -63,7 +67,8 @@ class PercentFormatOfTracedValue(Rule):
             watch(ctx, ast.BinOp, self.code, self._on_binop)
 
     def _on_binop(self, ctx, node, value):
-        if not isinstance(node.op, ast.Mod):
+        if not isinstance(node.op, ast.Mod) or isinstance(node.left, ast.JoinedStr) or (
+                isinstance(node.left, ast.Constant) and isinstance(node.left.value, str)):
             return
         left = get(ctx, node.left)
         if left is None or left.kind != STR:

@@ -212,25 +212,25 @@ class UnsupportedNumpyFunction(Rule):
 class UnsupportedNdarrayAttribute(Rule):
     refusal = C.UNSUPPORTED_ATTRIBUTE
     plain = True
-    defaults = {"attr": "fill", "instead": ""}
+    defaults = {"attr": "resize", "instead": ""}
     targets = _NPXLA
     explain = """
         Inside a jitted function the arrays are npxla's staged arrays, which implement
         the ndarray methods and properties listed in docs/numpy-support.md. The others
         (memory-layout attributes such as `.strides`, `.flags`, `.base`, `.ctypes`,
-        and `.fill()`, `.view()`, `.flat`, `.mT`, `.resize()`, `.tobytes()`, ...)
-        raise UnsupportedFunctionError on every array the function receives, creates or
+        and `.view()`, `.flat`, `.mT`, `.resize()`, `.tobytes()`, ...) raise
+        UnsupportedFunctionError on every array the function receives, creates or
         reads from its module (those become constants of the program). Use the NumPy
-        spelling that builds a new array (`x[...] = v` for `.fill(v)`, `x.ravel()` for
-        `.flat`)."""
+        spelling that builds a new array (`np.resize(x, n)` for `.resize(n)`,
+        `x.ravel()` for `.flat`)."""
     bad = """
         import numpy as np
         from npxla import jit
 
         @jit
-        def reset(x):
+        def first_two(x):
             y = x.copy()
-            y.fill(0.0)
+            y.resize((2,))
             return y
         """
     good = """
@@ -238,10 +238,9 @@ class UnsupportedNdarrayAttribute(Rule):
         from npxla import jit
 
         @jit
-        def reset(x):
+        def first_two(x):
             y = x.copy()
-            y[...] = 0.0
-            return y
+            return y[:2]
         """
     example_args = "(np.array([1.0, 2.0]),)"
 

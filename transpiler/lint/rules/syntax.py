@@ -50,24 +50,27 @@ class Generator(Rule):
 @register
 class GlobalStatement(Rule):
     refusal = C.REBIND_OUTSIDE
-    defaults = {"stmt": "global"}
+    defaults = {"stmt": "nonlocal"}
     explain = """
-        `global` and `nonlocal` let the function rebind a variable of the module or of
-        an enclosing function. A compiled program only has its arguments and results:
-        pass the value in as an argument and return the new value, and assign it outside
-        the jitted function. (Under `jax.jit` the assignment runs once, while tracing,
-        and leaks a tracer.)"""
+        `nonlocal` lets a function rebind a variable of the function it is defined in.
+        A compiled program cannot reach into the frame of a function that is still
+        running: pass the value in as an argument and return the new value. (`global`
+        works: npxla replays the new value of the module's variable after each run.)"""
     bad = """
         import numpy as np
         from npxla import jit
 
-        TOTAL = 0.0
+        def make_counter():
+            total = 0.0
 
-        @jit
-        def accumulate(x):
-            global TOTAL
-            TOTAL = TOTAL + x.sum()
-            return x
+            @jit
+            def accumulate(x):
+                nonlocal total
+                total = total + x.sum()
+                return x
+            return accumulate
+
+        accumulate = make_counter()
         """
     good = """
         import numpy as np
@@ -81,9 +84,8 @@ class GlobalStatement(Rule):
     example_good_args = "(np.arange(3.0), 0.0)"
 
     def on_function(self, ctx, fn):
-        for node in _nodes(ctx, fn, (ast.Global, ast.Nonlocal)):
-            kw = "global" if isinstance(node, ast.Global) else "nonlocal"
-            self.report(ctx, node, stmt=f"{kw} {', '.join(node.names)}")
+        for node in _nodes(ctx, fn, ast.Nonlocal):
+            self.report(ctx, node, stmt=f"nonlocal {', '.join(node.names)}")
 
 
 @register
@@ -91,11 +93,27 @@ class AttributeAssignment(Rule):
     refusal = C.ATTRIBUTE_STORE
     defaults = {"attr": "attr"}
     explain = """
-        Setting an attribute (`obj.value = x`, `self.cache = ...`) changes an object
-        that lives outside the compiled program. Keep the value in a local variable (or
-        return it) and set the attribute outside the jitted function. (Under `jax.jit`
-        the assignment runs once, while tracing, and stores a tracer.)"""
+        Assigning an attribute with `=` or an augmented assignment works (`self.x = F
+        @ self.x`, `self.steps += 1`): npxla records the store while compiling and
+        replays it with the run's values after every call. Deleting an attribute
+        (`del obj.value`) or binding one as the target of a `for` loop or a `with`
+        statement cannot be compiled: assign it with `=` instead."""
     bad = """
+        import numpy as np
+        from npxla import jit
+
+        class Stats:
+            norm = 1.0
+
+        STATS = Stats()
+
+        @jit
+        def normalise(x):
+            for STATS.norm in (np.sqrt((x * x).sum()),):
+                pass
+            return x / STATS.norm
+        """
+    good = """
         import numpy as np
         from npxla import jit
 
@@ -109,20 +127,14 @@ class AttributeAssignment(Rule):
             STATS.norm = np.sqrt((x * x).sum())
             return x / STATS.norm
         """
-    good = """
-        import numpy as np
-        from npxla import jit
-
-        @jit
-        def normalise(x):
-            norm = np.sqrt((x * x).sum())
-            return x / norm, norm
-        """
     example_args = "(np.arange(1.0, 4.0),)"
 
     def on_function(self, ctx, fn):
+        allowed = {id(a) for n in _nodes(ctx, fn, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                   for t in (getattr(n, "targets", None) or [n.target])
+                   for a in ast.walk(t)}
         for node in _nodes(ctx, fn, ast.Attribute):
-            if isinstance(node.ctx, ast.Store):
+            if isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in allowed:
                 self.report(ctx, node, attr=node.attr)
 
 

@@ -57,6 +57,11 @@ def _operator(np_name, reflected=False):
     bounds = _RANGE_RULES.get(np_name)
 
     def op(self, other):
+        if np_name == "multiply" and type(other) in (list, tuple) and self.ndim == 0 and \
+                self.dtype.kind in "iub":
+            # `[1] * n`: Python repeats the list (through `__index__`, which needs the
+            # value: a traced Python int is then specialised), NumPy is not involved
+            return other * self.__index__()
         fn = getattr(np, np_name)
         out = dispatch(fn, (other, self) if reflected else (self, other), {})
         if bounds is not None and self._range is not None and type(other) is int:

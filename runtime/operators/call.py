@@ -14,6 +14,7 @@ Whose code a function is comes from where its module's file lives (`provenance`)
 """
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 import weakref
@@ -184,6 +185,7 @@ def set_global(name, value):
 
 
 # --- user functions: conversion, and recursion --------------------------------------------
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_COROUTINE
 _RECURSION_CHECK = 16      # levels of a function nested in itself before looking closer
 _active: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # trace -> {fn: state}
 
@@ -196,7 +198,14 @@ def _call_user(fn, bound, args, kwargs):
     Every level then adds region scopes of the trace, while recursion decided in Python
     (a static depth) adds none: that tells them apart. Python-int arguments of the
     recursive call are reported as the cause, so staging retries with them specialised.
+
+    A generator function a jitted function calls (a helper yielding step sizes) cannot
+    be converted, since a compiled program returns once; it runs as Python, lazily,
+    as it would under NumPy, and fails located if it needs a traced value.
     """
+    if fn.__code__.co_flags & _GENERATOR_FLAGS:
+        _record(fn)
+        return fn(*args, **kwargs) if bound is None else fn(bound, *args, **kwargs)
     converted = convert(fn, OPERATORS[0])
     _record(fn)
     if bound is not None:

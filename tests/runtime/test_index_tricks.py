@@ -44,3 +44,26 @@ def fmin_of_r(a, b):
 ])
 def test_index_tricks_match_numpy(fn, args):
     _compare(fn(*args), jit(fn)(*args), 0, 0)
+
+
+def repeated_list(x, n):
+    rows = [[1.0] * (n + 1)]                      # findiff: list repetition by an int argument
+    rows.append([x[j] for j in range(n + 1)])
+    return np.array(rows)
+
+
+def step_sizes(base, n):
+    for i in range(n):
+        yield base * 0.5 ** i
+
+
+def sum_over_generator(x):
+    return sum(x * h for h in step_sizes(0.1, 3))   # numdifftools: a generator helper
+
+
+@pytest.mark.parametrize("fn, args", [
+    (repeated_list, (np.arange(4.0), 2)),
+    (sum_over_generator, (np.arange(3.0),)),
+])
+def test_python_idioms_of_packages(fn, args):
+    _compare(fn(*args), jit(fn)(*args), 1e-15, 0)

@@ -123,10 +123,9 @@ NUMPY_UNSUPPORTED = frozenset({
     "numpy.hamming", "numpy.hanning", "numpy.histogram2d", "numpy.histogram_bin_edges",
     "numpy.histogramdd", "numpy.i0", "numpy.iinfo", "numpy.inexact", "numpy.info",
     "numpy.integer", "numpy.intersect1d", "numpy.is_busday", "numpy.iscomplex",
-    "numpy.iscomplexobj", "numpy.isdtype", "numpy.isfortran", "numpy.isnat",
-    "numpy.isneginf", "numpy.isposinf", "numpy.isreal", "numpy.isrealobj",
-    "numpy.issubdtype", "numpy.iterable", "numpy.kaiser", "numpy.lcm", "numpy.ldexp",
-    "numpy.lib.stride_tricks.as_strided",
+    "numpy.isdtype", "numpy.isfortran", "numpy.isnat", "numpy.isneginf",
+    "numpy.isposinf", "numpy.isreal", "numpy.issubdtype", "numpy.iterable",
+    "numpy.kaiser", "numpy.lcm", "numpy.ldexp", "numpy.lib.stride_tricks.as_strided",
     "numpy.lib.stride_tricks.sliding_window_view", "numpy.linalg.cross",
     "numpy.linalg.diagonal", "numpy.linalg.tensordot", "numpy.linalg.test",
     "numpy.linalg.trace", "numpy.linalg.vecdot", "numpy.load", "numpy.loadtxt",
@@ -420,8 +419,8 @@ HANDLED_CALLS = frozenset({
     "builtins.str", "builtins.type", "builtins.zip", "functools.partial",
     "functools.reduce", "itertools.starmap", "logging.critical", "logging.debug",
     "logging.error", "logging.exception", "logging.fatal", "logging.info",
-    "logging.log", "logging.warn", "logging.warning", "numpy.isscalar",
-    "warnings.warn",
+    "logging.log", "logging.warn", "logging.warning", "numpy.iscomplexobj",
+    "numpy.isrealobj", "numpy.isscalar", "warnings.warn",
 })
 
 # Modules whose calls are refused outright (random streams).

@@ -1,0 +1,67 @@
+"""Issue 34's acceptance corpus: published pure-NumPy packages, unmodified, under @jit.
+
+Each case runs plainly and under `npxla.jit` on identical copies of its inputs, twice
+(the second call from the cache, with fresh inputs); see tests/realcode/runner.py. A
+case passes when everything agrees with NumPy or npxla refuses with a located
+`TranspileError`; a crash, an unlocated refusal or a silent difference fails it. The
+summary holds the agreement reached so far as a floor (issue 34 asks for 90%; see
+docs/realcode.md for what still stands in the way). `python -m tests.realcode.report`
+prints the same results as tables (docs/realcode.md).
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+
+import pytest
+
+from tests.realcode.corpus import CASES, PACKAGES
+from tests.realcode.runner import ACCEPTED, AGREE, run_case
+
+# The whole corpus takes over a minute (each case is staged and compiled, the summary
+# runs every case again in its worker), so it runs with the slow tests (.ci/run).
+slow = pytest.mark.slow
+
+# measured 61 of 105 on 2026-11-28; the issue's target is 0.90 (docs/realcode.md)
+AGREE_FLOOR = 61
+MIN_CASES, MIN_PACKAGES = 60, 5
+
+
+@functools.lru_cache(maxsize=None)
+def _outcome(name):
+    case = next(c for c in CASES if c.name == name)
+    return run_case(case)
+
+
+def _installed(package):
+    try:
+        importlib.import_module(package)
+        return True
+    except ImportError:
+        return False
+
+
+def test_corpus_size():
+    assert len({c.name for c in CASES}) == len(CASES), "case names must be unique"
+    assert len(CASES) >= MIN_CASES
+    assert len(PACKAGES) >= MIN_PACKAGES
+
+
+@slow
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_case(case):
+    pytest.importorskip(case.package)
+    outcome = _outcome(case.name)
+    assert outcome.kind in ACCEPTED, f"{case.name}: {outcome}"
+
+
+@slow
+def test_agree_fraction():
+    missing = [p for p in PACKAGES if not _installed(p)]
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)} (pip install -e '.[test]')")
+    outcomes = {c.name: _outcome(c.name) for c in CASES}
+    agree = sum(o.kind == AGREE for o in outcomes.values())
+    others = "\n".join(f"  {name}: {o}" for name, o in outcomes.items() if o.kind != AGREE)
+    assert agree >= AGREE_FLOOR, \
+        f"{agree}/{len(CASES)} cases agree with NumPy; the others:\n{others}"

@@ -222,7 +222,7 @@ class Environment:
             if static:
                 value = value.value
             key = (key, static)
-            if _traced_or_data(value):
+            if _traced_or_data(value) or (kind != "const" and _only_leaves(value)):
                 continue
             node = self._node(kind, key, None, value, f"<arg {name}>", kind != "const")
             if node is not None:
@@ -459,15 +459,27 @@ class Environment:
         """Staging must not have modified an array it baked in (NumPy would modify it on
         every call; the program would not)."""
         for a in self.arrays:
-            if a.pinned and a.snapshot is not None and not a.scalar and \
-                    a.value.tobytes() != a.snapshot:
-                # staging ran the write on the user's array: undone before refusing
-                a.value[...] = np.frombuffer(a.snapshot, a.value.dtype).reshape(
-                    a.value.shape)
+            if self._restore(a):       # staging ran the write on the user's array
                 raise UnsupportedOperationError(
                     f"the function modifies the array {a.nodes[0].label} in place while its "
                     "values are also needed at compile time (or it is a class attribute)",
                     hint="pass the array in as an argument, or copy it before modifying it")
+
+    def restore_pinned(self):
+        """Undo what staging wrote into the arrays it bakes in by value (staging runs
+        plain Python on them, e.g. in a helper it calls as a library)."""
+        for a in self.arrays:
+            self._restore(a)
+
+    @staticmethod
+    def _restore(a):
+        """Put a pinned array's snapshot back; whether it had changed."""
+        if not a.pinned or a.snapshot is None or a.scalar or \
+                a.value.tobytes() == a.snapshot:
+            return False
+        if a.value.flags.writeable:
+            a.value[...] = np.frombuffer(a.snapshot, a.value.dtype).reshape(a.value.shape)
+        return True
 
     @property
     def trivial(self):
@@ -523,6 +535,19 @@ def _cell_value(cell):
         return cell.cell_contents
     except ValueError:
         return MISSING
+
+
+def _only_leaves(v, depth=0):
+    """A tuple/list/dict argument made only of arrays and scalars: the call's pytree
+    flattens it, so its arrays are the program's explicit inputs already (walking it
+    would make them implicit inputs too, and a program that writes arrays back would
+    be refused for an argument "also read from the environment")."""
+    t = type(v)
+    if depth > 8 or t not in (tuple, list, dict):
+        return False
+    items = v.values() if t is dict else v
+    return all(_traced_or_data(x) and type(x) not in (tuple, list, dict) or
+               _only_leaves(x, depth + 1) for x in items)
 
 
 def _traced_or_data(v):

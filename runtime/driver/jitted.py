@@ -380,47 +380,54 @@ class JittedFunction:
         static: set = set()
         unrolled: set = set()
         windows = self._windows
-        for _ in range(_MAX_SPECIALISE_RETRIES):
-            implicit = env.traced()
-            bind = env.binder(self.converted) if implicit else None
-            try:
-                with staging.LOCK:
-                    staged = stage(self.converted, args, kwargs, frozenset(static),
-                                   sharing=sharing,
-                                   implicit=implicit, bind=bind,
-                                   unrolled=frozenset(unrolled),
-                                   user_error=raises_at_run_time,
-                                   platform=self.device.platform,
-                                   host_library=self._host_library,
-                                   windows=windows,
-                                   arguments_returned=self._returns_arguments and
-                                   self._output == "numpy")
-            except (ConcretizationError, ContainerMutation) as e:
-                if self._widen_static(e, leaves + implicit, static, unrolled, env,
-                                      len(leaves)):
+        try:
+            for _ in range(_MAX_SPECIALISE_RETRIES):
+                env.restore_pinned()     # what a failed attempt wrote into baked arrays
+                implicit = env.traced()
+                bind = env.binder(self.converted) if implicit else None
+                try:
+                    with staging.LOCK:
+                        staged = stage(self.converted, args, kwargs, frozenset(static),
+                                       sharing=sharing,
+                                       implicit=implicit, bind=bind,
+                                       unrolled=frozenset(unrolled),
+                                       user_error=raises_at_run_time,
+                                       platform=self.device.platform,
+                                       host_library=self._host_library,
+                                       windows=windows,
+                                       arguments_returned=self._returns_arguments and
+                                       self._output == "numpy")
+                except (ConcretizationError, ContainerMutation) as e:
+                    if self._widen_static(e, leaves + implicit, static, unrolled, env,
+                                          len(leaves)):
+                        continue
+                    raise located(e, e.__traceback__) from None
+                except TranspileError as e:
+                    raise located(e, e.__traceback__) from None
+                except Exception as e:
+                    # library code (NumPy's np.mgrid) that caught our ConcretizationError as
+                    # the TypeError it also is, then failed on its fallback path: the value
+                    # it needed decides, as if the error had reached us
+                    hidden = hidden_concretization(e)
+                    if hidden is None:
+                        raise classify(e) from None
+                    if self._widen_static(hidden, leaves + implicit, static, unrolled, env,
+                                          len(leaves)):
+                        continue
+                    raise located(hidden, hidden.__traceback__) from None
+                if staged.host_callbacks and speculates(staged):
+                    windows = None     # a rerun would print twice: no speculative windows
                     continue
-                raise located(e, e.__traceback__) from None
-            except TranspileError as e:
-                raise located(e, e.__traceback__) from None
-            except Exception as e:
-                # library code (NumPy's np.mgrid) that caught our ConcretizationError as
-                # the TypeError it also is, then failed on its fallback path: the value
-                # it needed decides, as if the error had reached us
-                hidden = hidden_concretization(e)
-                if hidden is None:
-                    raise classify(e) from None
-                if self._widen_static(hidden, leaves + implicit, static, unrolled, env,
-                                      len(leaves)):
-                    continue
-                raise located(hidden, hidden.__traceback__) from None
-            if staged.host_callbacks and speculates(staged):
-                windows = None     # a rerun would print twice: no speculative windows
-                continue
-            try:
-                env.check_unchanged()
-            except TranspileError as e:
-                raise self._at_definition(e) from None
-            return staged, static
+                try:
+                    env.check_unchanged()
+                except TranspileError as e:
+                    raise self._at_definition(e) from None
+                return staged, static
+        except BaseException:
+            # staging runs Python on the arrays it bakes in by value: a write it made
+            # into one (through a plain helper) must not stay in the caller's array
+            env.restore_pinned()
+            raise
         raise InternalCompilerError("automatic specialisation did not converge")
 
     @staticmethod

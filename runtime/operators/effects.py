@@ -16,25 +16,29 @@ Objects are named by *path* from the call's roots, not by identity: an argument
 (`("arg", 0)`, a keyword), a closure cell of the jitted function, or a module's globals,
 followed by attribute and item steps. So a program served for another call (or from
 the disk cache, in another process) changes that call's objects. An object found on no
-such path was made during the call: changing it is ordinary Python. A change inside
-data-dependent control flow would run once while staging, not once per iteration or
-branch taken: it is refused there (located), and the refusal names the condition, so
-the driver can specialise the arguments it depends on.
+such path was made during the call: changing it is ordinary Python. An attribute stored
+in a branch of a data-dependent `if` is carried through the branches like a variable
+(`conditionals.if_stmt`) and stored once after it with the selected value. Any other
+change inside data-dependent control flow would run once while staging, not once per
+iteration or branch taken: it is refused there (located), and the refusal names the
+condition, so the driver can specialise the arguments it depends on.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import types
 
 import numpy as np
 
-from npxla.transpiler.base.catalogue import EFFECT_VALUE, UNREGISTERED_MODULE
+from npxla.transpiler.base.catalogue import (CONTAINER_MUTATION, EFFECT_VALUE,
+                                            UNREGISTERED_MODULE)
 from npxla.transpiler.base.origin import is_converted
 
 from npxla.runtime.staging import journal
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.operators.mutation import refuse_container_mutation
+from npxla.runtime.operators.mutation import ContainerMutation, refuse_container_mutation
 from npxla.runtime.operators.provenance import USER, origin_of_module
 
 MISSING = object()          # an attribute or key that did not exist before the change
@@ -74,6 +78,9 @@ class Effects:
         self._paths: dict = {}        # id(object) -> path, or None (made in the call)
         self._alive: list = []        # keeps searched objects alive: ids stay unique
         self._saved: set = set()
+        # (id(object), name) -> region depth at which a data-dependent `if` carries
+        # that attribute as a value of its branches (`carrying`)
+        self._carrying: dict = {}
 
     # --- where an object lives ----------------------------------------------------
     def locate(self, obj):
@@ -93,7 +100,14 @@ class Effects:
 
     # --- changes ------------------------------------------------------------------
     def set_attr(self, obj, name, value):
-        refuse_container_mutation(f"setting the attribute '.{name}' of an object")
+        if journal._scopes:
+            if self._carrying.get((id(obj), name)) == len(journal._scopes):
+                setattr(obj, name, value)     # a branch's value, exported by `if_stmt`
+                return
+            err = CONTAINER_MUTATION.error_for(
+                cls=ContainerMutation, what=f"setting the attribute '.{name}' of an object")
+            err.attribute = (obj, name)       # `if_stmt` may carry it through the branch
+            raise err
         path = self.locate(obj)
         if path is None:
             setattr(obj, name, value)
@@ -136,6 +150,21 @@ class Effects:
         result = getattr(owner, method)(*args, **kwargs)
         self._append(("call", path, method), payload)
         return result
+
+    @contextlib.contextmanager
+    def carrying(self, keys, depth):
+        """Let a branch traced at region depth `depth` store attributes `keys` ((object,
+        name) pairs) on the staged objects: `if_stmt` exports them as branch results."""
+        saved = {(id(o), n): self._carrying.get((id(o), n)) for o, n in keys}
+        self._carrying.update({k: depth for k in saved})
+        try:
+            yield
+        finally:      # an enclosing `if` carrying the same attribute gets it back
+            for k, old in saved.items():
+                if old is None:
+                    del self._carrying[k]
+                else:
+                    self._carrying[k] = old
 
     def _append(self, entry, payload):
         self.log.append(entry)
@@ -341,9 +370,26 @@ def resolve(path, args, kwargs, fn):
     return obj
 
 
+def _host(value):
+    """Device buffers of a run with output="device" as the NumPy arrays NumPy's objects
+    would hold."""
+    t = type(value)
+    if t is list:
+        return [_host(v) for v in value]
+    if t is tuple:
+        return tuple(_host(v) for v in value)
+    if t is dict:
+        return {k: _host(v) for k, v in value.items()}
+    if isinstance(value, (np.ndarray, np.generic)) or not hasattr(value, "__array__") or \
+            isinstance(value, _ATOMS):
+        return value
+    out = np.array(value)
+    return out[()] if out.ndim == 0 else out
+
+
 def replay(log, payloads, args, kwargs, fn):
     """Apply a staged log with one run's payloads, in program order."""
-    for (op, path, name), payload in zip(log, payloads):
+    for (op, path, name), payload in zip(log, _host(tuple(payloads))):
         target = resolve(path, args, kwargs, fn)
         if op == "setattr":
             setattr(target, name, payload)

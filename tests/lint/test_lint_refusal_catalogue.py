@@ -139,3 +139,42 @@ def test_jit_and_lint_say_the_same(code, tmp_path, monkeypatch):
     assert len(findings) == 1
     assert isinstance(error, REFUSALS[code].error)
     assert findings[0].message in str(error)
+
+
+# side effects inside data-dependent loops are refused by the compiler (NPX133) and
+# flagged by the linter with the same words; outside them they compile (replayed, or
+# carried through the branches of a data-dependent `if`)
+EFFECT_CASES = {
+    "attribute": ("class S:\n    count = 0\n\nstate = S()\n\ndef f(x):\n"
+                  "    while x.max() > 0.5:\n        x = x / 2\n        state.count += 1\n"
+                  "    return x\n",
+                  "setting the attribute '.count'"),
+    "global": ("TOTAL = 0\n\ndef f(x):\n    global TOTAL\n    while x.max() > 0.5:\n"
+               "        x = x / 2\n        TOTAL = 1\n    return x\n",
+               "rebinding the global 'TOTAL'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EFFECT_CASES))
+def test_side_effects_in_data_dependent_flow_jit_and_lint_agree(case, tmp_path,
+                                                                monkeypatch):
+    body, words = EFFECT_CASES[case]
+    source = "import numpy as np\nfrom npxla import jit\n\n" + body.replace(
+        "def f(x):", "@jit\ndef f(x):")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    error = _compile_error(source, tmp_path, f"effect_{case}")
+    findings = [f for f in lint_source(source, "case.py") if f.code == "NPX133"]
+    assert len(findings) == 1 and words in findings[0].message
+    assert words in str(error) and error.location is not None
+    straight = source.replace("    while x.max() > 0.5:\n        x = x / 2\n        state.count "
+                              "+= 1\n", "    state.count += 1\n").replace(
+        "    while x.max() > 0.5:\n        x = x / 2\n        TOTAL = 1\n", "    TOTAL = 1\n")
+    assert [f.code for f in lint_source(straight, "case.py")] == []
+
+
+def test_attribute_store_in_a_data_dependent_if_compiles_and_lints_clean(tmp_path,
+                                                                           monkeypatch):
+    source = ("import numpy as np\nfrom npxla import jit\n\nclass S:\n    count = 0\n\n"
+              "state = S()\n\n@jit\ndef f(x):\n    if x.sum() > 0:\n"
+              "        state.count += 1\n    return x\n")
+    assert [f.code for f in lint_source(source, "case.py")] == []

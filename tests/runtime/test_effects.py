@@ -201,14 +201,39 @@ def test_property_setter_is_converted_and_its_stores_replayed():
 def branchy(f, x):
     if x.sum() > 0:
         f.steps += 1
+        f.x = x * 2
+        if x[0] > 1:
+            f.P = f.P * x[0]
+    else:
+        f.steps -= 1
+    return f.steps
+
+
+@pytest.mark.parametrize("values", [[1.0, 2.0], [2.0, 2.0], [-1.0, -2.0]])
+def test_attribute_stores_in_data_dependent_branches_are_carried(values):
+    """`if c: self.n += 1` on array data: the attribute is carried through both
+    branches like a variable and stored once after the `if` with the selected value."""
+    plain, staged = Filter(2), Filter(2)
+    run = jit(branchy)
+    for _ in range(2):
+        x = np.array(values)
+        assert run(staged, x) == branchy(plain, x)
+        _compare(_state(plain), _state(staged), 0, 0, "state")
+        assert type(staged.steps) is int
+
+
+def loopy(f, x):
+    while x.sum() > 0.5:
+        x = x / 2
+        f.steps += 1
     return x
 
 
-def test_store_in_data_dependent_branch_is_refused_located_and_leaves_no_trace():
+def test_store_in_data_dependent_loop_is_refused_located_and_leaves_no_trace():
     f = Filter(2)
     before = _state(f)
     with pytest.raises(UnsupportedOperationError) as info:
-        jit(branchy)(f, np.ones(2))
+        jit(loopy)(f, np.ones(2))
     err = info.value
     assert err.location is not None and err.location.file == __file__
     assert "data-dependent" in str(err)
@@ -281,3 +306,43 @@ def test_disk_cache_replays_the_same_effects(tmp_path):
         assert out.returncode == 0, out.stderr
     assert outs[0].stdout == outs[1].stdout == "[3.0, 3.0] 3 [0.0, 2.0, 4.0]\n"
     assert os.listdir(tmp_path / "cache")
+
+
+PACKAGE_MAIN = """
+import sys
+sys.path.insert(0, {site!r})
+import numpy as np
+from npxla import jit
+import legacy_helpers
+
+def entry(x):
+    return legacy_helpers.scale(x) + 1.0
+
+print(float(jit(entry)(np.arange(3.0)).sum()))
+"""
+
+
+def test_a_changed_installed_helper_is_never_served_from_the_disk_cache(tmp_path):
+    """An installed package's helper is converted (the conversion policy); the disk
+    cache keys the program on its source, so editing the package compiles anew."""
+    site = tmp_path / "site-packages"
+    (site / "legacy_helpers").mkdir(parents=True)
+    init = site / "legacy_helpers" / "__init__.py"
+    main = tmp_path / "main_prog.py"
+    main.write_text(PACKAGE_MAIN.format(site=str(site)))
+    env = dict(os.environ, NPXLA_CACHE_DIR=str(tmp_path / "cache"), TF_CPP_MIN_LOG_LEVEL="3")
+
+    def run(factor):
+        init.write_text("def scale(x):\n    if x.sum() > 0:\n"
+                        f"        return x * {factor}\n    return x\n")
+        out = subprocess.run([sys.executable, str(main)], capture_output=True, text=True,
+                             env=env, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return float(out.stdout)
+
+    assert run(2.0) == 9.0          # (0 + 2 + 4) + 3
+    stored = set(os.listdir(tmp_path / "cache"))
+    assert stored                   # the program was persisted
+    assert run(2.0) == 9.0          # from the disk cache: nothing new stored
+    assert set(os.listdir(tmp_path / "cache")) == stored
+    assert run(3.0) == 12.0         # the helper changed: not the cached program

@@ -11,7 +11,8 @@ from npxla.transpiler.lint.rules.base import Rule
 from npxla.transpiler.lint.taint import Analysis
 
 _EVENTS = ("function", "call", "subscript", "control", "iterate", "inplace",
-           "container_mutation", "callee_mutation", "plain_call")
+           "container_mutation", "callee_mutation", "plain_call", "attribute_store",
+           "global_store")
 
 
 def _handlers(rules):

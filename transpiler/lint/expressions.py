@@ -30,6 +30,8 @@ class ExpressionsMixin:
         if isinstance(target, ast.Name):
             self.values[target] = v
             self.env[target.id] = v
+            if target.id in self.global_names:
+                self.emit("global_store", stmt, target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
             elts = target.elts
             if v.items is not None and len(v.items) == len(elts) and \
@@ -46,7 +48,7 @@ class ExpressionsMixin:
         elif isinstance(target, ast.Subscript):
             self.store_subscript(target, v, stmt, mode="store")
         elif isinstance(target, ast.Attribute):
-            self.ev(target.value)
+            self.emit("attribute_store", stmt, target, self.ev(target.value))
         elif isinstance(target, ast.Starred):
             self.bind(target.value, Val(kind=LIST, level=v.level, elem=element_of(v)), stmt)
 

@@ -49,6 +49,7 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
         # {(path, line, col): (kind, what, path, line)}
         self.effects = {}
         self.deferred = {}
+        self.global_names = frozenset()  # names a `global` statement declared so far
         self.exit_level = STATIC         # the level of a staged `return` seen (statements)
 
     # --- the analysis' facts (built on first use: straight-line code never asks) -----------

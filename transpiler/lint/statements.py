@@ -149,6 +149,8 @@ class StatementsMixin:
         if isinstance(t, ast.Name):
             old = self.lookup(t.id, self.env)
             self.values[t] = old
+            if t.id in self.global_names:
+                self.emit("global_store", s, t.id)
             if old.kind in CONTAINERS:
                 if old.kind != TUPLE:
                     self.emit("container_mutation", s, old, f"{old.kind} +=")
@@ -164,7 +166,7 @@ class StatementsMixin:
         elif isinstance(t, ast.Subscript):
             self.store_subscript(t, rhs, s, mode="aug")
         elif isinstance(t, ast.Attribute):
-            self.ev(t.value)
+            self.emit("attribute_store", s, t, self.ev(t.value))
         return self.env
 
     def s_Return(self, s, env):
@@ -206,9 +208,11 @@ class StatementsMixin:
         return env
 
     def s_Global(self, s, env):
+        self.global_names = self.global_names | set(s.names)
         return env
 
-    s_Nonlocal = s_Global
+    def s_Nonlocal(self, s, env):
+        return env
 
     def s_Import(self, s, env):
         table = {}

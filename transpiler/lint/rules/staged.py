@@ -120,7 +120,11 @@ class ContainerMutationInStagedFlow(Rule):
         data-dependent early `return`, which runs as the other branch. Preallocate an
         array and assign into it (`out[i] = ...`). Building a list in a loop over a
         static range, an array, or a Python `int` argument works (npxla runs that loop
-        in Python), and so does calling such a helper outside the branch."""
+        in Python), and so does calling such a helper outside the branch. Storing an
+        attribute (`self.count += 1`) or rebinding a global there is refused for the
+        same reason (an attribute stored in the branches of a data-dependent `if` is carried
+        through them like a variable); outside data-dependent flow both are replayed after
+        every run."""
     bad = """
         import numpy as np
         from npxla import jit
@@ -156,6 +160,19 @@ class ContainerMutationInStagedFlow(Rule):
             if what.startswith("assignment"):
                 what = f"assignment into a Python {container.kind}"
             self.report(ctx, node, what=what)
+
+    def on_attribute_store(self, ctx, node, target, base):
+        # (an array's `.shape` is a reshape, refused or not by its own rule; a
+        # data-dependent `if` carries the attribute through its branches: only loops
+        # refuse it)
+        if any(f.kind != "if" for f in ctx.staged_frames(DATA)) and \
+                not (target.attr == "shape" and base.arrayish):
+            self.report(ctx, node, what=f"setting the attribute '.{target.attr}' of an "
+                                        "object")
+
+    def on_global_store(self, ctx, node, name):
+        if ctx.staged_frames(DATA):
+            self.report(ctx, node, what=f"rebinding the global '{name}'")
 
     def on_callee_mutation(self, ctx, node, callee, effect):
         # the callee, analysed alone, is under no branch: its change is refused here

@@ -322,7 +322,7 @@ class Environment:
         # one walk per object and chain, whichever node reached it (nodes that reach
         # the same object check its identity, and methods reach their `self` again)
         done = self._seen.setdefault(id(v), set())
-        for chain in chains:
+        for chain in sorted(chains):     # (a set: sorted, so the disk key is stable)
             if chain in done:
                 continue
             done.add(chain)

@@ -300,12 +300,16 @@ def test_disk_cache_replays_the_same_effects(tmp_path):
     path = tmp_path / "acc_prog.py"
     path.write_text(textwrap.dedent(PROGRAM))
     env = dict(os.environ, NPXLA_CACHE_DIR=str(tmp_path / "cache"), TF_CPP_MIN_LOG_LEVEL="3")
-    outs = [subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                           env=env, timeout=300) for _ in range(2)]
+    outs, stored = [], []
+    for seed in ("1", "2"):     # string hashes differ: the key must not depend on them
+        outs.append(subprocess.run([sys.executable, str(path)], capture_output=True,
+                                   text=True, env=dict(env, PYTHONHASHSEED=seed),
+                                   timeout=300))
+        stored.append(sorted(os.listdir(tmp_path / "cache")))
     for out in outs:
         assert out.returncode == 0, out.stderr
     assert outs[0].stdout == outs[1].stdout == "[3.0, 3.0] 3 [0.0, 2.0, 4.0]\n"
-    assert os.listdir(tmp_path / "cache")
+    assert stored[0] and stored[0] == stored[1]     # the second process reused it
 
 
 PACKAGE_MAIN = """

@@ -14,6 +14,7 @@ Whose code a function is comes from where its module's file lives (`provenance`)
 """
 from __future__ import annotations
 
+import collections
 import inspect
 import sys
 import types
@@ -54,6 +55,8 @@ _MUTATORS = {
     dict: {"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"},
     set: {"add", "update", "discard", "remove", "pop", "clear", "difference_update",
           "intersection_update", "symmetric_difference_update"},
+    collections.deque: {"append", "appendleft", "extend", "extendleft", "pop", "popleft",
+                        "remove", "clear", "rotate", "insert", "reverse"},
 }
 
 

@@ -25,6 +25,7 @@ condition, so the driver can specialise the arguments it depends on.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import sys
 import types
@@ -203,6 +204,9 @@ def _restore_item(d, key, old):
 def _restore_container(owner, saved):
     if type(owner) is list:
         owner[:] = saved
+    elif type(owner) is collections.deque:
+        owner.clear()
+        owner.extend(saved)
     else:
         owner.clear()
         owner.update(saved)
@@ -323,22 +327,39 @@ def _user(cls_or_module_name):
     return origin_of_module(cls_or_module_name) == USER
 
 
+def _searchable(v):
+    return not isinstance(v, _ATOMS) or (type(v) is types.FunctionType and
+                                          v.__closure__ is not None)
+
+
 def _children(value):
     """(step, child) pairs worth searching below `value`."""
     t = type(value)
     if t is dict:
         return [(("item", k), v) for k, v in list(value.items())
-                if type(k) in (str, int) and not isinstance(v, _ATOMS) and
+                if type(k) in (str, int) and _searchable(v) and
                 not (type(k) is str and k.startswith("__"))]
     if t is list or t is tuple:
-        return [(("item", i), v) for i, v in enumerate(value) if not isinstance(v, _ATOMS)]
+        return [(("item", i), v) for i, v in enumerate(value) if _searchable(v)]
     if t is types.MethodType:
         return [(("attr", "__self__"), value.__self__)]
+    if t is types.FunctionType:      # a helper's closure (`log = make_logger(history)`)
+        if not _user(value.__module__) or not value.__closure__:
+            return []
+        out = []
+        for name, cell in zip(value.__code__.co_freevars, value.__closure__):
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if not isinstance(v, _ATOMS) or type(v) is types.FunctionType:
+                out.append((("cell", name), v))
+        return out
     if t is types.ModuleType:
         if not _user(value.__name__):
             return []
         return [(("attr", k), v) for k, v in list(vars(value).items())
-                if not k.startswith("__") and not isinstance(v, _ATOMS)]
+                if not k.startswith("__") and _searchable(v)]
     if isinstance(value, type):
         if not _user(value.__module__):
             return []
@@ -346,8 +367,7 @@ def _children(value):
                 if not k.startswith("__") and not isinstance(v, _ATOMS + (
                     staticmethod, classmethod, property))]
     if _has_dict(value) and _user(t.__module__):
-        return [(("attr", k), v) for k, v in list(vars(value).items())
-                if not isinstance(v, _ATOMS)]
+        return [(("attr", k), v) for k, v in list(vars(value).items()) if _searchable(v)]
     return []
 
 
@@ -366,7 +386,12 @@ def resolve(path, args, kwargs, fn):
     else:
         obj = vars(sys.modules[key])
     for step, name in path[1:]:
-        obj = getattr(obj, name) if step == "attr" else obj[name]
+        if step == "attr":
+            obj = getattr(obj, name)
+        elif step == "cell":
+            obj = obj.__closure__[obj.__code__.co_freevars.index(name)].cell_contents
+        else:
+            obj = obj[name]
     return obj
 
 

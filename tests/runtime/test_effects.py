@@ -6,6 +6,7 @@ value ever reaches them; inside data-dependent control flow they are refused, lo
 Every case runs the same function plainly and under @jit on twin objects, twice (the
 second call is served from the cache and must replay again), and compares results and
 the objects afterwards."""
+import collections
 import copy
 import os
 import subprocess
@@ -350,3 +351,49 @@ def test_a_changed_installed_helper_is_never_served_from_the_disk_cache(tmp_path
     assert run(2.0) == 9.0          # from the disk cache: nothing new stored
     assert set(os.listdir(tmp_path / "cache")) == stored
     assert run(3.0) == 12.0         # the helper changed: not the cached program
+
+
+def make_logger(records):
+    def log(value):
+        records.append(value)
+    return log
+
+
+LOG_TO_RECORDS = make_logger([])      # the list is reachable through the closure only
+
+
+def _records():
+    return LOG_TO_RECORDS.__closure__[0].cell_contents
+
+
+def logs_through_closure(x):
+    LOG_TO_RECORDS(x.sum())
+    return x * 2
+
+
+def test_a_list_held_by_a_helpers_closure_is_found_and_replayed():
+    _records().clear()
+    run = jit(logs_through_closure)
+    run(np.arange(3.0))
+    run(np.ones(2))
+    assert _records() == [3.0, 2.0] and all(type(r) is np.float64 for r in _records())
+
+
+WINDOW = collections.deque(maxlen=3)
+
+
+def push_window(x):
+    WINDOW.append(x.sum())
+    WINDOW.appendleft(-1.0)
+    return x
+
+
+def test_a_bounded_deque_is_mutated_as_numpy_would():
+    WINDOW.clear()
+    twin = collections.deque(maxlen=3)
+    run = jit(push_window)
+    for k in range(3):
+        run(np.arange(3.0) + k)
+        twin.append((np.arange(3.0) + k).sum())
+        twin.appendleft(-1.0)
+    assert list(WINDOW) == list(twin) and _no_traced(list(WINDOW))

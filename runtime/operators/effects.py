@@ -213,17 +213,22 @@ def _restore_container(owner, saved):
 
 
 # --- values ---------------------------------------------------------------------------
+def _rebuild(value, leaf):
+    """`value` with its lists, tuples and dicts rebuilt and `leaf` applied to the rest."""
+    t = type(value)
+    if t is list:
+        return [_rebuild(v, leaf) for v in value]
+    if t is tuple:
+        return tuple(_rebuild(v, leaf) for v in value)
+    if t is dict:
+        return {k: _rebuild(v, leaf) for k, v in value.items()}
+    return leaf(value)
+
+
 def _snapshot(value):
     """The containers of `value` copied (their later changes are logged on their own,
     once reachable); arrays and other objects as they are."""
-    t = type(value)
-    if t is list:
-        return [_snapshot(v) for v in value]
-    if t is tuple:
-        return tuple(_snapshot(v) for v in value)
-    if t is dict:
-        return {k: _snapshot(v) for k, v in value.items()}
-    return value
+    return _rebuild(value, lambda v: v)
 
 
 def _check_value(value, where, depth=0):
@@ -396,15 +401,12 @@ def resolve(path, args, kwargs, fn):
 
 
 def _host(value):
-    """Device buffers of a run with output="device" as the NumPy arrays NumPy's objects
-    would hold."""
-    t = type(value)
-    if t is list:
-        return [_host(v) for v in value]
-    if t is tuple:
-        return tuple(_host(v) for v in value)
-    if t is dict:
-        return {k: _host(v) for k, v in value.items()}
+    """Device buffers of a run with output="device" as the NumPy arrays (and scalars)
+    NumPy's objects would hold."""
+    return _rebuild(value, _host_leaf)
+
+
+def _host_leaf(value):
     if isinstance(value, (np.ndarray, np.generic)) or not hasattr(value, "__array__") or \
             isinstance(value, _ATOMS):
         return value

@@ -16,6 +16,7 @@ import weakref
 from npxla.transpiler import type_queries
 from npxla.transpiler.converters import PASSES
 from npxla.transpiler.converters.context import Context
+from npxla.transpiler.converters.private_names import innermost_class
 from npxla.transpiler.base.errors import ConcretizationError, SourceUnavailableError
 from npxla.transpiler.pyct import loader
 from npxla.transpiler.base.origin import locate, register_code
@@ -28,7 +29,8 @@ def convert_ast(fn):
     """(converted gast FunctionDef, filename). Raises SourceUnavailable."""
     node, filename, _ = parse_function(fn)
     node.decorator_list = []
-    ctx = Context(filename, fn.__name__)
+    ctx = Context(filename, fn.__name__,
+                  innermost_class(getattr(fn, "__qualname__", fn.__name__)))
     for converter in PASSES:
         node = converter.transform(node, ctx)
     node = type_queries.transform(node, ctx)

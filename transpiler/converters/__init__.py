@@ -11,9 +11,9 @@ from npxla.transpiler.converters import (asserts, break_statements, call_trees,
                                          conditional_expressions, continue_statements,
                                          control_flow, fstrings, logical_expressions,
                                          return_statements, attribute_stores, except_handlers,
-                                         global_stores,
+                                         global_stores, private_names,
                                          slices,
                                          unsupported)
 
-PASSES = (unsupported, except_handlers, global_stores, asserts, break_statements, continue_statements, return_statements, slices,
+PASSES = (unsupported, private_names, except_handlers, global_stores, asserts, break_statements, continue_statements, return_statements, slices,
           attribute_stores, fstrings, call_trees, control_flow, conditional_expressions, logical_expressions)

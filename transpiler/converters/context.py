@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 class Context:
     filename: str
     function_name: str
+    # the innermost class the function is defined in ("" for none): Python mangles
+    # private names there (`converters.private_names`)
+    class_name: str = ""
     _counter: itertools.count = field(default_factory=itertools.count)
 
     def new_name(self, hint: str) -> str:

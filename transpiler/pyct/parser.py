@@ -42,9 +42,17 @@ def parse_function(fn):
         raise SourceUnavailable("lambda")
     try:
         tree = ast.parse(dedented)
+        _shift(tree, first - 1, indent)
     except SyntaxError as e:
-        raise SourceUnavailable(f"cannot parse source: {e}") from None
-    _shift(tree, first - 1, indent)
+        # a line less indented than the `def` (a column-0 comment such as `# scop begin`,
+        # the text of a multi-line string) stops textwrap.dedent: parse the method as
+        # the body of an `if` instead, whose indentation it keeps
+        try:
+            wrapped = ast.parse("if 1:\n" + source)
+        except SyntaxError:
+            raise SourceUnavailable(f"cannot parse source: {e}") from None
+        tree = ast.Module(body=wrapped.body[0].body, type_ignores=[])
+        _shift(tree, first - 2, 0)
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if len(defs) != 1 or defs[0].name != getattr(target, "co_name", fn.__name__):
         raise SourceUnavailable("source is not a single function definition")

@@ -112,6 +112,14 @@ class JittedFunction:
         self._static_argnums, self._static_argnames = self._normalise_static(
             static_argnums, static_argnames)
         self._fast_ok = not (self._static_argnums or self._static_argnames)
+        # parameters whose default is an array: passed explicitly when left out, so the
+        # program reads the array's current values (and writes back into it) instead of
+        # baking in its values at the first call
+        self._array_defaults = tuple(
+            (k, name, p.default) for k, (name, p) in enumerate(
+                self._signature.parameters.items() if self._signature else ())
+            if isinstance(p.default, np.ndarray) and
+            p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
     # --- static arguments ----------------------------------------------------------
     def _normalise_static(self, argnums, argnames):
@@ -133,6 +141,14 @@ class JittedFunction:
                 names.add(positional[i])
         nums = {i % len(positional) if positional and i < 0 else i for i in nums}
         return frozenset(nums), frozenset(names)
+
+    def _with_array_defaults(self, args, kwargs):
+        """`kwargs` with the array defaults of the parameters the call left out."""
+        missing = [(name, value) for k, name, value in self._array_defaults
+                   if k >= len(args) and name not in kwargs]
+        if not missing:
+            return kwargs
+        return {**kwargs, **dict(missing)}
 
     def _mark_static(self, args, kwargs):
         if self._static_argnums:
@@ -208,6 +224,8 @@ class JittedFunction:
         program, and its run; a run whose speculative windows were too short widens
         them, drops this signature's programs and calls again (nothing was written
         back). `fast_ok`: whether to install a fast-path runner for later calls."""
+        if self._array_defaults:
+            given_kwargs = self._with_array_defaults(given_args, given_kwargs)
         args, kwargs = self._mark_static(given_args, given_kwargs)
         holders: dict = {}     # flat leaf position -> DeviceArray passed there
         (args, kwargs), _ = resident.unwrap((args, kwargs), holders)
@@ -463,7 +481,7 @@ class JittedFunction:
 
     # --- inspection --------------------------------------------------------------------
     def lower(self, *args, **kwargs):
-        args, kwargs = self._mark_static(args, kwargs)
+        args, kwargs = self._mark_static(args, self._with_array_defaults(args, kwargs))
         (args, kwargs), _ = resident.unwrap((args, kwargs), {})
         leaves: list = []
         flatten((args, kwargs), leaves)

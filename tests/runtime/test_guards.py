@@ -507,3 +507,29 @@ def test_a_large_global_list_is_guarded_by_value_and_types():
         same(sums_big_list, g, ints)
     finally:
         BIG_LIST[:] = [float(i) for i in range(1000)]
+
+
+DEFAULT_W = np.ones(3)
+
+
+def scaled_by_default(x, w=DEFAULT_W):
+    return x * w
+
+
+def bumps_default(x, w=DEFAULT_W):
+    w[0] += 1
+    return x + w
+
+
+def test_a_default_argument_array_is_read_and_written_at_every_call():
+    """`def f(x, w=W)` then `W[:] = 3`: NumPy reads the array's current values (the
+    program used to return the first call's result); an in-place write reaches it."""
+    DEFAULT_W[:] = 1.0
+    run = jit(scaled_by_default)
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(run(x), scaled_by_default(x))
+    DEFAULT_W[:] = 3.0
+    np.testing.assert_array_equal(run(x), [0.0, 3.0, 6.0])
+    np.testing.assert_array_equal(jit(bumps_default)(np.zeros(3)), [4.0, 3.0, 3.0])
+    np.testing.assert_array_equal(DEFAULT_W, [4.0, 3.0, 3.0])
+    np.testing.assert_array_equal(run(x, np.full(3, 2.0)), [0.0, 2.0, 4.0])

@@ -185,6 +185,8 @@ class JittedFunction:
             for a in args:         # a loop: faster than a comprehension here
                 t = type(a)
                 if t is np.ndarray:
+                    if not a.flags.c_contiguous:
+                        break            # another layout: the general path's key
                     key.append(a.shape)
                     key.append(a.dtype)
                 elif t in _PY_SCALARS:

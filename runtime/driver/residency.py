@@ -136,6 +136,8 @@ def fast_key(args, jax_type):
     for a in args:
         t = type(a)
         if t is np.ndarray:
+            if not a.flags.c_contiguous:
+                return None      # another layout is another program (`leaf_key`)
             key += [a.shape, a.dtype]
         elif t in PY_SCALARS:
             key.append(t)

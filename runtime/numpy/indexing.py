@@ -21,6 +21,7 @@ from npxla.runtime.numpy.fancy_plan import (basic_index, classify, const_index, 
 from npxla.runtime.numpy.reductions import asarray
 from npxla.runtime.numpy.registry import dispatch, register_method
 from npxla.runtime.numpy.slicing import Region, as_static, is_int, parse, read_at, write_at
+from npxla.runtime.numpy.shape import indexed_layout, set_layout
 
 
 def _is_scalar_copy(index, r: Region):
@@ -54,6 +55,9 @@ def getitem(x: AbstractArray, index):
     write_back.region = r              # for writes of part of the view (bounded_scatter)
     view = AbstractArray.view_of(x, lambda base: read_at(base, r, index), write_back)
     mark_ndarray(view)                 # `x[...]` of a 0-d array is a 0-d array
+    lay = indexed_layout(x, index)
+    if lay is not None and not lay.flags.c_contiguous:   # `x[:, ::2]`: views of it differ
+        set_layout(view, lay=lay)
     return view
 
 

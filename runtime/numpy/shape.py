@@ -57,6 +57,41 @@ def layout(x: AbstractArray):
     return lay
 
 
+def set_layout(x: AbstractArray, strides=None, lay=None):
+    """Give handle `x` the layout of an array with these element strides (an argument)
+    or the stand-in `lay` (a view made by indexing), so that later views and copies of
+    it follow NumPy's rules for that layout."""
+    if lay is None:
+        lay = as_strided(_BYTE, shape=x.shape, strides=strides)
+    if lay.shape != x.shape:
+        return
+    key = id(x)
+    _LAYOUT[key] = (weakref.ref(x, lambda _r, k=key: _LAYOUT.pop(k, None)), lay)
+
+
+def indexed_layout(x: AbstractArray, index):
+    """The layout stand-in of `x[index]` (a basic index: ints, slices, None, ...),
+    traced integers read as 0 (a position does not change strides); None when the
+    index has anything else."""
+    items = index if isinstance(index, tuple) else (index,)
+    static = []
+    for item in items:
+        if item is None or item is Ellipsis or type(item) in (int, bool):
+            static.append(item)
+        elif type(item) is slice and all(v is None or type(v) is int
+                                         for v in (item.start, item.stop, item.step)):
+            static.append(item)
+        elif isinstance(item, AbstractArray) and item.ndim == 0 and \
+                item.dtype.kind in "iu":
+            static.append(0)
+        else:
+            return None
+    try:
+        return layout(x)[tuple(static)]
+    except (IndexError, TypeError, ValueError):
+        return None
+
+
 def _order(order, what):
     if order not in ("C", None):
         raise UnsupportedFunctionError(
@@ -166,8 +201,12 @@ register_method("reshape", _reshape_method, fold=False)
 
 @implements(np.ravel, method="ravel", family="shape", fold=False)
 def ravel(a, order="C"):
+    """NumPy's `ravel` is a view only of a C-contiguous array (`reshape(-1)` is one
+    wherever strides allow, `x[::2].reshape(-1)` too): otherwise a copy."""
     _order(order, "ravel")
     a = as_array(a)
+    if not a.weak and not layout(a).flags.c_contiguous:
+        return reshape_value(fresh(a), (a.size,))
     return reshape_view(a, (a.size,))
 
 

@@ -24,11 +24,23 @@ def _is_device_array(x):
     return mod.startswith("jax") and hasattr(x, "shape") and hasattr(x, "dtype")
 
 
+def element_strides(x):
+    """The strides of ndarray `x` in elements (bytes when not a whole number of them)."""
+    size = x.itemsize or 1
+    if all(st % size == 0 for st in x.strides):
+        return tuple(st // size for st in x.strides)
+    return ("bytes",) + tuple(x.strides)
+
+
 def leaf_key(x):
     """Cache-key component of one traced leaf: shape, dtype and weak-ness."""
     t = type(x)
     if t is np.ndarray:
-        return (x.shape, x.dtype)
+        if x.flags.c_contiguous:
+            return (x.shape, x.dtype)
+        # another layout: `ravel`/`reshape` give copies where they give views of a
+        # C-contiguous array, so it is another program (`numpy.shape.layout`)
+        return (x.shape, x.dtype, element_strides(x))
     if t in _SCALARS:
         return t
     if isinstance(x, np.generic):        # not a 0-d array: `type(x)` differs in the program

@@ -104,10 +104,18 @@ def test_refusals_at_call_time(fn, options, args, error, match):
 
 
 def test_a_sharded_parameter_left_to_its_default_is_refused():
-    def f(x, y=np.ones(3)):
-        return x + y
+    def f(x, y=None):
+        return x if y is None else x + y
     with pytest.raises(ValueError, match="does not pass it"):
         jit(f, shard={"y": 0})(np.ones(3))
+
+
+def test_a_sharded_array_parameter_left_to_its_default_is_passed():
+    """An array default is passed as an argument when left out (read at every call),
+    so it can be split like any other."""
+    def f(x, y=np.arange(4.0)):
+        return x + y
+    np.testing.assert_array_equal(jit(f, shard={"y": 0})(np.ones(4)), f(np.ones(4)))
 
 
 # --- over 8 simulated devices, in a subprocess ------------------------------------------

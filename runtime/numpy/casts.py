@@ -22,7 +22,8 @@ from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import implements
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
-from npxla.transpiler.base.errors import UnsupportedFunctionError
+from npxla.runtime.numpy.errorflags import check
+from npxla.transpiler.base.errors import IntegerOverflowError, UnsupportedFunctionError
 
 _COMPLEX_MSG = {
     "f": "float() argument must be a string or a real number, not 'complex'",
@@ -78,15 +79,35 @@ def float_(x=0.0):
 
 
 @implements(builtins.int, family="casts",
-            notes="int(x) is an int64: uint64 values above 2**63-1 wrap; NaN/inf do not "
-                  "raise (XLA's conversion result instead)")
+            notes="int(x) is an int64: uint64 values above 2**63-1 wrap; int() of NaN "
+                  "and inf raise Python's ValueError/OverflowError at run time, of a "
+                  "float beyond int64 IntegerOverflowError")
 def int_(x=0, *args):
     if args:
         raise UnsupportedFunctionError("int(x, base) is not supported on traced values")
     x = _python_scalar_operand("int", x)
     if x.dtype.kind == "c" and x.weak:
         raise TypeError(_COMPLEX_MSG["i"])
+    if x.dtype.kind == "f" and x.const is None:
+        _check_int_of_float(x)
     return cast_to(x, np.int64, weak=True)
+
+
+def _check_int_of_float(x):
+    """Python's errors for `int(float)` where the value has none as an int64: NaN
+    (ValueError) and inf (OverflowError); a finite value beyond int64 would be a Python
+    int npxla cannot hold (refused at run time, IntegerOverflowError)."""
+    def const(v):
+        return S.broadcast_in_dim(as_abstract(np.array(v, x.dtype)), shape=x.shape, dims=())
+    magnitude = E.abs_(x)
+    check(E.compare(x, x, direction="NE"), "cannot convert float NaN to integer",
+          ValueError)
+    check(E.compare(magnitude, const(np.inf), direction="EQ"),
+          "cannot convert float infinity to integer", OverflowError)
+    big = E.bitwise_and(E.compare(magnitude, const(2.0 ** 63), direction="GE"),
+                        E.compare(magnitude, const(np.inf), direction="LT"))
+    check(big, "int() of a float of magnitude 2**63 or more: a Python int that compiled "
+               "code cannot hold (int64)", IntegerOverflowError)
 
 
 @implements(builtins.bool, family="casts")

@@ -131,3 +131,46 @@ def casts_of_lists(x, y):
 
 def test_scalar_type_of_list():
     check(casts_of_lists, 1.5, 2)
+
+
+# --- float -> int out of range: NumPy's C casts on the host (x86: INT_MIN) --------------
+_X86 = __import__("platform").machine().lower() in ("x86_64", "amd64")
+_SPECIAL = np.array([np.nan, np.inf, -np.inf, 1e20, -1e20, 3e9, -3e9, 300.7, -300.7, 2.5,
+                     70000.5, 2.0 ** 63, -2.0 ** 63, 2.0 ** 31, 1e10, -0.9, 0.9])
+
+
+def _astype_to(x, dtype):
+    return x.astype(dtype)
+
+
+@pytest.mark.skipif(not _X86, reason="NumPy's out-of-range casts are the host CPU's")
+@pytest.mark.parametrize("src", [np.float64, np.float32])
+@pytest.mark.parametrize("dst", [np.int64, np.int32, np.int16, np.int8, np.uint16, np.uint8])
+def test_out_of_range_and_nonfinite_float_to_int_casts_match_numpy_on_x86(src, dst):
+    x = _SPECIAL.astype(src)
+    with np.errstate(invalid="ignore"):
+        want = x.astype(dst)
+    got = jit(_astype_to, static_argnums=1)(x, dst)
+    assert got.dtype == want.dtype and np.array_equal(got, want), (got, want)
+
+
+def int_index(x):
+    return x[int(x.max())]
+
+
+@pytest.mark.parametrize("bad, error", [(np.nan, ValueError), (np.inf, OverflowError)])
+def test_int_of_nan_or_inf_raises_like_python(bad, error):
+    x = np.array([0.0, 1.0, bad])
+    with pytest.raises(error):
+        int_index(x)
+    with pytest.raises(error):
+        jit(int_index)(x)
+    assert jit(int_index)(np.array([0.0, 1.0, 2.0])) == 2.0
+
+
+def test_int_of_a_float_beyond_int64_is_refused_at_run_time():
+    """Python makes a big int (here an out-of-bounds index): compiled code cannot
+    hold it, so it raises IntegerOverflowError instead of reading a wrong element."""
+    from npxla.transpiler.base.errors import IntegerOverflowError
+    with pytest.raises(IntegerOverflowError):
+        jit(int_index)(np.array([0.0, 1.0, 1e30]))

@@ -102,10 +102,14 @@ def int_casts(x):
             np.int32(x), np.uint8(x))
 
 
+_X86 = __import__("platform").machine().lower() in ("x86_64", "amd64")
+
+
 def saturated(x, dtype):
-    """The documented float -> int cast: truncate toward zero, saturate at the type's
-    bounds, NaN -> 0 (XLA's conversion; NumPy's result here is undefined in C and differs
-    between platforms)."""
+    """The float -> int cast where npxla does not follow the host: truncate toward
+    zero, saturate at the type's bounds, NaN -> 0 (XLA's conversion; NumPy's result is
+    undefined in C and differs between platforms). On x86 the signed and the 8/16-bit
+    targets are NumPy's own instead (docs/semantics.md)."""
     info = np.iinfo(dtype)
     t = np.trunc(np.nan_to_num(np.asarray(x, np.float64), nan=0.0))
     out = np.where(t <= float(info.min), 0, t)
@@ -123,7 +127,11 @@ def test_float_to_int_out_of_range_saturates(src):
               np.uint64, np.int32, np.uint8]
     for g, dt in zip(got, dtypes):
         assert g.dtype == dt
-        np.testing.assert_array_equal(g, saturated(x, dt))
+        if _X86 and dt not in (np.uint32, np.uint64):
+            with np.errstate(invalid="ignore"):    # NumPy's own (x86) result, exactly
+                np.testing.assert_array_equal(g, x.astype(dt))
+        else:
+            np.testing.assert_array_equal(g, saturated(x, dt))
 
 
 def complex_to_real(z):

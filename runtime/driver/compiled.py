@@ -112,6 +112,10 @@ class Compiled:
         position: DeviceArray} of the arguments passed as DeviceArrays."""
         if holders and any(i in holders for i, _ in self.staged.writeback):
             return residency.run_resident(self, leaves, output, holders)
+        for i, _ in self.staged.writeback:
+            leaf = leaves[i]
+            if type(leaf) is np.ndarray and not leaf.flags.writeable:
+                return self._run_read_only(leaves, output, holders)
         if self._plain and output == "numpy":
             exe, bufs = self._placed(leaves)
             outs = exe.execute(bufs)
@@ -131,6 +135,26 @@ class Compiled:
                 plan.keep(outs, self.device)
         return self._results(outs, output, leaves)
 
+    def _run_read_only(self, leaves, output, holders):
+        """A call where some array the program writes back is read-only: NumPy raises
+        `ValueError` at the write, if one happens. The program runs on copies of the
+        arguments it writes back; a read-only one it changed raises before anything
+        reaches the caller (the caller's arrays stay untouched: docs/semantics.md),
+        otherwise the copies are written back into the writable ones."""
+        targets = {i for i, _ in self.staged.writeback}
+        copies = {i: np.array(leaves[i], copy=True) for i in targets
+                  if type(leaves[i]) is np.ndarray}
+        result = self.run([copies.get(i, leaf) for i, leaf in enumerate(leaves)], output,
+                          holders)
+        for i, copy in copies.items():
+            if not leaves[i].flags.writeable and copy.tobytes() != leaves[i].tobytes():
+                raise ValueError("assignment destination is read-only")
+        for i, copy in copies.items():
+            if leaves[i].flags.writeable:
+                np.copyto(leaves[i], copy)
+        originals = {id(copy): leaves[i] for i, copy in copies.items()}
+        return _replace(result, originals)
+
     def check(self, outs):
         """Raise the NumPy exception of the first run-time check that failed."""
         messages = self.staged.error_messages
@@ -147,3 +171,16 @@ class Compiled:
 
     def _results(self, outs, output, leaves):
         return build_result(self.staged, outs, output, leaves)
+
+
+def _replace(tree, originals):
+    """`tree` (a result) with the argument copies of `_run_read_only` replaced by the
+    caller's arrays they stand for."""
+    t = type(tree)
+    if t in (list, tuple):
+        return t(_replace(x, originals) for x in tree)
+    if isinstance(tree, tuple) and hasattr(t, "_fields"):
+        return t(*[_replace(x, originals) for x in tree])
+    if t is dict:
+        return {k: _replace(v, originals) for k, v in tree.items()}
+    return originals.get(id(tree), tree)

@@ -155,6 +155,10 @@ def _normalise_traced(i, n, axis):
     wrapped = S.select(E.compare(i, zero, "LT"), E.add(i, size), i)
     bad = E.bitwise_or(E.compare(wrapped, zero, "LT"), E.compare(wrapped, size, "GE"))
     check(bad, f"index {{}} is out of bounds for axis {axis} with size {n}", payload=i)
+    if n == 0:
+        # every index is out of bounds (the check above names it at run time); there is
+        # no element to stage a read of: the program raises here whenever it gets here
+        raise IndexError(f"index is out of bounds for axis {axis} with size 0")
     return wrapped
 
 

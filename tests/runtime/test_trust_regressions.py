@@ -1,0 +1,62 @@
+"""Silent differences and raw errors of issue 35, each shrunk to its program: the
+result, the exception and the caller's arrays afterwards must be NumPy's (after an
+exception: NumPy's or untouched, as docs/semantics.md says)."""
+import numpy as np
+import pytest
+
+from npxla import jit
+
+
+def write_then_write(b, a):
+    a[0] = 1.0
+    b[0] = 2.0
+    return b
+
+
+def write_in_branch_not_taken(b, a):
+    if b.sum() > 100:
+        a[0] = 1.0
+    return b * 2
+
+
+def read_only_pair():
+    b, a = np.zeros(2), np.zeros(2)
+    a.flags.writeable = False
+    return b, a
+
+
+def test_a_read_only_argument_written_raises_before_anything_is_written():
+    for fn in (write_then_write, jit(write_then_write)):
+        b, a = read_only_pair()
+        with pytest.raises(ValueError, match="read-only"):
+            fn(b, a)
+        np.testing.assert_array_equal(b, [0.0, 0.0])       # NumPy raised first too
+
+
+def test_a_read_only_argument_written_only_in_a_branch_not_taken_is_fine():
+    b, a = read_only_pair()
+    np.testing.assert_array_equal(jit(write_in_branch_not_taken)(b, a), [0.0, 0.0])
+    b2, a2 = read_only_pair()
+    b2 += 200
+    with pytest.raises(ValueError, match="read-only"):
+        jit(write_in_branch_not_taken)(b2, a2)
+    np.testing.assert_array_equal(a2, [0.0, 0.0])
+
+
+def index_empty(x, i):
+    return x[:0][i]
+
+
+def index_empty_in_branch(x, i):
+    if x.sum() > 5:
+        return x[:0][i]
+    return x[0]
+
+
+def test_a_traced_index_into_an_empty_axis_raises_numpys_index_error():
+    for fn in (index_empty, jit(index_empty)):
+        with pytest.raises(IndexError, match="out of bounds for axis 0 with size 0"):
+            fn(np.ones(3), np.int64(0))
+    assert jit(index_empty_in_branch)(np.ones(2), np.int64(0)) == 1.0
+    with pytest.raises(IndexError, match="size 0"):
+        jit(index_empty_in_branch)(np.ones(8), np.int64(0))

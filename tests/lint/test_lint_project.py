@@ -55,8 +55,7 @@ TEST_FILES = sorted(p for p in glob.glob(os.path.join(ROOT, "tests", "**", "*.py
 
 def test_supported_test_functions_have_no_findings():
     """Every error-severity rule is silent on the functions the differential tests
-    compile. (Warnings are excluded: test_seed_examples.py demonstrates a deliberate
-    trace-time side effect, which NPX303 reports.)"""
+    compile. (Warnings are excluded: they point at costs, not refusals.)"""
     total, findings = 0, []
     for path in TEST_FILES:
         source = open(path, encoding="utf-8").read()

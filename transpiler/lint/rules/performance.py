@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import CONTAINERS, REF
+from npxla.transpiler.lint.values import REF
 from npxla.transpiler.lint.rules.base import JAX, Rule, register
 
 
@@ -98,34 +98,33 @@ class TraceTimeSideEffect(Rule):
     explain = """
         A jitted function's Python code runs while it is compiled (once per input
         signature); only array computations end up in the compiled program. Side
-        effects such as appending to a list or dict outside the function, writing
-        files, logging, `warnings.warn`, reading clocks or Python's `random` happen once
-        at compile time and are baked in or skipped on later calls. Do them outside the
-        jitted function, or return the values. (`print` is fine under npxla's `@jit`:
-        it prints at run time.)"""
+        effects outside npxla's reach, such as writing or reading files, sleeping,
+        exiting, running subprocesses or Python's `random`, happen once at compile
+        time and are baked in or skipped on later calls. Do them outside the jitted
+        function, or return the values. (`print`, `logging`, `warnings.warn` and the
+        clocks of `time` run at run time under npxla's `@jit`, and attribute stores,
+        `global` and changes to outside lists and dicts are replayed after every
+        run.)"""
     bad = """
+        import time
         import numpy as np
         from npxla import jit
 
-        LOSSES = []
-
         @jit
-        def loss(x):
-            value = (x * x).sum()
-            LOSSES.append(value)
-            return value
+        def throttled(x):
+            time.sleep(0.01)
+            return (x * x).sum()
         """
     good = """
+        import time
         import numpy as np
         from npxla import jit
 
-        LOSSES = []
-
         @jit
-        def loss(x):
+        def throttled(x):
             return (x * x).sum()
 
-        # LOSSES.append(loss(x))
+        # time.sleep(0.01); throttled(x)
         """
 
     def on_call(self, ctx, node, callee, args, kwargs):
@@ -135,7 +134,3 @@ class TraceTimeSideEffect(Rule):
         if qual in K.SIDE_EFFECT_CALLS or qual.startswith(K.SIDE_EFFECT_MODULES):
             self.report(ctx, node, what=f"'{qual.replace('builtins.', '')}(...)'")
 
-    def on_container_mutation(self, ctx, node, container, what):
-        if container.kind in CONTAINERS and any(o[0] == "outside" for o in container.origins):
-            name = next(o[1] for o in container.origins if o[0] == "outside")
-            self.report(ctx, node, what=f"changing '{name}' ({what}), which lives outside the function,")

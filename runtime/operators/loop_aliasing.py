@@ -70,10 +70,38 @@ def may_stay_alias(init, arg, new, pred0, born):
         root = new
         while root._view is not None and root._alias_of is None:
             root = root._view[0]
-        if root is arg or root._alias_of is not None or root._switch is not None:
+        if root._switch is not None:
+            # a branch of the body picked it (`if c: y = x`): every outside array the
+            # selection may be is a candidate too, not only the pre-loop value
+            outside = _outside_options(root, arg, born)
+            return ((init,) + outside if outside else (init,)), False
+        if root._alias_of is not None:
+            # a branch left it ambiguous (`if c: y = x[::-1]`): the arrays it may be
+            outside = tuple(b for b, _ in (root._alias_bases or ())
+                            if b is not arg and b._born < born)
+            return (init,) + outside, False
+        if root is arg:
             return (init,), False
         if root._born < born:
             return (init, root), False
     if is_traced(pred0):
         return (init,), init._alias_of is None
     return (), False
+
+
+def _outside_options(switch, arg, born):
+    """The arrays from before the loop (not its own carried argument) that the
+    selection `switch` may be, through nested selections and views."""
+    out, stack, seen = [], [switch], set()
+    while stack:
+        h = stack.pop()
+        if id(h) in seen:
+            continue
+        seen.add(id(h))
+        while h._view is not None and h._alias_of is None:
+            h = h._view[0]
+        if h._switch is not None:
+            stack.extend(o for _, o in h._switch[1])
+        elif h is not arg and h._born < born:
+            out.append(h)
+    return tuple(out)

@@ -19,7 +19,7 @@ program), with the known-bad families of `known.KNOWN` switched off. The slow ru
                         (feature `large_args`; default 60)
     NPXLA_FUZZ_EFFECTS_SECONDS  the time box of the slow campaign over side effects and
                         an installed package (features `effects`, `helpers_pkg`;
-                        default 120)
+                        default 90)
 
 Features `effects` and `helpers_pkg` are off in the default campaign (their programs
 run twice and compare more state); `test_random_programs_with_effects` covers a few
@@ -153,8 +153,8 @@ def test_random_programs_with_effects():
 @pytest.mark.slow
 def test_random_programs_with_effects_slow():
     """The same families over many seeds, time-boxed by NPXLA_FUZZ_EFFECTS_SECONDS
-    (default 120); failures of a family listed in known.KNOWN are printed, not failed on."""
-    seconds = float(os.environ.get("NPXLA_FUZZ_EFFECTS_SECONDS", "120"))
+    (default 90); failures of a family listed in known.KNOWN are printed, not failed on."""
+    seconds = float(os.environ.get("NPXLA_FUZZ_EFFECTS_SECONDS", "90"))
     workers = int(os.environ.get("NPXLA_FUZZ_WORKERS", str(min(4, os.cpu_count() or 1))))
     report = run_in_processes(range(4_000_000, 4_100_000), EFFECT_FEATURES, chunk=500,
                               workers=workers, shrink_seconds=60, time_limit=seconds)

@@ -29,13 +29,14 @@ helpers_pkg` runs them from the command line.
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
 
 from . import regress
 from .campaign import run_campaign, run_in_processes
-from .known import ALL_FEATURES, DEFAULT_FEATURES, KNOWN
+from .known import ALL_FEATURES, DEFAULT_FEATURES, KNOWN, SLOW_COMPILE
 from .runner import run_function
 
 DEFAULT_SEEDS = 30      # the default run stays under 5 minutes; the slow run takes many more
@@ -131,6 +132,13 @@ def test_random_programs_with_large_arguments_slow():
     report = run_in_processes(range(3_000_000, 3_100_000), feats, chunk=500,
                               workers=workers, shrink_seconds=60, time_limit=seconds)
     print("\n" + report.table())
+    # a time-out of a program with a data-dependent return in nested loops is the slow
+    # compile of issue 35 item 5 (known.SLOW_COMPILE): listed, not failed on; any other
+    # failure of such a program still fails
+    for key, fail in list(report.failures.items()):
+        if "no result after" in key and re.search(SLOW_COMPILE.pattern, fail.original):
+            print(f"known slow compile ({SLOW_COMPILE.name}): seeds {fail.seeds[:5]}")
+            del report.failures[key]
     assert not report.failures, "\n" + _message(report)
 
 

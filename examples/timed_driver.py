@@ -23,7 +23,6 @@ driver prints the per-call times of both ways).
 Run: python examples/timed_driver.py [--size small|medium|large] [--repeats 5]
 """
 import argparse
-import copy
 import statistics
 import time
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from differential import check
 from npxla import jit
-from npxla.transpiler.base.errors import TranspileError, UnsupportedOperationError
+from npxla.transpiler.base.errors import TranspileError
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -22,7 +22,7 @@ from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.lowering.hoist import hoist_loop_products
 from npxla.runtime.staging.pytypes import is_marked, mark_ndarray
-from npxla.runtime.staging.pytree import flatten, leaf_key, unflatten
+from npxla.runtime.staging.pytree import element_strides, flatten, unflatten
 from npxla.runtime.numpy.shape import set_layout
 from npxla.runtime.staging.trace import Trace
 from npxla.runtime.xla.program import Staged
@@ -102,8 +102,10 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
                                   deps=frozenset([i]))
                 if isinstance(leaf, np.ndarray):    # a 0-d array, not a NumPy scalar
                     mark_ndarray(h)
-                    if not leaf.flags.c_contiguous and type(leaf_key(leaf)[2][0]) is int:
-                        set_layout(h, leaf_key(leaf)[2])    # transposed, Fortran, strided
+                    if not leaf.flags.c_contiguous:        # transposed, Fortran, strided
+                        strides = element_strides(leaf)
+                        if type(strides[0]) is int:
+                            set_layout(h, strides)
             handles.append(h)
         for kind, i, j in sharing:       # one array passed twice: one handle, as in NumPy
             if kind == "same" and i not in static_leaves and j not in static_leaves:

@@ -105,12 +105,10 @@ def if_stmt(test, body, orelse, inputs, names):
             key = getattr(e, "attribute", None)
             if key is None or any(key[0] is o and key[1] == n for o, n in carried) or \
                     len(carried) >= _MAX_CARRIED or \
-                    getattr(key[0], key[1], MISSING_ATTRIBUTE) is MISSING_ATTRIBUTE:
+                    getattr(key[0], key[1], effects.MISSING) is effects.MISSING:
                 raise
             carried.append(key)
 
-
-MISSING_ATTRIBUTE = object()
 
 
 def _stage_if_carrying(pred, branches, names, carried):

@@ -113,30 +113,25 @@ def _tree(x, fn):
     return fn(x)
 
 
-def _has_traced(x):
-    """Whether `x` (or a list, tuple or dict in it) holds a traced value or a
-    DeferredStr."""
+def _any_leaf(x, pred):
+    """Whether `pred` holds for a leaf of `x` (through lists, tuples and dicts)."""
     t = type(x)
-    if t is AbstractArray:
-        return x.const is None
-    if t is DeferredStr:
-        return True
     if t in (list, tuple):
-        return any(_has_traced(v) for v in x)
+        return any(_any_leaf(v, pred) for v in x)
     if t is dict:
-        return any(_has_traced(v) for v in x.values())
-    return False
+        return any(_any_leaf(v, pred) for v in x.values())
+    return pred(x)
+
+
+def _has_traced(x):
+    """Whether `x` holds a traced value or a DeferredStr."""
+    return _any_leaf(x, lambda v: type(v) is DeferredStr or
+                     (type(v) is AbstractArray and v.const is None))
 
 
 def _has_abstract(x):
-    t = type(x)
-    if t is AbstractArray or t is DeferredStr or is_bounded(x):
-        return True
-    if t in (list, tuple):
-        return any(_has_abstract(v) for v in x)
-    if t is dict:
-        return any(_has_abstract(v) for v in x.values())
-    return False
+    """Whether `x` holds an abstract array (constant or not) or a DeferredStr."""
+    return _any_leaf(x, lambda v: type(v) in (AbstractArray, DeferredStr) or is_bounded(v))
 
 
 def _staging_value(x):

@@ -84,7 +84,7 @@ class JittedFunction:
     _host_library = True
 
     def __init__(self, fn, *, static_argnums=(), static_argnames=(), device=None,
-                 output="numpy"):
+                 output="numpy", fast_math=False):
         if output not in ("numpy", "device"):
             raise ValueError("output must be 'numpy' or 'device'")
         self.__wrapped__ = fn
@@ -97,6 +97,8 @@ class JittedFunction:
         # Python function calling them (see `forwarding`)
         self._fn = fn if isinstance(fn, types.FunctionType) else forwarder(fn)
         self._device_spec = device
+        # whether XLA may contract float products into fused multiply-adds
+        self._fast_math = bool(fast_math)
         self._output = output
         self._converted = None
         self._global_names = None
@@ -371,7 +373,8 @@ class JittedFunction:
 
     def _options(self):
         return (tuple(sorted(self._static_argnums)), tuple(sorted(self._static_argnames)),
-                self._output, tuple(sorted((self._windows or {}).items())))
+                self._output, tuple(sorted((self._windows or {}).items())),
+                self._fast_math)
 
     def _environment(self, args, kwargs):
         """What the program will read from its environment (see `guards`)."""
@@ -414,6 +417,7 @@ class JittedFunction:
                                        user_error=raises_at_run_time,
                                        platform=self.device.platform,
                                        host_library=self._host_library,
+                                       fast_math=self._fast_math,
                                        windows=windows,
                                        arguments_returned=self._returns_arguments and
                                        self._output == "numpy")

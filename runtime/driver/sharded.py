@@ -43,9 +43,9 @@ class ShardedFunction(JittedFunction):
     _host_library = False
 
     def __init__(self, fn, *, shard, mesh=None, static_argnums=(), static_argnames=(),
-                 device=None, output="numpy"):
+                 device=None, output="numpy", fast_math=False):
         super().__init__(fn, static_argnums=static_argnums, static_argnames=static_argnames,
-                         device=device, output=output)
+                         device=device, output=output, fast_math=fast_math)
         self._windows = None      # no speculative windows: a sharded run is not retried
         self.spec = ShardSpec(shard, mesh, self._signature, self._static_argnames,
                               self.__name__)

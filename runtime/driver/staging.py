@@ -66,7 +66,8 @@ def memory_sharing(leaves) -> tuple:
 
 def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(), bind=None,
           unrolled=frozenset(), user_error=None, sharing=(), platform="cpu",
-          windows=None, arguments_returned=False, host_library=True) -> Staged:
+          windows=None, arguments_returned=False, host_library=True,
+          fast_math=False) -> Staged:
     """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value.
     `implicit`: arrays appended to the flat leaves; `bind(their handles, args, kwargs)`
     returns the (function, args, kwargs) to stage. `unrolled`: loop body code objects
@@ -77,13 +78,14 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
     keep their whole axis). `arguments_returned`: a result that is an array argument
     itself (`A += ...; return A`) is the caller's array, as in NumPy (the same
     object, after the write-back), not an output of the program. `host_library`: whether
-    lowerings may call NumPy's own routines back on the host (CPU, one device)."""
+    lowerings may call NumPy's own routines back on the host (CPU, one device).
+    `fast_math`: let XLA fuse float products into sums (`lowering.rounding`)."""
     refuse_unsupported_arguments(fn, args, kwargs)
     leaves: list = []
     treedef = flatten((tuple(args), dict(kwargs)), leaves)
     n_explicit = len(leaves)
     leaves.extend(implicit)
-    with Trace(unrolled, platform, windows, host_library) as trace:
+    with Trace(unrolled, platform, windows, host_library, fast_math) as trace:
         param_leaves = [i for i in range(len(leaves)) if i not in static_leaves]
         avals = []
         for i in param_leaves:

@@ -5,6 +5,8 @@ import numpy as np
 from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
 from npxla.runtime.lowering.core import Primitive
+from npxla.runtime.lowering.rounding import rounded
+from npxla.runtime.staging.types import dtype_of
 
 
 def _typing(*avals, dtype=None):
@@ -51,7 +53,8 @@ def compare(a, b, direction):
 
 add = elementwise("add", hlo.AddOp)
 subtract = elementwise("subtract", hlo.SubtractOp)
-multiply = elementwise("multiply", hlo.MulOp)
+multiply = elementwise("multiply", lambda a, b: rounded(
+    hlo.MulOp(a, b).result, dtype_of(a.type)))
 divide = elementwise("divide", hlo.DivOp)
 remainder = elementwise("remainder", hlo.RemOp)
 power = elementwise("power", hlo.PowOp)

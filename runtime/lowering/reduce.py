@@ -16,6 +16,7 @@ from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import constant
 from npxla.runtime.lowering.core import Primitive
 from npxla.runtime.lowering.elementwise import _compare_type
+from npxla.runtime.lowering.rounding import unrounded
 
 _BINARY = {"add": hlo.AddOp, "mul": hlo.MulOp, "max": hlo.MaxOp, "min": hlo.MinOp,
            "and": hlo.AndOp, "or": hlo.OrOp}
@@ -77,6 +78,8 @@ def reduce(x: AbstractArray, *, kind: str, axes) -> AbstractArray:
         count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
         return extreme_p(x, init, axes=axes, kind=kind, dtype=x.dtype,
                          guard=x.size >= GUARD_MIN and count > 1)[0]
+    if kind == "add" and x.dtype.kind == "f":
+        x = AbstractArray(x.shape, x.dtype, ir=unrounded(x.ir), deps=x.deps)
     return reduce_p(x, init, axes=axes, body=_binary_body(kind))[0]
 
 

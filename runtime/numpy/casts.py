@@ -89,11 +89,11 @@ def int_(x=0, *args):
     if x.dtype.kind == "c" and x.weak:
         raise TypeError(_COMPLEX_MSG["i"])
     if x.dtype.kind == "f" and x.const is None:
-        _check_int_of_float(x)
+        check_int_of_float(x)
     return cast_to(x, np.int64, weak=True)
 
 
-def _check_int_of_float(x):
+def check_int_of_float(x):
     """Python's errors for `int(float)` where the value has none as an int64: NaN
     (ValueError) and inf (OverflowError); a finite value beyond int64 would be a Python
     int npxla cannot hold (refused at run time, IntegerOverflowError)."""

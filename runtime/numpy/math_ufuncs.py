@@ -23,6 +23,7 @@ from npxla.runtime.numpy.arithmetic import (cmp, copy, copysign, exact, full, is
                                             is_int, isnan, or_, register_table, select,
                                             via_f32)
 from npxla.runtime.numpy.coercion import as_array
+from npxla.runtime.numpy.casts import check_int_of_float
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import (dispatch, implements, register_method,
                                           register_property)
@@ -365,8 +366,11 @@ def builtin_round(x, ndigits=None):
     if x.ndim:
         raise TypeError("type numpy.ndarray doesn't define __round__ method")
     if ndigits is None:
-        return _weak(x if is_int(x) else E.round_even(x), np.int64) if not is_int(x) \
-            else _weak(x, np.int64 if x.dtype != np.uint64 else np.uint64)
+        if is_int(x):
+            return _weak(x, np.int64 if x.dtype != np.uint64 else np.uint64)
+        if x.const is None:
+            check_int_of_float(x)       # round(nan), round(inf): Python's errors
+        return _weak(E.round_even(x), np.int64)
     out = round_(x, ndigits)
     return _weak(out, out.dtype) if x.weak else out
 
@@ -400,6 +404,8 @@ def _math_impl(ufunc, kind, fname):
             return _weak(ops[0], np.int64)
         ops = [cast_to(o, np.float64) for o in ops]
         out = dispatch(ufunc, tuple(ops), {})
+        if kind == "i" and out.const is None:
+            check_int_of_float(out)     # math.floor(nan), math.ceil(inf): Python's errors
         return _weak(out, {"f": np.float64, "i": np.int64, "b": np.bool_}[kind])
     return impl
 

@@ -32,7 +32,7 @@ class Trace:
     below is thread-local), so concurrent stagings never see each other's state."""
 
     def __init__(self, unrolled=frozenset(), platform="cpu", windows=None,
-                 host_library=True):
+                 host_library=True, fast_math=False):
         """All state of one staging run lives here, none in module globals: threads that
         stage at once each have their own trace."""
         # the platform compiled for: lowerings that differ per platform read it
@@ -40,6 +40,13 @@ class Trace:
         # whether a lowering may call a host library routine back (`callbacks`): not
         # in programs split over devices, which cannot call back
         self.host_library = host_library and platform == "cpu"
+        # policy: whether XLA may contract a float product with a following sum into
+        # one fused multiply-add (`lowering.rounding`); NumPy rounds both, so by
+        # default every float product is rounded where it is computed
+        self.fast_math = fast_math
+        # {unsigned dtype: handle} of the run-time zero that hides a product's bits
+        # from the code generator (`lowering.rounding`), made once per program
+        self.opaque_zeros: dict = {}
         self.context = _new_context()
         self.location = ir.Location.unknown(self.context)
         with self.context, self.location:

@@ -174,3 +174,26 @@ def test_int_of_a_float_beyond_int64_is_refused_at_run_time():
     from npxla.transpiler.base.errors import IntegerOverflowError
     with pytest.raises(IntegerOverflowError):
         jit(int_index)(np.array([0.0, 1.0, 1e30]))
+
+
+def round_index(x):
+    return x[round(x.max()) - 3]
+
+
+def floor_ceil_index(x):
+    import math
+    return x[math.floor(x.min()) + math.ceil(x.max()) - 3]
+
+
+@pytest.mark.parametrize("fn", [round_index, floor_ceil_index])
+@pytest.mark.parametrize("bad, error", [(np.nan, ValueError), (np.inf, OverflowError)])
+def test_round_floor_ceil_of_nan_or_inf_raise_like_python(fn, bad, error):
+    """Python's `round`, `math.floor` and `math.ceil` make ints: NaN and inf have none
+    (they gave INT_MIN, and x[INT_MIN - 3] read some element)."""
+    x = np.array([0.0, 1.0, bad])
+    with pytest.raises(error):
+        fn(x)
+    with pytest.raises(error):
+        jit(fn)(x)
+    good = np.array([0.0, 1.0, 2.4])
+    assert jit(fn)(good) == fn(good)

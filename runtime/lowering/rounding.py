@@ -1,0 +1,77 @@
+"""Float products rounded where NumPy rounds them: no fused multiply-add.
+
+NumPy evaluates `a * b + c` as two ufuncs, so the product is rounded to the dtype
+before the sum. XLA's code generators (LLVM on CPU and GPU) are allowed to contract a
+multiply followed by an add into one FMA instruction, which rounds once: the result
+differs in the last bit, and after a cancellation (`a*x + b*x` with `a == -b`) or in
+chaotic iterations it differs in every bit. XLA has no per-compile switch for the
+contraction alone (its target options allow it unconditionally; `xla_cpu_max_isa`
+below AVX2 only takes effect process-wide, and removes AVX2 everywhere).
+
+So the product's bits pass through an integer `or` with a zero the compiler cannot
+see: `replica_id()` converted to the product's width (0 in every program npxla runs,
+which has one replica). An `fadd` whose operand is `bitcast(or(bitcast(a*b), z))` is
+not an `fadd` of an `fmul`, so no backend can fuse them, and the `or` costs one integer
+instruction per element, in the same fused loop. `jit(..., fast_math=True)` leaves the
+products bare and lets XLA contract them.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.staging.types import tensor_type
+
+# float dtype width -> the unsigned dtype its bits are viewed as
+_BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def rounded(value: ir.Value, dtype) -> ir.Value:
+    """`value` (a float product just computed) as a value no later op can fuse with
+    the multiply; unchanged for other dtypes, in fast-math traces, or outside one."""
+    dtype = np.dtype(dtype)
+    trace = current_trace()
+    if dtype.kind != "f" or trace is None or trace.fast_math or trace.block is None:
+        return value
+    bits = np.dtype(_BITS[dtype.itemsize])
+    shape = ir.RankedTensorType(value.type).shape
+    zero = _opaque_zero(trace, bits)
+    if shape:
+        zero = hlo.BroadcastInDimOp(tensor_type(shape, bits), zero, []).result
+    as_int = hlo.BitcastConvertOp(tensor_type(shape, bits), value).result
+    hidden = hlo.OrOp(as_int, zero).result
+    return hlo.BitcastConvertOp(value.type, hidden).result
+
+
+def _opaque_zero(trace, bits: np.dtype) -> ir.Value:
+    """A 0-d zero of `bits` made at the top of the entry function, so that it dominates
+    every use, inside loops and branches too (regions may use values from above)."""
+    zero = trace.opaque_zeros.get(bits)
+    if zero is None:
+        with ir.InsertionPoint.at_block_begin(trace.block):
+            replica = hlo.ReplicaIdOp().result
+            zero = replica if bits == np.uint32 else \
+                hlo.ConvertOp(tensor_type((), bits), replica).result
+        trace.opaque_zeros[bits] = zero
+    return zero
+
+
+def unrounded(value: ir.Value) -> ir.Value:
+    """The bare product behind a `rounded` one, else `value`. A sum reduction takes
+    it: XLA's summation order already differs from NumPy's pairwise sum in the last
+    bits, and a product hidden from the reduction would be written to memory in full
+    before it is summed (`(a * a).sum()` took twice as long)."""
+    outer = _defining(value, "stablehlo.bitcast_convert")
+    hidden = outer and _defining(outer.operands[0], "stablehlo.or")
+    inner = hidden and _defining(hidden.operands[0], "stablehlo.bitcast_convert")
+    product = inner and _defining(inner.operands[0], "stablehlo.multiply")
+    return product.result if product else value
+
+
+def _defining(value: ir.Value, name: str):
+    owner = value.owner
+    return owner if isinstance(owner, ir.Operation) and owner.name == name else \
+        (owner.operation if hasattr(owner, "operation") and owner.operation.name == name
+         else None)

@@ -15,7 +15,7 @@ import numpy as np
 
 from npxla.runtime.driver import residency
 from npxla.runtime.driver.results import build as build_result, to_result
-from npxla.runtime.numpy.errorflags import raise_for
+from npxla.runtime.numpy.errorflags import raise_for, uses_payloads
 from npxla.runtime.operators.printing import execute as execute_with_callbacks
 from npxla.runtime.staging.bounded import WindowOverflow
 from npxla.runtime.staging.pytree import unflatten
@@ -48,7 +48,7 @@ class Compiled:
         # arguments not 64-byte aligned may go in without a copy (see `superset`)
         self._shift = Shifter.make(self._text, staged.arg_avals, device, self.compile_text)
         # checks that name an offending value have them as the output before the flags
-        self._payloads = any(type(m) is tuple and len(m) == 4 for m in staged.error_messages)
+        self._payloads = uses_payloads(staged.error_messages)
         # checks that a speculative window held its slice: (flag index, site, payload)
         self._window_checks = [(k, m[1], m[3]) for k, m in enumerate(staged.error_messages)
                                if type(m) is tuple and m[0] is WindowOverflow]

@@ -25,7 +25,7 @@ from npxla.transpiler.base.errors import TranspileError, UnsupportedOperationErr
 from npxla.runtime.driver.results import to_result, trim
 from npxla.runtime.driver.jitted import JittedFunction
 from npxla.runtime.driver.shardspec import ShardSpec
-from npxla.runtime.numpy.errorflags import raise_for
+from npxla.runtime.numpy.errorflags import raise_for, uses_payloads
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from npxla.runtime.staging.pytree import flatten, unflatten
 from npxla.runtime.xla import devices as xla_devices
@@ -238,7 +238,7 @@ class ShardedCompiled:
         self._exe = None
 
     def _has_payloads(self):
-        return int(any(type(m) is tuple and len(m) == 4 for m in self.staged.error_messages))
+        return int(uses_payloads(self.staged.error_messages))
 
     @property
     def executable(self):

@@ -27,7 +27,7 @@ from npxla.runtime.numpy.shape import set_layout
 from npxla.runtime.staging.trace import Trace
 from npxla.runtime.xla.program import Staged
 from npxla.runtime.operators.effects import Effects
-from npxla.runtime.numpy.errorflags import check_raises
+from npxla.runtime.numpy.errorflags import check_raises, message_payloads, output_slots
 from npxla.runtime.numpy.errorflags import combine
 from npxla.transpiler.base.dtypes import dtype_of_python_scalar
 
@@ -139,7 +139,8 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
         # becomes the last check, one that always fires
         if not trace.error_checks or user_error is None or not user_error(e):
             raise
-        check_raises(AbstractArray((), np.bool_, ir=as_abstract(np.True_).ir), e)
+        check_raises(AbstractArray((), np.bool_, ir=as_abstract(np.True_).ir), e,
+                     message_payloads(e))
         result = None
     if trace.pending_errors:
         raise trace.pending_errors[0]
@@ -200,12 +201,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
             outputs.append(cast_to(h, h.dtype).ir)
     messages = []
     if trace.error_checks:
-        messages, payloads = [], []
-        for _, m in trace.error_checks:
-            if type(m) is tuple and len(m) == 4:     # (.., payload handle) -> index
-                payloads.append(m[3])
-                m = m[:3] + (len(payloads) - 1,)
-            messages.append(m)
+        messages, payloads = output_slots(trace.error_checks)
         if payloads:                      # the offending values, before the flags
             outputs.append(combine(payloads))
         outputs.append(combine([f for f, _ in trace.error_checks]))

@@ -8,11 +8,19 @@ import numpy as np
 
 from npxla.transpiler.base.origin import locate, locate_stack
 
+from npxla.runtime.lowering import elementwise_extra as X
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.bounded import WindowOverflow
 from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.registry import dispatch
+from npxla.runtime.numpy.text import format_field
+
+# the tag of a check whose exception message shows run-time values
+VALUES = "message-values"
+# the most elements of one value an exception message carries out of the program
+_MAX_MESSAGE_ELEMENTS = 64
 
 
 def check(flag, message, error=IndexError, payload=None):
@@ -76,9 +84,9 @@ def check_window(flag, site, need):
     trace.add_error_check(flag, (WindowOverflow, site, None, handle))
 
 
-def _state_handle(dtype):
+def _state_handle(dtype, shape=()):
     """A zero handle older than every region, so branches and loops carry it out."""
-    handle = AbstractArray((), dtype, const=np.zeros((), dtype))
+    handle = AbstractArray(shape, dtype, const=np.zeros(shape, dtype))
     handle._born = -1
     return handle
 
@@ -90,15 +98,98 @@ def _where(frame):
     return where.render() if where is not None else None
 
 
-def check_raises(flag, exc: BaseException):
+def check_raises(flag, exc: BaseException, values=None):
     """Record that the program raises `exc` (an exception a user's `raise` made) when
-    the traced bool `flag` holds at run time."""
+    the traced bool `flag` holds at run time. `values`: what `message_payloads` made
+    for its message where its traced values were staged (else the message shows
+    `<traced ...>` for them)."""
     if not getattr(exc, "__notes__", None):      # where it was raised, else the `if`
         where = locate(exc.__traceback__)
         note = where.render() if where is not None else _where(sys._getframe(1))
         if note is not None:
             exc.add_note(note)
+    if values is not None:
+        i, pieces, handles = values
+        args = list(exc.args)
+        args[i] = str.__str__(args[i])       # the staging-time text: plain data
+        exc.args = tuple(args)
+        current_trace().add_error_check(flag, (VALUES, exc, i, pieces, handles))
+        return
     current_trace().add_error_check(flag, exc)
+
+
+def message_payloads(exc: BaseException):
+    """For an exception whose message is an f-string (or `%`/`format`) of traced values,
+    made where those values are valid: each value's bits are kept in a handle older
+    than every region, so the check that raises `exc` can format the message with the
+    run's values. Returns `check_raises`'s `values`, or None (no such message, or a
+    value too big or not a real number)."""
+    for i, arg in enumerate(exc.args):
+        fields = getattr(arg, "run_time_fields", None)
+        got = fields() if isinstance(arg, str) and fields is not None else None
+        if got is None:
+            continue
+        pieces, values = got
+        if any(v.dtype.kind not in "biuf" or v.size > _MAX_MESSAGE_ELEMENTS
+               for v in values):
+            return None
+        trace = current_trace()
+        where = locate(exc.__traceback__)
+        site = (str.__str__(arg), where.render() if where is not None else None)
+        handles = []
+        for k, v in enumerate(values):
+            key = ("message",) + site + (k,)
+            handle = trace.payload_sites.get(key)
+            if handle is None or handle.shape != (v.size,):
+                handle = trace.payload_sites[key] = _state_handle(np.int64, (v.size,))
+            handle.assign(_bits(v))
+            handles.append((handle, v.dtype.str, v.shape))
+        return i, pieces, handles
+    return None
+
+
+def _bits(v):
+    """The bits of `v`'s elements, one int64 each (floats bit for bit)."""
+    flat = S.reshape(v, shape=(v.size,))
+    if v.dtype.kind == "f":
+        flat = X.bitcast(flat, dtype=np.dtype(f"i{v.dtype.itemsize}"))
+    return cast_to(flat, np.int64)
+
+
+def _unbits(raw, dtype, shape):
+    """The value `_bits` kept, from the program's int64 payloads."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        value = raw.astype(f"i{dtype.itemsize}").view(dtype)
+    else:
+        value = raw.astype(dtype)
+    return value.reshape(shape)
+
+
+def output_slots(checks):
+    """The recorded checks as the program's messages (data only), with each payload
+    handle replaced by its offset among the program's payload values, and the
+    handles in that order."""
+    messages, payloads, offset = [], [], 0
+    for _, m in checks:
+        if type(m) is tuple and len(m) == 4:       # (.., payload handle) -> offset
+            payloads.append(m[3])
+            m = m[:3] + (offset,)
+            offset += 1
+        elif type(m) is tuple and m[0] == VALUES:
+            fields = []
+            for handle, dtype, shape in m[4]:
+                payloads.append(handle)
+                fields.append((offset, dtype, tuple(shape)))
+                offset += handle.size
+            m = m[:4] + (tuple(fields),)
+        messages.append(m)
+    return messages, payloads
+
+
+def uses_payloads(messages) -> bool:
+    """Whether the program outputs payload values (before its flags)."""
+    return any(type(m) is tuple and (len(m) == 4 or m[0] == VALUES) for m in messages)
 
 
 def raise_for(entry, payloads=None):
@@ -106,6 +197,18 @@ def raise_for(entry, payloads=None):
     of the exception instance the program raised while it was staged."""
     if isinstance(entry, BaseException):
         return copy.copy(entry).with_traceback(None)
+    if isinstance(entry, tuple) and entry[0] == VALUES:
+        _, exc, i, pieces, fields = entry
+        exc = copy.copy(exc).with_traceback(None)
+        if payloads is not None:
+            values = [_unbits(np.asarray(payloads[o:o + int(np.prod(s, dtype=np.int64))]),
+                              d, s) for o, d, s in fields]
+            args = list(exc.args)
+            args[i] = "".join(p if type(p) is str else
+                              format_field(_as_held(values[p[0]], p[3]), p[1], p[2])
+                              for p in pieces)
+            exc.args = tuple(args)
+        return exc
     if isinstance(entry, tuple):
         cls, message, note, *slot = entry if len(entry) >= 3 else (*entry, None)
         if slot:              # the offending value, an output of the program
@@ -117,7 +220,14 @@ def raise_for(entry, payloads=None):
     return IndexError(entry)
 
 
+def _as_held(value, kind):
+    """`value` as NumPy code holds it: a Python scalar, a NumPy scalar or an array."""
+    if kind == "item":
+        return value.item()
+    return value[()] if kind == "scalar" else value
+
+
 def combine(flags):
-    """Concatenate the scalar flags into one i1 vector output."""
-    vecs = [S.reshape(f, shape=(1,)) for f in flags]
+    """Concatenate the flags (or payloads), flattened, into one vector output."""
+    vecs = [S.reshape(f, shape=(f.size,)) for f in flags]
     return vecs[0].ir if len(vecs) == 1 else S.concatenate(*vecs, axis=0).ir

@@ -19,3 +19,15 @@ def text_refusal(deps, what):
     static = frozenset(d for d in deps if type(d) is not int or d in special)
     return TEXT_OF_TRACED.error_for(deps=static or None, what=what,
                                     cls=None if static else UnsupportedOperationError)
+
+
+# an f-string field's conversion (`!s`, `!r`, `!a`, none) as CPython codes it
+CONVERSIONS = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
+
+
+def format_field(value, conversion, spec) -> str:
+    """One field of an f-string, `%`-template or `str.format` call: `conversion` is a
+    CPython conversion code, or a whole `%` spec (a str) for a `%` field."""
+    if type(conversion) is str:
+        return conversion % (value,)
+    return format(CONVERSIONS[conversion](value), spec)

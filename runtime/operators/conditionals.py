@@ -33,7 +33,7 @@ from npxla.runtime.staging.variables import UndefinedReturnValue
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.inplace import update_slice
 from npxla.runtime.numpy.bounded_core import same_value
-from npxla.runtime.numpy.errorflags import check_raises
+from npxla.runtime.numpy.errorflags import check_raises, message_payloads
 from npxla.runtime.numpy.registry import dispatch
 from npxla.transpiler.base.origin import locate_stack
 
@@ -222,8 +222,33 @@ def _raise_when_taken(pred, branches, bodies, raised):
     k, exc = raised
     other = 1 - k
     bodies[other].discard()
-    check_raises(pred if k == 0 else dispatch(np.logical_not, (pred,), {}), exc)
+    taken = pred if k == 0 else dispatch(np.logical_not, (pred,), {})
+    check_raises(taken, exc, _message_values(taken, branches[k], exc))
     return branches[other]()
+
+
+def _message_values(taken, branch, exc):
+    """The values an exception message formats (`raise ValueError(f"{x.min()} < 0")`)
+    exist only inside the branch that raises, whose trace ended with the exception: it
+    is staged again as a branch of its own that stops at the same `raise` and keeps
+    the message's values for the check (`errorflags.message_payloads`). None when the
+    message has no traced values or that branch cannot be staged so."""
+    if not any(hasattr(a, "run_time_fields") for a in exc.args):
+        return None
+    kept: list = []
+
+    def until_raise():
+        try:
+            branch()
+        except Exception as e:
+            if type(e) is type(exc) and raises_at_run_time(e):
+                kept.append(message_payloads(e))
+        return ()
+    try:
+        stage_if(taken, [until_raise, lambda: ()], ())
+    except Exception:
+        return None
+    return kept[0] if kept else None
 
 
 def stage_if(pred, branches, names, single=False):

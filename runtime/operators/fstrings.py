@@ -33,9 +33,8 @@ from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.staging.pytypes import is_marked
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.numpy.text import text_refusal
+from npxla.runtime.numpy.text import format_field, text_refusal
 
-_CONVERSIONS = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
 _FORMAT_CONVERSIONS = {None: -1, "s": 115, "r": 114, "a": 97}
 
 
@@ -73,6 +72,32 @@ class DeferredStr(str):
     def render(self, value_of):
         return render(self.parts, value_of)
 
+    def run_time_fields(self):
+        """The message as a run-time check carries it (`errorflags.message_payloads`):
+        (pieces, traced values), pieces being strings formatted now and fields
+        (k, conversion, spec, kind) of the k-th value, `kind` saying what NumPy code
+        holds for it (see `_staging_value`); None when a field cannot be carried (a
+        container of traced values, a traced format spec)."""
+        pieces: list = []
+        values: list = []
+        for p in self.parts:
+            if type(p) is str:
+                pieces.append(p)
+                continue
+            value, conversion, spec = p
+            if type(spec) is DeferredStr:
+                return None
+            if type(value) is AbstractArray and value.const is None:
+                kind = "array" if value.ndim or is_marked(value) else \
+                    ("item" if value.weak else "scalar")
+                pieces.append((len(values), conversion, str(spec), kind))
+                values.append(value)
+            elif _has_traced(value):
+                return None
+            else:
+                pieces.append(render((p,), _staging_value))
+        return tuple(pieces), values
+
 
 def format_string(parts):
     """`f"..."` in converted code (see the module docstring)."""
@@ -91,12 +116,8 @@ def render(parts, value_of):
         value, conversion, spec = p
         spec = spec.render(value_of) if type(spec) is DeferredStr else str(spec)
         value = _tree(value, value_of)
-        if type(value) is _Traced:
-            out.append(value.text)
-        elif type(conversion) is str:              # a `%` field: its whole spec
-            out.append(conversion % (value,))
-        else:
-            out.append(format(_CONVERSIONS[conversion](value), spec))
+        out.append(value.text if type(value) is _Traced else
+                   format_field(value, conversion, spec))
     return "".join(out)
 
 

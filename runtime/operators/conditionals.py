@@ -475,19 +475,24 @@ def _switch(pred, bodies, k, merged, lifted):
             return None
         cond = pred if i == 0 else dispatch(np.logical_not, (pred,), {})
         options.append((cond, o))
-    return AbstractArray.switch(merged, options)
+    return AbstractArray.switch(merged, _by_option(options, _disj))
 
 
 def _liftable(body, switch, like):
     """Whether a switch made inside `body` has only options that exist outside it,
     directly or through switches made inside it as well."""
-    return _flat_options(body, switch, like, lambda a, b: None) is not None
+    return _flat_options(body, switch, like, _none, _none) is not None
 
 
-def _flat_options(body, switch, like, conj):
+def _none(a, b):
+    return None
+
+
+def _flat_options(body, switch, like, conj, disj=None):
     """((cond, option), ...) with every option of `switch` that exists outside `body`,
-    switches made inside `body` expanded (their conditions joined with `conj`); None
-    when an option cannot be named outside `body`."""
+    switches made inside `body` expanded (their conditions joined with `conj`), one
+    pair per option (`_by_option` with `disj`); None when an option cannot be named
+    outside `body`."""
     if switch.shape != like.shape or switch.dtype != like.dtype:
         return None
     out = []
@@ -497,12 +502,33 @@ def _flat_options(body, switch, like, conj):
                 return None
             out.append((cond, o))
         elif o._switch is not None:
-            inner = _flat_options(body, o, like, conj)
+            inner = _flat_options(body, o, like, conj, disj)
             if inner is None:
                 return None
             out += [(conj(cond, c), x) for c, x in inner]
         else:
             return None
+    return _by_option(out, disj or _disj)
+
+
+def _disj(a, b):
+    return dispatch(np.logical_or, (a, b), {})
+
+
+def _by_option(options, disj):
+    """(cond, option) pairs with one pair per option: the paths that choose one array
+    are exclusive, so their conditions join with `or`. Nested switches name the same
+    few arrays along every path, and without this the pairs multiplied at each level
+    (a return in two nested unrolled loops after a `while` made 17,000 `and`s)."""
+    at: dict = {}
+    out: list = []
+    for cond, o in options:
+        k = at.get(id(o))
+        if k is None:
+            at[id(o)] = len(out)
+            out.append((cond, o))
+        else:
+            out[k] = (disj(out[k][0], cond), o)
     return out
 
 

@@ -36,7 +36,7 @@ numpy_layer = NumPyLayer()
 class AbstractArray:
     __slots__ = ("_ir", "_const", "shape", "dtype", "weak", "deps", "_view", "_version",
                  "_born", "_alias_of", "_alias_bases", "_alias_site", "_switch", "_range",
-                 "__weakref__")
+                 "_selection", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, shape, dtype, *, ir=None, const=None, weak=False, deps=frozenset()):
@@ -59,6 +59,9 @@ class AbstractArray:
         # (fresh, ((cond, existing handle), ...)): a region's result that *is* each
         # existing handle where its cond holds, else the new array `fresh` (see `switch`)
         self._switch = None
+        # a switch's last selected value and the stamp it was selected at: reads
+        # while no option changed reuse it (see `_selected`)
+        self._selection = None
         # (lo, hi): static bounds of a traced integer (loop indices), so indexing with
         # it needs neither negative-index wrapping nor a bounds check
         self._range = None
@@ -93,6 +96,7 @@ class AbstractArray:
         was taken, and `fresh` (private to this handle) on the others."""
         h = cls(fresh.shape, fresh.dtype, ir=fresh._ir, weak=fresh.weak, deps=fresh.deps)
         h._switch = (fresh, tuple(options))
+        h._selected()       # selected here, where later regions can all reuse it
         return h
 
     # --- state ------------------------------------------------------------------------
@@ -124,16 +128,28 @@ class AbstractArray:
 
     def _selected(self, memo=None):
         """The switch's current value; `memo` holds the value of every switch among its
-        options selected so far in this read, so a shared one is selected once."""
+        options selected so far in this read, so a shared one is selected once. The
+        value is kept with the stamp it was selected at and reused while no option
+        changed and it is visible here (not made in a region closed since): a return
+        in nested unrolled loops reads chains of switches at every step, and selecting
+        them anew at each read doubled the module per loop level."""
         memo = {} if memo is None else memo
+        hit = memo.get(id(self))
+        if hit is not None:
+            return hit
+        stamp = self._stamp()
+        kept = self._selection
+        if kept is not None and kept[0] == stamp and _journal.visible(kept[1]):
+            memo[id(self)] = kept[1]
+            return kept[1]
         fresh, options = self._switch
         value = fresh
         for cond, o in options:
             if o._switch is not None and o._view is None and o._alias_bases is None:
-                if id(o) not in memo:
-                    memo[id(o)] = o._selected(memo)
-                o = memo[id(o)]
+                o = o._selected(memo)
             value = numpy_layer.where(cond, o, value)
+        self._selection = (stamp, value)
+        memo[id(self)] = value
         return value
 
     def _refresh(self):

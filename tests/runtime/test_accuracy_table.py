@@ -1,0 +1,61 @@
+"""The transcendental accuracy table (tests/benchmarks/accuracy.py) on a few functions
+at a small n: the ulp metric itself, and float64 bounds that hold now and must keep
+holding (sqrt is exact; exp, log, sin, arctan2 stay within NumPy's own error, 1-2
+ulp). The full table: `python -m tests.benchmarks.accuracy`."""
+import numpy as np
+import pytest
+
+from tests.benchmarks import accuracy as A
+
+
+def test_ulp_distance_counts_adjacent_floats_across_zero_and_binades():
+    for dt in (np.float64, np.float32):
+        one, sub = dt(1), np.finfo(dt).smallest_subnormal
+        e = np.array([1, 1, 0, -0.0, sub, 2, np.inf, -np.inf, np.nan, np.nan, 1,
+                      np.inf, np.inf], dt)
+        g = np.array([np.nextafter(one, dt(2)), np.nextafter(one, dt(0)), -0.0, 0,
+                      -sub, np.nextafter(dt(2), dt(0)), np.inf, -np.inf, np.nan, 1,
+                      np.nan, np.finfo(dt).max, -np.inf], dt)
+        d, nan_mis, inf_mis = A.ulp_distance(e, g)
+        assert d.tolist() == [1, 1, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0, 0]
+        assert nan_mis.tolist() == [False] * 9 + [True, True, False, False]
+        assert inf_mis.tolist() == [False] * 11 + [True, True]
+    # the largest distance (from -max to +max) does not overflow
+    m = np.finfo(np.float64).max
+    d, _, _ = A.ulp_distance(np.array([-m]), np.array([m]))
+    assert int(d[0]) == 2 * (0x7FEFFFFFFFFFFFFF)
+
+
+def test_inputs_cover_the_regions_and_the_specials():
+    args, tags, labels = A.draw_inputs("log1p", "float32", 1000)
+    (x,) = args
+    assert x.dtype == np.float32 and len(x) == len(tags) == 1000
+    assert labels[0] == "specials" and set(np.unique(tags)) == set(range(len(labels)))
+    assert np.isnan(x).any() and np.isinf(x).any() and (x == 0).any()
+    assert (A._subnormal(x)).any()
+    (x, y), _, _ = A.draw_inputs("power", "float64", 1000)
+    assert x.dtype == y.dtype == np.float64 and len(x) == len(y) == 1000
+
+
+# float64 max ulp against NumPy, elements without subnormals (XLA:CPU flushes them);
+# measured at n = 2**20: sqrt 0, exp 2, log 1, sin 0, arctan2 1
+BOUNDS = {"sqrt": 0, "exp": 2, "log": 1, "sin": 1, "arctan2": 1}
+
+
+@pytest.mark.parametrize("name", sorted(BOUNDS))
+def test_float64_accuracy_bounds(name):
+    r = A.measure(name, "float64", n=4096, chunk=2048)
+    s = r.normal
+    assert s.count > 3500 and r.all.count == 4096
+    assert s.nan_mismatch == 0 and s.inf_mismatch == 0, A.to_markdown([r], 4096)
+    assert s.max_ulp <= BOUNDS[name], A.to_markdown([r], 4096)
+    if name == "sqrt":
+        assert s.over0 == 0
+
+
+def test_the_report_renders_both_tables():
+    results = [A.measure("sqrt", "float32", n=512), A.measure("hypot", "float64", n=512)]
+    md = A.to_markdown(results, 512)
+    assert md.count("| function | dtype | max ulp |") == 2
+    assert "| sqrt | float32 | 0 |" in md
+    assert "correctly rounded reference" in md

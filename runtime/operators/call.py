@@ -34,7 +34,8 @@ from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.numpy.bounded_core import length as bounded_length
 from npxla.runtime.numpy.registry import call_entry, has_abstract, lookup
 from npxla.runtime.numpy.index_tricks import index_trick
-from npxla.runtime.operators import effects, higher_order, hostcalls, introspection
+from npxla.runtime.operators import (effects, higher_order, hostcalls, introspection,
+                                     random_calls)
 from npxla.transpiler.conversion import convert
 from npxla.runtime.operators.provenance import (LIBRARY, is_library_callable,
                                                 is_user_function, origin_of_module)
@@ -141,6 +142,9 @@ def converted_call(f, args, kwargs):
         return result
     result = higher_order.route(f, args, kwargs, converted_call)
     if result is not higher_order.NOT_HANDLED:
+        return result
+    result = random_calls.route(f, args, kwargs)
+    if result is not random_calls.NOT_HANDLED:
         return result
     _refuse_random(f)
     if getattr(type(f), "__npxla_jitted__", False):     # a JittedFunction (the driver's)

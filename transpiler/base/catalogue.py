@@ -133,8 +133,9 @@ RANDOM_STATE = _declare(
     "NPX141", "numpy-random-state", UnsupportedOperationError,
     "{what}, which a compiled function cannot reproduce (it cannot advance a random "
     "stream)",
-    "draw the random numbers outside the jitted function (with the same generator or "
-    "seed) and pass them in as an argument")
+    "make the generator outside the jitted function and pass it in "
+    "(np.random.default_rng(seed) inside works too), or draw the random numbers outside "
+    "and pass them in as an argument")
 OUTSIDE_ARRAY_STORE = _declare(
     "NPX143", "store-into-outside-array", UnsupportedOperationError,
     "an array that was not created inside the compiled function ({what}) is modified "

@@ -120,6 +120,9 @@ LIST_ONLY_MUTATORS = frozenset({"append", "extend", "insert"})   # no ndarray ha
 # NumPy random: constructors of generator objects (others use the global state).
 RANDOM_GENERATORS = frozenset({"default_rng", "RandomState", "Generator", "PCG64",
                                "MT19937", "Philox", "SFC64", "SeedSequence", "BitGenerator"})
+# what @jit cannot make inside a program (it calls the rest of np.random at run time)
+BIT_GENERATORS = frozenset({"PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64",
+                            "SeedSequence", "BitGenerator"})
 
 # Calls with effects outside the function (they run once, while compiling).
 SIDE_EFFECT_CALLS = frozenset({

@@ -21,18 +21,22 @@ class NumpyRandomState(Rule):
     jax_note = "jax: runs once while tracing (the same numbers on every call)"
     explain = """
         NumPy's random numbers come from a state that lives in Python (the global
-        `np.random` state, or a `Generator`/`RandomState` object). A compiled program
-        cannot advance it, and XLA cannot reproduce its exact draws. Draw the numbers
-        outside the jitted function, with the same seed or generator, and pass them in
-        as an argument. (Under `jax.jit` the call runs once, while tracing, so every
-        call sees the same numbers; use `jax.random` with an explicit key.)"""
+        `np.random` state, or a `Generator`/`RandomState` object). `@jit` calls NumPy's
+        own generator from the program when it runs (the global functions, `seed`,
+        `default_rng`, `RandomState`, and the methods of generators), so the numbers
+        are NumPy's; it cannot make a bit generator itself (`PCG64(...)`,
+        `MT19937(...)`): make the generator outside the jitted function and pass it in,
+        or use `np.random.default_rng(seed)`. (Under `jax.jit` every NumPy random call
+        runs once, while tracing, so every call sees the same numbers; use
+        `jax.random` with an explicit key.)"""
     bad = """
         import numpy as np
         from npxla import jit
 
         @jit
         def noisy(x):
-            return x + 0.1 * np.random.randn(*x.shape)
+            rng = np.random.Generator(np.random.PCG64(0))
+            return x + 0.1 * rng.standard_normal(x.shape)
         """
     good = """
         import numpy as np
@@ -48,14 +52,17 @@ class NumpyRandomState(Rule):
     example_good_args = "(np.array([1.0, 2.0]), np.array([0.5, -0.5]))"
 
     def on_call(self, ctx, node, callee, args, kwargs):
+        npxla = ctx.flavor == "npxla"
         if callee.kind == REF and callee.qual and callee.qual.startswith("numpy.random."):
             name = callee.qual[len("numpy.random."):]
+            if npxla and name.split(".")[0] not in K.BIT_GENERATORS:
+                return          # called from the program when it runs (random_calls)
             if name.split(".")[0] in K.RANDOM_GENERATORS:
                 what = f"np.random.{name} creates a NumPy random generator"
             else:
                 what = f"np.random.{name} uses NumPy's global random state"
             self.report(ctx, node, what=what)
-        elif callee.kind == METHOD and callee.items[0].kind == RNG:
+        elif callee.kind == METHOD and callee.items[0].kind == RNG and not npxla:
             self.report(ctx, node,
                         what=f"'.{callee.qual}()' draws from a NumPy random generator")
 

@@ -146,7 +146,8 @@ def converted_call(f, args, kwargs):
     result = random_calls.route(f, args, kwargs)
     if result is not random_calls.NOT_HANDLED:
         return result
-    _refuse_random(f)
+    if current_trace() is not None:      # converted code run as Python draws as Python
+        _refuse_random(f)
     if getattr(type(f), "__npxla_jitted__", False):     # a JittedFunction (the driver's)
         _record(f._fn)
         return f.converted(*args, **kwargs)

@@ -7,6 +7,7 @@ computations (`np.array(x.shape).prod()`) stay exact and usable as shapes.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Callable
 
@@ -34,6 +35,11 @@ _METHODS: dict = {}         # "sum" -> impl(self, *args, **kwargs)
 _NO_FOLD: set = set()       # methods/properties that must not be folded (views)
 _UFUNC_METHODS: dict = {}   # ("add", "reduce") -> impl
 _PROPERTIES: dict = {}      # "T" -> fn(self)
+# names in libraries npxla does not import itself (SciPy): "scipy.linalg.inv" -> Entry,
+# resolved to the callables once the user's code has imported their modules
+_LAZY: dict = {}
+_LAZY_MODULES = [0]         # len(sys.modules) when the lazy names were last resolved
+_OBJECT_METHODS: dict = {}  # (id(object), method name) -> (object, Entry): norm.pdf
 
 
 def _public_name(fn):
@@ -63,6 +69,42 @@ def implements(*functions, method: str | tuple | None = None, family: str = "mis
     return register
 
 
+def implements_lazy(*names, family: str = "scipy", notes: str = ""):
+    """Register `impl` for the callables that `names` spell in a library npxla does not
+    import (SciPy is optional, and imported only by the user's code): each is found
+    once its module is in `sys.modules`. A name may end in an object's method
+    (`scipy.stats.norm.pdf`)."""
+    def register(impl):
+        for name in names:
+            entry = Entry(name, impl, family, notes=notes)
+            _LAZY[name] = entry
+            _BY_NAME[name] = entry
+        _LAZY_MODULES[0] = 0
+        return impl
+    return register
+
+
+def _resolve_lazy():
+    """Map the lazy names whose modules are now imported to their callables."""
+    loaded = len(sys.modules)
+    if loaded == _LAZY_MODULES[0]:
+        return
+    _LAZY_MODULES[0] = loaded
+    for name, entry in _LAZY.items():
+        module, _, attr = name.rpartition(".")
+        mod = sys.modules.get(module)
+        if mod is not None:
+            fn = getattr(mod, attr, None)
+            if fn is not None:
+                _FUNCTIONS.setdefault(id(fn), (fn, entry))
+            continue
+        module, _, owner = module.rpartition(".")
+        mod = sys.modules.get(module)
+        obj = getattr(mod, owner, None) if mod is not None else None
+        if obj is not None:
+            _OBJECT_METHODS.setdefault((id(obj), attr), (obj, entry))
+
+
 def register_method(name, impl, fold=True):
     """`fold=False` for methods returning views: NumPy folding would break aliasing."""
     _METHODS[name] = impl
@@ -82,6 +124,16 @@ def lookup(fn):
     hit = _FUNCTIONS.get(id(fn))
     if hit is not None and hit[0] is fn:
         return hit[1]
+    if _LAZY:
+        _resolve_lazy()
+        hit = _FUNCTIONS.get(id(fn))
+        if hit is not None and hit[0] is fn:
+            return hit[1]
+        owner = getattr(fn, "__self__", None)
+        if owner is not None:
+            hit = _OBJECT_METHODS.get((id(owner), getattr(fn, "__name__", "")))
+            if hit is not None and hit[0] is owner:
+                return hit[1]
     return None
 
 

@@ -14,6 +14,11 @@ from npxla.runtime.operators.conditionals import is_traced
 from npxla.runtime.operators.unify import ArrayType
 
 
+# `may_stay_alias`: the carried array is, after the loop, the outside array the body
+# left in it when an iteration ran, else its value before the loop
+RAN = "ran"
+
+
 class Through:
     """The kind of a carried variable that the body only updates in place: the body
     gets the pre-loop handle itself, and its updates travel as journaled handles."""
@@ -63,7 +68,10 @@ def may_stay_alias(init, arg, new, pred0, born):
     made it a view of such an array: `x = x[::2]`) while the loop carries it as a new
     value, and whether it is exactly "`init` when no iteration ran, else a new array"
     (then a switch on the loop's first condition keeps NumPy's aliasing; otherwise
-    writes through it after the loop are refused). ((), False) when there are none."""
+    writes through it after the loop are refused), or exactly "`init` when no iteration
+    ran, else the outside array every iteration left in it" (`RAN`: `for ...: r = x`,
+    the return value of a loop that returns an argument). ((), False) when there are
+    none."""
     if type(init) is not AbstractArray or not init.shape:
         return (), False
     if type(new) is AbstractArray:
@@ -83,6 +91,9 @@ def may_stay_alias(init, arg, new, pred0, born):
         if root is arg:
             return (init,), False
         if root._born < born:
+            if new is root and init._alias_of is None and root._alias_of is None and \
+                    is_traced(pred0):
+                return (init, root), RAN
             return (init, root), False
     if is_traced(pred0):
         return (init,), init._alias_of is None

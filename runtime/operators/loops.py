@@ -38,7 +38,7 @@ from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raise_u
                                                   raises_at_run_time, rebind, refuse_in_try,
                                                   stage_if, to_pred)
 from npxla.runtime.operators.iteration import Iteration, iteration_of
-from npxla.runtime.operators.loop_aliasing import (Through, independent, may_stay_alias,
+from npxla.runtime.operators.loop_aliasing import (RAN, Through, independent, may_stay_alias,
                                                    written_then_replaced)
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
 from npxla.runtime.lowering import elementwise as E
@@ -592,7 +592,12 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
             if t.weak and not t.shape and t.dtype.kind in "iu":
                 out._range = _exit_range(x, new)
             alias, exact = alias or ((), False)
-            if exact and x.shape == out.shape and x.dtype == out.dtype:
+            same = all(a.shape == out.shape and a.dtype == out.dtype for a in alias)
+            if exact == RAN and same:
+                # the outside array every iteration left in it, or `x` if none ran
+                out = AbstractArray.switch(out, [
+                    (pred0, alias[1]), (dispatch(np.logical_not, (pred0,), {}), x)])
+            elif exact and same:
                 # still `x` exactly when no iteration ran, else the last new value
                 out = AbstractArray.switch(out, [(dispatch(np.logical_not, (pred0,), {}),
                                                   x)])

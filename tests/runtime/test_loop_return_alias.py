@@ -1,0 +1,62 @@
+"""A loop that leaves an outside array in a variable on every iteration (`for ...:
+return x`, `r = x`) is followed by a run-time selection: the variable is that array when
+an iteration ran, else its value before the loop, so later in-place updates reach it
+exactly as in NumPy (issue 35 item 4; these programs were refused as "may be the same
+array as another variable")."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from differential import check
+
+
+def return_in_loop_then_update(x, n):
+    u2 = x.T
+    if np.any(x > 5):
+        return x
+    u3 = u2[:]
+    for i4 in range(n):
+        return x
+    x[x < 0.5] -= u3[2, 1]
+    return x
+
+
+def keep_last_in_loop(x, y, n):
+    """Still refused: with the `break`, whether `r` is `x` depends on which iteration
+    broke, which needs an index carried through the loop (not yet built)."""
+    r = y
+    for i in range(n):
+        if x[i % x.shape[0], 0] > 10:
+            break
+        r = x
+    x[0] += 1.0
+    return r * 1.0, y
+
+
+def reshape_view_then_loop_return(x, n):
+    u2 = x.swapaxes(0, 1)
+    if np.any(x > 5):
+        return x, 0
+    u3 = u2.reshape(4, 4)
+    for i4 in range(n):
+        return x, 1
+    for i9 in range(u3.shape[0]):
+        x[x < 0.5] -= u3[2, i9]
+    return x, 2
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_return_of_an_argument_in_a_loop(n):
+    base = np.random.default_rng(0).standard_normal((5, 8))
+    check(return_in_loop_then_update, base[1:, ::2], n)
+    check(return_in_loop_then_update, base[1:, ::2] + 10, n)
+    check(reshape_view_then_loop_return, base[1:, ::2], n)
+
+
+def test_an_alias_chosen_by_the_iteration_that_broke_is_still_refused():
+    from npxla import jit
+    from npxla.transpiler.base.errors import UnsupportedOperationError
+    x = np.random.default_rng(1).standard_normal((3, 3))
+    with pytest.raises(UnsupportedOperationError, match="may be the same array"):
+        jit(keep_last_in_loop)(x, x * 2, 3)

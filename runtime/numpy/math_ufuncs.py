@@ -30,6 +30,7 @@ from npxla.runtime.numpy.registry import (dispatch, implements, register_method,
 from npxla.runtime.numpy.ufunc_core import apply_ufunc
 from npxla.runtime.numpy.values import fresh
 from npxla.runtime.numpy.arithmetic import LOWERINGS as A
+from npxla.runtime.numpy import accurate_math as M
 from npxla.runtime.numpy.ufunc_core import store_out
 
 
@@ -53,29 +54,32 @@ def _rint(x):
     return copy(x) if is_int(x) else E.round_even(x)
 
 
-def _log_base(ln_base):
-    return lambda x: E.divide(E.log(x), full(x, ln_base))
+def _accurate(fn, complex_lower=None, narrow=None, single=None):
+    """A real float lowering from runtime/numpy/accurate_math.py (float64 within 1 ulp
+    of NumPy; float32/float16 computed in float64, by `narrow` if given, and rounded
+    back); complex operands keep `complex_lower` (XLA's op). `single`: the op float32
+    and float16 keep where XLA's own is within a few ulp of NumPy's (NumPy's float32
+    loops are 1-3 ulp from correctly rounded themselves) and the float64 detour would
+    cost 2-5x (docs/accuracy.md)."""
+    real = M.float_via_f64(fn, narrow)
+
+    def lower(x):
+        if is_complex(x):
+            return complex_lower(x)
+        if single is not None and x.dtype != np.float64:
+            return single(x)
+        return real(x)
+    return lower
 
 
-@via_f32
-def _log2(x):
-    """log2 via frexp: x = m * 2**e, m in [0.5, 1), so powers of two are exact
-    (log(x)/ln2 gives 2.9999999999999996 for 8.0 and breaks int(np.log2(n)))."""
-    if is_complex(x):
-        return E.divide(E.log(x), full(x, _LN2))
-    nbits, mbits = x.dtype.itemsize * 8, np.finfo(x.dtype).nmant
-    ibits, bias = np.dtype(f"i{x.dtype.itemsize}"), np.finfo(x.dtype).maxexp - 2
-    bits = X.bitcast(x, dtype=ibits)
-    expo = E.bitwise_and(E.shift_right_logical(bits, full(bits, mbits)),
-                         full(bits, (1 << (nbits - mbits - 1)) - 1))
-    mant_bits = E.bitwise_or(E.bitwise_and(bits, full(bits, (1 << mbits) - 1)),
-                             full(bits, bias << mbits))
-    m = X.bitcast(mant_bits, dtype=x.dtype)
-    e = cast_to(E.subtract(expo, full(expo, bias)), x.dtype)
-    out = E.add(e, E.divide(E.log(m), full(m, _LN2)))
-    # zero, negatives, inf, nan and subnormals (which XLA CPU flushes to zero anyway)
-    regular = E.bitwise_and(E.is_finite(x), cmp(x, full(x, np.finfo(x.dtype).tiny), "GE"))
-    return select(regular, out, E.divide(E.log(x), full(x, _LN2)))
+def _log_base(ln_base, accurate):
+    """log2/log10: accurate_math's real kernels (exact at powers of 2 / 10); complex
+    log(x)/ln(base)."""
+    return _accurate(accurate, lambda x: E.divide(E.log(x), full(x, ln_base)))
+
+
+_LN2 = math.log(2.0)
+_log2 = _log_base(_LN2, M.log2)
 
 
 def _exp2(x):
@@ -107,7 +111,6 @@ def _logaddexp_via(log1p_exp, log_2):
     return lower
 
 
-_LN2 = math.log(2.0)
 _logaddexp = _logaddexp_via(lambda t: E.log1p(E.exp(t)), _LN2)
 _logaddexp2 = _logaddexp_via(
     lambda t: E.divide(E.log1p(_exp2(t)), full(t, _LN2)), 1.0)
@@ -186,14 +189,17 @@ def _conjugate(x):
 
 
 LOWERINGS = {
-    np.sqrt: E.sqrt, np.cbrt: E.cbrt,
-    np.exp: E.exp, np.exp2: _exp2, np.expm1: E.expm1,
-    np.log: E.log, np.log2: _log2, np.log10: _log_base(math.log(10.0)),
-    np.log1p: E.log1p,
+    np.sqrt: E.sqrt, np.cbrt: _accurate(M.cbrt),
+    np.exp: E.exp, np.exp2: _exp2, np.expm1: _accurate(M.expm1, E.expm1, single=E.expm1),
+    np.log: E.log, np.log2: _log2, np.log10: _log_base(math.log(10.0), M.log10),
+    np.log1p: _accurate(M.log1p, E.log1p, single=E.log1p),
     np.sin: E.sin, np.cos: E.cos, np.tan: E.tan,
     np.arcsin: E.asin, np.arccos: E.acos, np.arctan: E.atan, np.arctan2: E.atan2,
-    np.sinh: E.sinh, np.cosh: E.cosh, np.tanh: E.tanh,
-    np.arcsinh: X.asinh, np.arccosh: X.acosh, np.arctanh: X.atanh,
+    np.sinh: _accurate(M.sinh, E.sinh), np.cosh: _accurate(M.cosh, E.cosh),
+    np.tanh: _accurate(M.tanh, E.tanh, single=E.tanh),
+    np.arcsinh: _accurate(M.arcsinh, X.asinh, single=X.asinh),
+    np.arccosh: _accurate(M.arccosh, X.acosh, single=X.acosh),
+    np.arctanh: _accurate(M.arctanh, X.atanh, single=X.atanh),
     np.degrees: _scaled(180.0 / np.pi), np.rad2deg: _scaled(180.0 / np.pi),
     np.radians: _scaled(np.pi / 180.0), np.deg2rad: _scaled(np.pi / 180.0),
     np.floor: _int_identity(E.floor), np.ceil: _int_identity(E.ceil),

@@ -33,16 +33,25 @@ def rounded(value: ir.Value, dtype) -> ir.Value:
     the multiply; unchanged for other dtypes, in fast-math traces, or outside one."""
     dtype = np.dtype(dtype)
     trace = current_trace()
-    if dtype.kind != "f" or trace is None or trace.fast_math or trace.block is None:
+    if dtype.kind != "f" or trace is None or trace.fast_math:
         return value
-    bits = np.dtype(_BITS[dtype.itemsize])
+    return hidden(value, dtype)
+
+
+def hidden(value: ir.Value, dtype) -> ir.Value:
+    """`value` (a float) as a value XLA cannot see through, fast math or not: neither
+    fused with the op that made it nor folded algebraically with its neighbours
+    (error-free transformations need both, `numpy/accurate_math.py`)."""
+    trace = current_trace()
+    if trace is None or trace.block is None:
+        return value
+    bits = np.dtype(_BITS[np.dtype(dtype).itemsize])
     shape = ir.RankedTensorType(value.type).shape
     zero = _opaque_zero(trace, bits)
     if shape:
         zero = hlo.BroadcastInDimOp(tensor_type(shape, bits), zero, []).result
     as_int = hlo.BitcastConvertOp(tensor_type(shape, bits), value).result
-    hidden = hlo.OrOp(as_int, zero).result
-    return hlo.BitcastConvertOp(value.type, hidden).result
+    return hlo.BitcastConvertOp(value.type, hlo.OrOp(as_int, zero).result).result
 
 
 def _opaque_zero(trace, bits: np.dtype) -> ir.Value:

@@ -36,7 +36,7 @@ from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import elementwise_extra as X
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.arithmetic import cmp, copysign, full, select
-from npxla.runtime.lowering.rounding import _opaque_zero
+from npxla.runtime.lowering.rounding import hidden as _opaque
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.staging.types import tensor_type
@@ -65,19 +65,10 @@ EXP_MAX = 709.782712893384          # largest x with exp(x) (and expm1(x)) finit
 
 
 def _hide(value: ir.Value) -> ir.Value:
-    """`value` through an integer `or` with a zero XLA cannot see (rounding.py's
-    device), also under `fast_math`: XLA's simplifier folds `(a + c1) - c2` to
-    `a + (c1 - c2)`, which turns TwoSum's error term and the round-to-integer shifter
-    into zeros, and an FMA would break Veltkamp's split."""
-    trace = current_trace()
-    if trace is None or trace.block is None:
-        return value
-    shape = ir.RankedTensorType(value.type).shape
-    zero = _opaque_zero(trace, np.dtype(np.uint64))
-    if shape:
-        zero = hlo.BroadcastInDimOp(tensor_type(shape, np.uint64), zero, []).result
-    bits = hlo.BitcastConvertOp(tensor_type(shape, np.uint64), value).result
-    return hlo.BitcastConvertOp(value.type, hlo.OrOp(bits, zero).result).result
+    """`value` through `rounding.hidden`, also under `fast_math`: XLA's simplifier folds
+    `(a + c1) - c2` to `a + (c1 - c2)`, which turns TwoSum's error term and the
+    round-to-integer shifter into zeros, and an FMA would break Veltkamp's split."""
+    return _opaque(value, np.float64)
 
 
 _hidden = E.elementwise("hidden", _hide)

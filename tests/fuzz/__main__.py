@@ -20,6 +20,10 @@ def main(argv=None) -> int:
                    help="turn one generator switch on (repeatable)")
     p.add_argument("--disable", action="append", default=[], metavar="FEATURE",
                    help="turn one generator switch off (repeatable)")
+    p.add_argument("--family", default=None, metavar="NAME",
+                   help="make every program of one family of gen_families.FAMILIES "
+                        "(exact_float, default_args, arg_layouts, float_int_casts, "
+                        "private_attrs)")
     p.add_argument("--no-shrink", action="store_true", help="print failures unshrunk")
     p.add_argument("--shrink-seconds", type=float, default=60.0)
     p.add_argument("--workers", type=int, default=0, metavar="N",
@@ -43,11 +47,14 @@ def main(argv=None) -> int:
         feats = dataclasses.replace(feats, **{name: True for name in opts.enable})
     if opts.disable:
         feats = dataclasses.replace(feats, **{name: False for name in opts.disable})
+    if opts.family:
+        feats = dataclasses.replace(feats, family=opts.family)
     if opts.show is not None:
         from .gen import generate
         prog = generate(opts.show, feats)
         print(prog.source)
-        print("# args:", prog.args)
+        from .campaign import _args_text
+        print("# args:", _args_text(prog.args))   # with layouts (feature `arg_layouts`)
         return 0
 
     def progress(report):
@@ -78,7 +85,8 @@ def main(argv=None) -> int:
                               isolate=opts.isolate)
     print(f"seeds {opts.seed}..{opts.seed + report.programs - 1}, features: "
           + ", ".join(f"{f.name}={getattr(feats, f.name)}"
-                      for f in dataclasses.fields(feats) if f.type == "bool"))
+                      for f in dataclasses.fields(feats) if f.type == "bool")
+          + (f", family={feats.family}" if feats.family else ""))
     print(report.table())
     return 1 if report.failures else 0
 

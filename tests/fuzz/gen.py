@@ -25,9 +25,13 @@ import types
 import numpy as np
 
 from .gen_bounded import BoundedGen
+from .gen_families import (LayoutGen, array_value, between_source, class_source, default_val,
+                           family_of, gen_casts, gen_exact, layout_args, method_source,
+                           object_source)
 from .model import (ARITH, AUG, CMP, DTYPE_WEIGHTS, DTYPES, PACKAGE, PACKAGE_MARK, REDUCE, Ctx,
                     Features, NewState, Program, Val, Var, dummy, empty_body, quiet_eval,
                     val_of)
+from .regress import literal
 
 
 _VIEW = re.compile(r"^([A-Za-z_]\w*)(\.T|\[[^\[\]()]*\])*$")
@@ -49,8 +53,8 @@ class _Namespace(dict):
         raise KeyError(key)
 
 
-class _Gen(BoundedGen):
-    def __init__(self, seed: int, feats: Features):
+class _Gen(BoundedGen, LayoutGen):
+    def __init__(self, seed: int, feats: Features, prog_family: str | None = None):
         self.r = random.Random(seed)
         self.seed = seed
         self.feats = feats
@@ -65,6 +69,8 @@ class _Gen(BoundedGen):
         self.pkg_helpers: list[str] = []   # sources of the helpers in the package
         self.pkg_from: list[str] = []      # package helpers imported by name
         self.fx: dict = {}                 # feature `effects`: the outside state in use
+        self.prog_family = prog_family     # gen_families.FAMILIES, or None
+        self.layout_results: list[str] = []   # family `arg_layouts`: results `f` returns
 
     # -- typing on dummies ---------------------------------------------------------------
     def _ns(self, env):
@@ -326,6 +332,8 @@ class _Gen(BoundedGen):
             kinds += ["bounded"] * 3
         if self.fx and not ctx.helper:   # mostly outside data-dependent flow (refused there)
             kinds += ["effect"] * (1 if ctx.dd_if or ctx.loops else 4)
+        if self.prog_family == "arg_layouts" and not ctx.helper:
+            kinds += ["layout"] * 3
         k = self.r.choice(kinds)
         return getattr(self, "s_" + k)(env, ctx)
 
@@ -417,6 +425,9 @@ class _Gen(BoundedGen):
         cands = [v for v in env.values() if v.val.kind != "py" and v.bound is None]
         if ctx.loops and not self.feats.rebind_param_in_loop:
             cands = [v for v in cands if not v.param and v.base is None]
+        if self.prog_family == "private_attrs" and (ctx.loops or ctx.dd_if):
+            # `self.__w = ...` there is refused (an attribute stored in data-dependent flow)
+            cands = [v for v in cands if v.name != "w"]
         if not cands:
             return None
         v = self.r.choice(cands)
@@ -696,14 +707,32 @@ def _params(r: random.Random, large: bool = False):
 
 
 def generate(seed: int, feats: Features = Features()) -> Program:
-    """The program for `seed`: a module defining helpers `h*` and the entry point `f`."""
-    g = _Gen(seed, feats)
+    """The program for `seed`: a module defining helpers `h*` and the entry point `f`
+    (or, family `private_attrs`, `f = OBJ.f`, a bound method)."""
+    fam = family_of(seed, feats)
+    if fam == "exact_float":
+        return gen_exact(seed, feats)
+    if fam == "float_int_casts":
+        return gen_casts(seed)
+    g = _Gen(seed, feats, fam)
     params = _params(g.r, feats.large_args)
     env = {n: Var(n, v, param=True) for n, v in params}
     prologue = []
     module = []
-    if feats.effects:
+    if feats.effects and fam is None:
         prologue, module = _effects_setup(g, seed, params, env)
+    frng = np.random.default_rng([seed, 35, 2])   # the families' own values
+    if fam in ("default_args", "private_attrs"):
+        wval = default_val(g.r, params)
+        w_value = array_value(frng, wval)
+        env["w"] = Var("w", wval, param=True)
+        if fam == "private_attrs":
+            env["k"] = Var("k", Val("py", (), "int"), param=True)
+            k_value = g.r.randint(0, 2)
+        elif g.chance(0.15):   # the global itself, read at the call (rebound in between;
+            # refused when the program also writes in place, docs/semantics.md)
+            env["wg"] = Var("wg", wval)
+            prologue += g._p("wg = W.copy()")
     for _ in range(g.r.choice([0, 1, 1])):
         prologue += g.s_accum(env, Ctx()) or []
     arrays = [n for n, v in params if v.kind == "arr"]
@@ -719,23 +748,40 @@ def generate(seed: int, feats: Features = Features()) -> Program:
             ret.append(g.r.choice(counters))
     if g.results and not g.early_returns:  # data-dependent arrays (feature `bounded`)
         ret += g.results
+    if g.layout_results and not g.early_returns:   # family `arg_layouts`
+        ret += g.layout_results[:2]
     final = ast.parse(f"return {', '.join(ret)}").body
     names = [n for n, _ in params] + [n for n in ("st", "lst", "dct") if n in g.fx]
+    defaults = []
+    if fam == "default_args":
+        names.append("w")
+        defaults = [ast.Name("W", ast.Load())]
     fn = ast.FunctionDef(name="f", args=ast.arguments(
         posonlyargs=[], args=[ast.arg(n) for n in names], kwonlyargs=[], kw_defaults=[],
-        defaults=[]), body=prologue + body + final, decorator_list=[], returns=None,
+        defaults=defaults), body=prologue + body + final, decorator_list=[], returns=None,
         type_params=[])
-    fsrc = ast.unparse(ast.fix_missing_locations(fn))
+    if fam == "private_attrs":
+        fsrc = class_source(g.r, method_source(fn, g.r, arrays[0] if arrays else None))
+    else:
+        fsrc = ast.unparse(ast.fix_missing_locations(fn))
     head = ["import numpy as np"]
     if any(h[0].startswith(PACKAGE + ".") for h in g.helpers):
         head.append(f"import {PACKAGE}")
     if g.pkg_from:
         head.append(f"from {PACKAGE} import {', '.join(g.pkg_from)}")
+    if fam == "default_args":
+        module.append(f"W = {literal(w_value)}")
     parts = ["\n".join(head)] + module + [h[3] for h in g.helpers if h[3]] + [fsrc]
+    if fam == "default_args":
+        parts.append(between_source(g.r, wval))
+    if fam == "private_attrs":
+        parts.append(object_source(w_value, k_value))
     if g.pkg_helpers:
         parts += [PACKAGE_MARK + "\nimport numpy as np"] + g.pkg_helpers
     args = make_args(seed, params, feats.nan_args) + [g.fx[n + "_arg"] for n in
                                                       ("st", "lst", "dct") if n in g.fx]
+    if fam == "arg_layouts":
+        args = layout_args(random.Random(f"layout:{seed}"), frng, args, feats.readonly_args)
     return Program(seed, "\n\n\n".join(parts) + "\n", args)
 
 

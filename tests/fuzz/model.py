@@ -52,6 +52,40 @@ class Features:
     # (an installed package: npxla converts it as legacy code) and imported by the
     # program (`from fuzzpkg import h3`, `fuzzpkg.h4(x)`); off by default, like `effects`
     helpers_pkg: bool = False
+    # The program families of issue 35 item 6 (gen_families.py). Each takes a share of
+    # the seeds (`FAMILY_SHARE` each, drawn from the seed by an RNG of its own, so the
+    # other seeds still make the programs they made before):
+    # float32/float64 programs of + - * / only (cancellation, chaotic maps iterated
+    # 50-500 times, Horner and Clenshaw recurrences, error-free transformations),
+    # compared bit for bit (NaN equals NaN, the sign of zero counts)
+    exact_float: bool = True
+    # `def f(x, w=W)` with W a module-level array, changed in place between two calls
+    # (`__fuzz_between__`): both calls, and W after each, are compared
+    default_args: bool = True
+    # transposed, Fortran-ordered, strided, reversed, offset and read-only arguments,
+    # with ravel/reshape(-1)/flatten/.T and writes into the results and the arguments
+    arg_layouts: bool = True
+    # astype(np.int64/int32/...), int(), round(), scalar and slice stores into integer
+    # arrays of NaN, inf and out-of-range floats (exact: NumPy's x86 INT_MIN, Python's
+    # ValueError/OverflowError)
+    float_int_casts: bool = True
+    # a class with name-mangled attributes (`self.__w`), a private method and a private
+    # class attribute; `f` is the bound method `OBJ.f`, the object's state is compared
+    private_attrs: bool = True
+    # (known.KNOWN) exact_float: a division of a division, `(x / 3.0) / 7.0`, also across
+    # statements (XLA rewrites it as `x / 21.0`)
+    exact_chained_division: bool = True
+    # (known.KNOWN) exact_float: a constant added to a sum with a constant, `x + 1.7 - 1.7`,
+    # also across statements (XLA folds the two constants first)
+    exact_constant_sums: bool = True
+    # (known.KNOWN) arg_layouts: read-only arguments (npxla raises NumPy's ValueError only
+    # when a write changed values, and only after the run, after any later exception)
+    readonly_args: bool = True
+    # (known.KNOWN) arg_layouts: `np.ascontiguousarray(a)`, `np.asarray(a, order='C')`,
+    # then written (npxla aliases `a` where NumPy copies a non-C-contiguous one)
+    layout_contiguous: bool = True
+    # force every program into one family (a name above), for a campaign of one family
+    family: str | None = None
     min_stmts: int = 3
     max_stmts: int = 15
 

@@ -21,12 +21,31 @@ from .runner import install_package, load_path, split_package
 REGRESSIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "regressions")
 
 
+# the views an argument of feature `arg_layouts` may be of its base (see `gen_families`)
+VIEW_FORMS = (".T", "[:, ::2]", "[::2]", "[::-1]", "[1:]", "[:, 1:]", "[::-1, ::-1]",
+              "[:, ::-1]", "[1:, ::2]", "[:, :-1]", "[:-1]")
+
+
 def literal(arg) -> str:
-    """Python source that rebuilds `arg` exactly (float32 values print exactly as floats)."""
+    """Python source that rebuilds `arg` exactly (float32 values print exactly as floats),
+    with its layout: a view of a base as that view (`np.array(...)[:, ::2]`), a
+    Fortran-ordered array through `np.asfortranarray`, a read-only one made read-only."""
     if isinstance(arg, np.ndarray):
-        return f"np.array({arg.tolist()!r}, dtype=np.{arg.dtype.name})"
+        text = _plain(arg)
+        base = arg.base
+        if isinstance(base, np.ndarray):
+            form = _view_form(arg, base)
+            if form is not None:
+                text = _plain(base) + form
+            elif not arg.flags.c_contiguous and arg.flags.f_contiguous:
+                text = f"np.asfortranarray({text})"
+        elif arg.ndim > 1 and not arg.flags.c_contiguous and arg.flags.f_contiguous:
+            text = f"np.asfortranarray({text})"
+        if not arg.flags.writeable:
+            text = f"(_a := {text}, _a.setflags(write=False))[0]"
+        return text
     if isinstance(arg, np.generic):
-        return f"np.{arg.dtype.name}({arg.item()!r})"
+        return f"np.{arg.dtype.name}({_value(arg.item())})"
     if isinstance(arg, list):
         return f"[{', '.join(literal(a) for a in arg)}]"
     if isinstance(arg, dict):
@@ -36,6 +55,34 @@ def literal(arg) -> str:
     if type(arg).__name__ == "State":
         return f"State({', '.join(literal(getattr(arg, k)) for k in ('acc', 'count', 'buf'))})"
     return repr(arg)
+
+
+def _plain(arg) -> str:
+    return f"np.array({_value(arg.tolist())}, dtype=np.{arg.dtype.name})"
+
+
+def _value(v) -> str:
+    """`repr` of a (nested list of) Python scalar(s), with NaN and infinities as
+    `np.nan`, `np.inf`, `-np.inf` (their repr, `nan`, is not a name in the file)."""
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(i) for i in v) + "]"
+    if isinstance(v, float) and not np.isfinite(v):
+        return "np.nan" if np.isnan(v) else "np.inf" if v > 0 else "-np.inf"
+    return repr(v)
+
+
+def _view_form(arg, base):
+    """Which of `VIEW_FORMS` `arg` is of `base` (same start, shape and strides)."""
+    where = arg.__array_interface__["data"][0]
+    for form in VIEW_FORMS:
+        try:
+            v = eval("b" + form, {"b": base})
+        except (IndexError, ValueError):
+            continue
+        if v.shape == arg.shape and v.strides == arg.strides and \
+                v.__array_interface__["data"][0] == where:
+            return form
+    return None
 
 
 def render(source: str, args, key: str, detail: str, seed=None, known=None) -> str:

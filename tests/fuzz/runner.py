@@ -6,9 +6,15 @@ jit cache is keyed by code objects and `linecache` by file name, so nothing from
 program can leak into the next. The outcome is one of
 
 - ``agree``    values, dtypes, shapes, scalar types and the caller's arrays all match
-               (or NumPy raised and `jit` raised the same exception class);
-- ``refused``  `jit` raised a `TranspileError` that points into the program;
-- ``mismatch`` `jit` returned something else, or returned where NumPy raised;
+               (bit for bit, NaN equal to NaN and the sign of zero counting, when the
+               module sets `__fuzz_exact__ = True`; a view argument's base and every
+               array's `writeable` flag too), or NumPy raised and `jit` raised the same
+               exception class, leaving the caller's arrays untouched or as NumPy left
+               them;
+- ``refused``  `jit` raised a `TranspileError` that points into the program (by its
+               location, or, raised at run time, by a note naming the user's line);
+- ``mismatch`` `jit` returned something else, or returned where NumPy raised, or
+               raised as NumPy did but left the caller's arrays in a third state;
 - ``crash``    any other exception from `jit`, an `InternalCompilerError`, or a
                `TranspileError` with no location (or one outside the program);
 - ``hang``     (shrinking only) an edit made the NumPy reference loop forever.
@@ -32,6 +38,7 @@ import sys
 import tempfile
 import threading
 import traceback
+import types
 import warnings
 from dataclasses import dataclass
 
@@ -169,18 +176,183 @@ def materialise(args, module):
 _GLOBAL_TYPES = (bool, int, float, list, dict, set, np.ndarray, np.generic)
 
 
+def _owner(fn):
+    """The object a bound method `fn` belongs to (feature `private_attrs`), else None."""
+    owner = getattr(fn, "__self__", None)
+    if owner is None or isinstance(owner, (type, types.ModuleType)) or \
+            not hasattr(owner, "__dict__"):
+        return None
+    return owner
+
+
 def _globals_of(fn):
+    """The data globals of `fn`'s module and, for a bound method, its object's data
+    attributes (as `self.<name>`, mangled names included: `self._Model__w`)."""
     g = getattr(fn, "__globals__", {})
-    return {k: v for k, v in g.items() if not k.startswith("__") and isinstance(v, _GLOBAL_TYPES)}
+    out = {k: v for k, v in g.items() if not k.startswith("__") and isinstance(v, _GLOBAL_TYPES)}
+    owner = _owner(fn)
+    if owner is not None:
+        out.update({"self." + k: v for k, v in vars(owner).items()
+                    if isinstance(v, _GLOBAL_TYPES)})
+    return out
+
+
+class _Saved(dict):
+    """Copies of the state `_globals_of` gives, with the original arrays (`originals`):
+    an array is put back *in place*, so an array default (`def f(x, w=W)`, feature
+    `default_args`) or any other holder of the array keeps seeing it."""
+
+    def __init__(self, fn):
+        now = _globals_of(fn)
+        super().__init__(copy.deepcopy(now))
+        self.originals = {k: v for k, v in now.items() if isinstance(v, np.ndarray)}
+
+
+def _snapshot(fn):
+    return _Saved(fn)
 
 
 def _set_globals(fn, saved):
-    """Put the module's data globals back as `saved` (fresh copies)."""
+    """Put the module's data globals (and a bound method's object's attributes) back
+    as `saved` (fresh copies; original arrays refilled in place)."""
     g = fn.__globals__
+    owner = _owner(fn)
     for k in list(_globals_of(fn)):
         if k not in saved:
-            del g[k]
-    g.update(copy.deepcopy(saved))
+            if k.startswith("self."):
+                delattr(owner, k[5:])
+            else:
+                del g[k]
+    originals = getattr(saved, "originals", {})
+    for k, v in copy.deepcopy(dict(saved)).items():
+        old = originals.get(k)
+        if old is not None and isinstance(v, np.ndarray) and old.shape == v.shape and \
+                old.dtype == v.dtype:
+            _refill(old, v)
+            v = old
+        if k.startswith("self."):
+            setattr(owner, k[5:], v)
+        else:
+            g[k] = v
+
+
+def _refill(dst, src):
+    writeable = dst.flags.writeable
+    try:
+        if not writeable:
+            dst.setflags(write=True)
+        dst[...] = src
+    finally:
+        if not writeable:
+            dst.setflags(write=False)
+
+
+# --- feature `arg_layouts`: arguments that are views, non-contiguous or read-only --------
+def copy_arg(a):
+    """A fresh copy of an array argument with its layout: the same strides, the same
+    offset into a fresh copy of its base when it is a view (so a write through it lands
+    in that base, which the caller holds too), the same `writeable` flag."""
+    if not isinstance(a, np.ndarray):
+        return _copy(a)
+    base = a.base
+    if isinstance(base, np.ndarray) and base.dtype.itemsize and base.nbytes:
+        nb = np.array(base, order="K", copy=True)
+        off = a.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        try:
+            out = np.ndarray(a.shape, a.dtype, buffer=nb, offset=off, strides=a.strides)
+        except (TypeError, ValueError):
+            out = np.array(a, order="K", copy=True)
+    else:
+        out = np.array(a, order="K", copy=True)
+    if not a.flags.writeable:
+        out.setflags(write=False)
+    return out
+
+
+def fresh_args(args, deep=False):
+    """Fresh copies of the arguments: arrays by `copy_arg` (one copy for an array passed
+    twice), everything else by `_copy` or, with `deep` (outside state), `deepcopy`."""
+    memo, out = {}, []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            if id(a) not in memo:
+                memo[id(a)] = copy_arg(a)
+            out.append(memo[id(a)])
+        else:
+            out.append(copy.deepcopy(a, memo) if deep else _copy(a))
+    return out
+
+
+def _layouts(np_args, actual_args, tol, atol, exact):
+    """The caller's view arguments: their bases (which hold the elements around the
+    view) and every array's `writeable` flag must be as NumPy left them."""
+    for i, (e, a) in enumerate(zip(np_args, actual_args)):
+        if not (isinstance(e, np.ndarray) and isinstance(a, np.ndarray)):
+            continue
+        assert e.flags.writeable == a.flags.writeable, \
+            f"arguments after the call[{i}]: writeable {a.flags.writeable} != " \
+            f"{e.flags.writeable}"
+        if isinstance(e.base, np.ndarray) and isinstance(a.base, np.ndarray) and \
+                e.base.shape == a.base.shape:
+            _compare(e.base, a.base, tol, atol, f"arguments after the call[{i}].base")
+            if exact:
+                _zero_signs(e.base, a.base, f"arguments after the call[{i}].base")
+
+
+# --- features `exact_float`, `float_int_casts`: bit-for-bit comparison -------------------
+EXACT_MARK = "__fuzz_exact__"
+
+
+def _is_exact(fn) -> bool:
+    """Whether the program asks for bit-for-bit comparison (module global
+    `__fuzz_exact__ = True`): no tolerance, the sign of zero counts, NaN equals NaN,
+    and neither the out-of-range-cast nor the ill-conditioned label applies."""
+    return bool(getattr(fn, "__globals__", {}).get(EXACT_MARK, False))
+
+
+def _zero_signs(expected, actual, path="result"):
+    """After `_compare` with no tolerance: the zeros' signs must match too."""
+    if isinstance(expected, (tuple, list)):
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            _zero_signs(e, a, f"{path}[{i}]")
+        return
+    if isinstance(expected, dict):
+        for k in expected:
+            _zero_signs(expected[k], actual[k], f"{path}[{k!r}]")
+        return
+    if not isinstance(expected, (float, np.floating, np.ndarray)):
+        return
+    e, a = np.asarray(expected), np.asarray(actual)
+    if e.dtype.kind != "f" or e.shape != a.shape:
+        return
+    bad = (e == 0) & (a == 0) & (np.signbit(e) != np.signbit(a))
+    if np.any(bad):
+        at = tuple(int(i[0]) for i in np.nonzero(bad)) if bad.ndim else ()
+        raise AssertionError(f"{path}: not equal: the sign of zero differs at {at}: "
+                             f"NumPy {e[at]!r}, jit {a[at]!r}")
+
+
+# --- feature `default_args`: two calls, the module changed in between --------------------
+BETWEEN = "__fuzz_between__"
+
+
+def _two_calls(call, between):
+    """`call` twice on the same arguments, `between()` in between (it changes the array
+    default `W` in place, or rebinds it); the results as copies taken at once. When the
+    second call raises, the exception carries the arguments as that call found them
+    (`__fuzz_args_before__`): what "untouched by the raising call" means there."""
+    def twice(*args):
+        first = copy.deepcopy(call(*args))
+        between()
+        before = [copy_arg(a) if isinstance(a, np.ndarray) else copy.deepcopy(a)
+                  for a in args]
+        try:
+            second = call(*args)
+        except Exception as e:
+            e.__fuzz_args_before__ = before
+            raise
+        return first, copy.deepcopy(second)
+    return twice
 
 
 def has_state(fn, args) -> bool:
@@ -326,8 +498,12 @@ def run_function(fn, args, path=None, rtol=None) -> Outcome:
     must be replayed again). After a refusal they must be as they were before the call,
     with no traced value left anywhere in them."""
     stateful = has_state(fn, args)
-    fresh = (lambda: copy.deepcopy(list(args))) if stateful else (lambda: _copy(list(args)))
-    globals0 = copy.deepcopy(_globals_of(fn)) if stateful else None
+    exact = _is_exact(fn)
+    between = getattr(fn, "__globals__", {}).get(BETWEEN)
+    between = between if callable(between) else None
+    call = _two_calls(fn, between) if between else fn
+    fresh = lambda: fresh_args(args, deep=stateful)   # noqa: E731
+    globals0 = _snapshot(fn) if stateful else None
     np_args = fresh()
     np_exc = expected = None
     armed = _alarm(REFERENCE_TIMEOUT_S)
@@ -335,7 +511,7 @@ def run_function(fn, args, path=None, rtol=None) -> Outcome:
             as seen:
         warnings.simplefilter("always")
         try:
-            expected = fn(*np_args)
+            expected = call(*np_args)
         except _Timeout as e:  # only a shrinking edit can unbound a loop
             return Outcome("hang", "hang", str(e))
         except Exception as e:  # noqa: BLE001 - the reference may legitimately raise
@@ -346,35 +522,40 @@ def run_function(fn, args, path=None, rtol=None) -> Outcome:
     np_globals = None
     if stateful:
         np_globals = observe(copy.deepcopy(_globals_of(fn)))
+        expected = copy.deepcopy(expected)   # it may hold a global that is put back
         _set_globals(fn, globals0)
     _forget_jits()
     jitted = jit(fn)
+    jit_call = _two_calls(jitted, between) if between else jitted
     outcome = None
     try:
-        for call in range(2 if stateful else 1):
+        for n_call in range(2 if stateful else 1):
             jit_args = fresh()
-            outcome = _run_jitted(jitted, fn, path, args, jit_args)
+            outcome = _run_jitted(jit_call, fn, path, args, jit_args)
             if isinstance(outcome, Outcome):
                 return outcome
             jit_exc, actual = outcome
             outcome = _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path,
                                 rtol, np_globals,
-                                observe(_globals_of(fn)) if stateful else None)
+                                observe(_globals_of(fn)) if stateful else None,
+                                exact=exact, args0=args)
             if stateful:
                 outcome = _check_state(outcome, args, jit_args, globals0, fn)
                 _set_globals(fn, globals0)
             if outcome.kind != "agree":
-                if call:
+                if n_call:
                     outcome.key += ":call2"
                 break
     finally:
         _forget_jits()
+    if exact:   # no label excuses a difference of bits here
+        return outcome
     if outcome.kind == "mismatch" and any("encountered in cast" in str(w.message)
                                           for w in seen):
         return Outcome("documented", "documented:float-to-int cast out of range",
                        outcome.detail)
-    if outcome.key.endswith(":value") and _ill_conditioned(fn, args, expected, np_args,
-                                                           rtol, globals0):
+    if outcome.key.endswith(":value") and _ill_conditioned(call, args, expected, np_args,
+                                                           rtol, globals0, fn):
         return Outcome("documented", "documented:ill-conditioned", outcome.detail)
     return outcome
 
@@ -424,15 +605,15 @@ def _check_state(outcome, args, jit_args, globals0, fn):
                            f"jit refused, yet changed outside state: {str(e).strip()[:1500]}"
                            f"\n{outcome.detail[:1500]}")
     return outcome
-def _ill_conditioned(fn, args, expected, np_args, rtol, globals0=None) -> bool:
+def _ill_conditioned(fn, args, expected, np_args, rtol, globals0=None, owner_fn=None) -> bool:
     """Whether NumPy's own answer moves past the tolerance when every finite nonzero
     float argument element moves by one ulp. Such a program (a product of column sums
     repeated 60 times over float32 data) amplifies rounding: summing the same values in
     another order changes NumPy's result as much as XLA's order does, so a difference
     says nothing about npxla (docs/semantics.md: reductions may round differently)."""
-    moved = [np.where(np.isfinite(a) & (a != 0), np.nextafter(a, np.zeros((), a.dtype)), a)
-             if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args]
-    moved_args = _copy(moved) if globals0 is None else copy.deepcopy(moved)
+    moved = [_moved(a) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
+             for a in args]
+    moved_args = fresh_args(moved, deep=globals0 is not None)
     armed = _alarm(REFERENCE_TIMEOUT_S)
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -444,7 +625,7 @@ def _ill_conditioned(fn, args, expected, np_args, rtol, globals0=None) -> bool:
         if armed:
             signal.alarm(0)
         if globals0 is not None:
-            _set_globals(fn, globals0)
+            _set_globals(owner_fn or fn, globals0)
     try:
         _agree(expected, np_args, again, moved_args, rtol)
     except AssertionError:
@@ -452,30 +633,56 @@ def _ill_conditioned(fn, args, expected, np_args, rtol, globals0=None) -> bool:
     return False
 
 
-def _agree(expected, np_args, actual, actual_args, rtol, globals_pair=None):
+def _moved(a):
+    """`a` with every finite nonzero element one ulp towards zero, in `a`'s layout."""
+    out = copy_arg(a)
+    _refill(out, np.where(np.isfinite(a) & (a != 0), np.nextafter(a, np.zeros((), a.dtype)),
+                          a))
+    return out
+
+
+def _agree(expected, np_args, actual, actual_args, rtol, globals_pair=None, exact=False):
     """Raise AssertionError unless results and arguments after the call (and, feature
     `effects`, the objects in them and the module's globals) match NumPy's within the
     fuzzer's tolerance (relative 1e-9, float32 2e-4; absolute scaled by the largest
-    finite magnitude)."""
+    finite magnitude); with `exact`, bit for bit (NaN equals NaN)."""
+    raw_np, raw_actual = np_args, actual_args
     np_args, actual_args = observe(np_args), observe(actual_args)
     single, biggest = _float_scale(expected, np_args,
                                    *(globals_pair[:1] if globals_pair else ()))
-    tol = rtol or (2e-4 if single else 1e-9)
+    tol = 0.0 if exact else rtol or (2e-4 if single else 1e-9)
     atol = tol * (1.0 + biggest)
     _compare(expected, actual, tol, atol)
     _compare(np_args, actual_args, tol, atol, "arguments after the call")
     if globals_pair is not None:
         _compare(globals_pair[0], globals_pair[1], tol, atol, "globals after the call")
+    if exact:
+        _zero_signs(expected, actual)
+        _zero_signs(np_args, actual_args, "arguments after the call")
+        if globals_pair is not None:
+            _zero_signs(globals_pair[0], globals_pair[1], "globals after the call")
+    if isinstance(raw_np, (list, tuple)) and isinstance(raw_actual, (list, tuple)):
+        _layouts(raw_np, raw_actual, tol, atol, exact)
 
 
 def _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol,
-              np_globals=None, jit_globals=None):
+              np_globals=None, jit_globals=None, exact=False, args0=None):
     np_name = type(np_exc).__name__ if np_exc is not None else None
     if jit_exc is not None:
         desc = f"{type(jit_exc).__name__}: {jit_exc}"
         if isinstance(jit_exc, InternalCompilerError):
             return Outcome("crash", f"crash:{_normalise(str(jit_exc.message))}", desc)
         if np_exc is not None and isinstance(jit_exc, type(np_exc)):
+            if args0 is not None:
+                # docs/semantics.md: an exception leaves the caller's arrays untouched
+                # (or, where NumPy raised after its own writes, as NumPy left them)
+                untouched = _agrees(getattr(jit_exc, "__fuzz_args_before__", args0),
+                                    jit_args, exact)
+                if untouched is not None and _agrees(np_args, jit_args, exact) is not None:
+                    return Outcome("mismatch", f"mismatch:args-after-raise:{np_name}",
+                                   f"both raised {np_name} ({desc}); the arguments after "
+                                   f"the call are neither the caller's nor NumPy's: "
+                                   f"{untouched[:1500]}")
             if np_globals is not None:   # the state NumPy left before raising
                 try:
                     _agree(None, np_args, None, jit_args, rtol,
@@ -489,9 +696,15 @@ def _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol,
             return Outcome("agree", f"agree:raised:{np_name}", desc)
         if isinstance(jit_exc, TranspileError):
             loc = jit_exc.location
-            if loc is None:
-                return Outcome("crash", f"crash:unlocated:{type(jit_exc).__name__}", desc)
             files = [path] if isinstance(path, str) else path
+            if loc is None:
+                # raised at run time (a value compiled code cannot hold: `int()` of a
+                # float beyond int64, docs/semantics.md): the user's line is in a note
+                noted = _noted_file(jit_exc)
+                if noted and files and os.path.abspath(noted) in map(os.path.abspath, files):
+                    return Outcome("refused", f"refused:{type(jit_exc).__name__}:run-time",
+                                   desc + "".join("\n" + n for n in jit_exc.__notes__))
+                return Outcome("crash", f"crash:unlocated:{type(jit_exc).__name__}", desc)
             if files and os.path.abspath(loc.file) not in map(os.path.abspath, files):
                 return Outcome("crash", f"crash:badloc:{type(jit_exc).__name__}",
                                f"located at {loc.file}:{loc.line}, not in the program\n{desc}")
@@ -504,12 +717,31 @@ def _classify(np_exc, expected, np_args, jit_exc, actual, jit_args, path, rtol,
                        f"NumPy raised {np_name}: {np_exc}; jit returned {actual!r}")
     try:
         _agree(expected, np_args, actual, jit_args, rtol,
-               None if np_globals is None else (np_globals, jit_globals))
+               None if np_globals is None else (np_globals, jit_globals), exact=exact)
     except AssertionError as e:
         msg = str(e)
         return Outcome("mismatch", _mismatch_key(msg),
                        f"{msg.strip()[:1500]}\nNumPy: {expected!r}\njit:   {actual!r}")
     return Outcome("agree", "agree")
+
+
+def _noted_file(exc):
+    """The file of the first `path:line:col` note of `exc` (run-time errors name the
+    user's line in a note), or None."""
+    for note in getattr(exc, "__notes__", None) or ():
+        m = re.match(r"(.+?):\d+:\d+\n", note)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _agrees(expected_args, actual_args, exact):
+    """None when the arguments agree (as `_agree` compares them), else the message."""
+    try:
+        _agree(None, list(expected_args), None, list(actual_args), None, exact=exact)
+    except AssertionError as e:
+        return str(e).strip()
+    return None
 
 
 def run_source(source: str, args, stem: str = "p") -> Outcome:
@@ -523,7 +755,10 @@ def run_source(source: str, args, stem: str = "p") -> Outcome:
             args = materialise(args, module)
         except Exception as e:  # noqa: BLE001 - a shrinking edit removed `State`
             return Outcome("invalid", "invalid", f"{type(e).__name__}: {e}")
-        return run_function(module.f, args, module.__fuzz_files__)
+        fn = getattr(module, "f", None)
+        if fn is None:   # a shrinking edit removed `f = OBJ.f` (feature `private_attrs`)
+            return Outcome("invalid", "invalid", "no function `f`")
+        return run_function(fn, args, module.__fuzz_files__)
     finally:
         unload(module)
 
@@ -574,6 +809,20 @@ def _reference_finishes(source: str, args):
     return True, None
 
 
+def encode_args(args):
+    """The arguments for pickling: an array with a layout pickle would lose (a view, a
+    non-C-contiguous or read-only array: feature `arg_layouts`) as its `literal`."""
+    from .regress import literal
+    return [("__literal__", literal(a)) if isinstance(a, np.ndarray) and (
+        a.base is not None or not a.flags.c_contiguous or not a.flags.writeable) else a
+        for a in args]
+
+
+def decode_args(args):
+    return [eval(a[1], {"np": np}) if isinstance(a, tuple) and len(a) == 2
+            and a[0] == "__literal__" else a for a in args]
+
+
 class IsolatedRunner:
     """`run_source` in one long-lived child process, restarted when it dies.
 
@@ -586,13 +835,13 @@ class IsolatedRunner:
 
     _CHILD = ("import faulthandler, pickle, struct, sys; faulthandler.enable(); "
               "sys.path[:0] = [{tests!r}, {root!r}]; import fuzz; "
-              "from fuzz.runner import run_source\n"
+              "from fuzz.runner import run_source, decode_args\n"
               "inp, out = sys.stdin.buffer, sys.stdout.buffer\n"
               "while True:\n"
               "    head = inp.read(8)\n"
               "    if len(head) < 8: break\n"
               "    s, a = pickle.loads(inp.read(struct.unpack('<Q', head)[0]))\n"
-              "    o = run_source(s, a)\n"
+              "    o = run_source(s, decode_args(a))\n"
               "    data = pickle.dumps((o.kind, o.key, o.detail))\n"
               "    out.write(struct.pack('<Q', len(data)) + data); out.flush()\n")
 
@@ -621,7 +870,7 @@ class IsolatedRunner:
         import struct
         if self.proc is None or self.proc.poll() is not None:
             self._start()
-        data = pickle.dumps((source, list(args)))
+        data = pickle.dumps((source, encode_args(args)))
         result = {}
 
         def talk():

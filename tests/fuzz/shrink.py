@@ -31,7 +31,15 @@ def _stmt_lists(tree):
 
 def _is_entry(stmt):
     return isinstance(stmt, ast.FunctionDef) and stmt.name == "f" or \
-        isinstance(stmt, ast.ClassDef) and stmt.name == "State" or _is_mark(stmt)
+        isinstance(stmt, ast.ClassDef) and stmt.name in ("State", "Model") or \
+        _is_mark(stmt) or _assigns(stmt, "f", "OBJ", "__fuzz_exact__")
+
+
+def _assigns(stmt, *names):
+    """A module-level `f = OBJ.f`, `OBJ = Model(...)` (family `private_attrs`) or the
+    bit-exact mark `__fuzz_exact__ = True` (families `exact_float`, `float_int_casts`)."""
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+        getattr(stmt.targets[0], "id", None) in names
 
 
 def _is_mark(stmt):
@@ -175,10 +183,14 @@ def _drop_params(source, args):
     """(source, args) pairs with one parameter of `f` (and its argument) removed."""
     for k in range(len(args)):
         tree = ast.parse(source)
-        fn = next(s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == "f")
-        if len(fn.args.args) != len(args):
+        fn = next((s for s in ast.walk(tree) if isinstance(s, ast.FunctionDef)
+                   and s.name == "f"), None)   # also the method `Model.f`
+        if fn is None:
             return
-        del fn.args.args[k]
+        skip = 1 if fn.args.args and fn.args.args[0].arg == "self" else 0
+        if len(fn.args.args) - len(fn.args.defaults) - skip != len(args):
+            return   # (an array default `w=W` is not one of `args`)
+        del fn.args.args[k + skip]
         yield ast.unparse(tree) + "\n", list(args[:k]) + list(args[k + 1:])
 
 

@@ -21,6 +21,11 @@ program), with the known-bad families of `known.KNOWN` switched off. The slow ru
                         an installed package (features `effects`, `helpers_pkg`;
                         default 90)
 
+The program families of gen_families.py (`exact_float`, `default_args`, `arg_layouts`,
+`float_int_casts`, `private_attrs`) each make about 5% of the default campaign's
+programs; `test_program_families` runs a few seeds of each, and `python -m tests.fuzz
+--family NAME` a campaign of one.
+
 Features `effects` and `helpers_pkg` are off in the default campaign (their programs
 run twice and compare more state); `test_random_programs_with_effects` covers a few
 seeds of them in the default run: `python -m tests.fuzz --enable effects --enable
@@ -36,6 +41,7 @@ import pytest
 
 from . import regress
 from .campaign import run_campaign, run_in_processes
+from .gen_families import FAMILIES
 from .known import ALL_FEATURES, DEFAULT_FEATURES, KNOWN, SLOW_COMPILE
 from .runner import run_function
 
@@ -57,6 +63,21 @@ def _message(report) -> str:
 def test_random_programs(start):
     report = run_campaign(range(start, start + CHUNK), DEFAULT_FEATURES, shrink_seconds=30)
     assert report.programs == CHUNK
+    assert not report.failures, "\n" + _message(report)
+
+
+FAMILY_SEEDS = range(7000, 7003)     # a few seconds per family
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_program_families(family):
+    """Each family of gen_families.py on a few seeds of its own: bit-exact float
+    programs, casts of NaN/inf/out-of-range floats, array defaults changed between two
+    calls, non-contiguous and read-only arguments, bound methods with private
+    attributes. (They also make about a quarter of `test_random_programs`' seeds.)"""
+    report = run_campaign(FAMILY_SEEDS, DEFAULT_FEATURES.replace(family=family),
+                          shrink_seconds=30)
+    assert report.programs == len(FAMILY_SEEDS)
     assert not report.failures, "\n" + _message(report)
 
 

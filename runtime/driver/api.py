@@ -33,9 +33,18 @@ def _identity_key(fn, options):
                 value, (int, float, str, bool, complex, type(None))) else id(value))
         except TypeError:
             cells.append(id(value))
-    return (code, id(fn.__globals__), tuple(cells), fn.__defaults__ if all(
-        isinstance(d, (int, float, str, bool, type(None))) for d in fn.__defaults__ or ())
-        else id(fn.__defaults__), options)
+    return (code, id(fn.__globals__), tuple(cells), _defaults_key(fn.__defaults__),
+            _defaults_key(tuple((fn.__kwdefaults__ or {}).items())), options)
+
+
+def _defaults_key(values):
+    """Default values by value when they are plain, else by identity (checked again by
+    `_same_callable`: an id may be reused once its function is gone)."""
+    if all(isinstance(d, (int, float, str, bool, type(None))) or (
+            type(d) is tuple and len(d) == 2 and type(d[0]) is str and
+            isinstance(d[1], (int, float, str, bool, type(None)))) for d in values or ()):
+        return values
+    return tuple(id(d[1]) if type(d) is tuple else id(d) for d in values)
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, output="numpy",
@@ -85,7 +94,20 @@ def _same_callable(old, new):
     code = getattr(new, "__code__", None)
     if code is None:
         return old is new
-    return getattr(old, "__code__", None) is code
+    return getattr(old, "__code__", None) is code and _bound(old) == _bound(new)
+
+
+def _bound(fn):
+    """What a function holds besides its code, by identity: defaults, keyword-only
+    defaults and closure cells (two lambdas of one loop share their code)."""
+    cells = []
+    for cell in fn.__closure__ or ():
+        try:
+            cells.append(id(cell.cell_contents))
+        except ValueError:
+            cells.append(None)
+    return (tuple(map(id, fn.__defaults__ or ())),
+            tuple((k, id(v)) for k, v in (fn.__kwdefaults__ or {}).items()), tuple(cells))
 
 
 def _freeze(x):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
 from npxla.runtime.lowering.core import Primitive
@@ -51,11 +52,35 @@ def compare(a, b, direction):
     return _compare(a, b, direction=direction, ctype=_compare_type(a.dtype))
 
 
-add = elementwise("add", hlo.AddOp)
-subtract = elementwise("subtract", hlo.SubtractOp)
+def _is_constant(value) -> bool:
+    """Whether `value` is a constant (or a broadcast of one) in the module."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):          # an argument of a function or region
+        return False
+    name = getattr(owner, "name", None) or owner.operation.name
+    if name == "stablehlo.broadcast_in_dim":
+        return _is_constant(owner.operands[0])
+    return name == "stablehlo.constant"
+
+
+def _with_constant(op):
+    """A sum with a constant operand, rounded where it is computed: XLA's simplifier
+    folds `(x + c1) + c2` into `x + (c1 + c2)`, NumPy rounds `x + c1` first
+    (`x + 1.7 - 1.7` is not `x`)."""
+    def build(a, b):
+        out = op(a, b).result
+        return rounded(out, dtype_of(a.type)) if _is_constant(a) or _is_constant(b) \
+            else out
+    return build
+
+
+add = elementwise("add", _with_constant(hlo.AddOp))
+subtract = elementwise("subtract", _with_constant(hlo.SubtractOp))
 multiply = elementwise("multiply", lambda a, b: rounded(
     hlo.MulOp(a, b).result, dtype_of(a.type)))
-divide = elementwise("divide", hlo.DivOp)
+# rounded too: XLA rewrites (a / b) / c as a / (b * c), which rounds once less
+divide = elementwise("divide", lambda a, b: rounded(
+    hlo.DivOp(a, b).result, dtype_of(a.type)))
 remainder = elementwise("remainder", hlo.RemOp)
 power = elementwise("power", hlo.PowOp)
 maximum = elementwise("maximum", hlo.MaxOp)

@@ -69,14 +69,15 @@ def implements(*functions, method: str | tuple | None = None, family: str = "mis
     return register
 
 
-def implements_lazy(*names, family: str = "scipy", notes: str = ""):
+def implements_lazy(*names, family: str = "scipy", notes: str = "", creates: bool = False,
+                    fold: bool = True):
     """Register `impl` for the callables that `names` spell in a library npxla does not
     import (SciPy is optional, and imported only by the user's code): each is found
     once its module is in `sys.modules`. A name may end in an object's method
     (`scipy.stats.norm.pdf`)."""
     def register(impl):
         for name in names:
-            entry = Entry(name, impl, family, notes=notes)
+            entry = Entry(name, impl, family, creates, fold, notes)
             _LAZY[name] = entry
             _BY_NAME[name] = entry
         _LAZY_MODULES[0] = 0
@@ -94,14 +95,16 @@ def _resolve_lazy():
         module, _, attr = name.rpartition(".")
         mod = sys.modules.get(module)
         if mod is not None:
-            fn = getattr(mod, attr, None)
+            fn = vars(mod).get(attr)
             if fn is not None:
                 _FUNCTIONS.setdefault(id(fn), (fn, entry))
             continue
         module, _, owner = module.rpartition(".")
         mod = sys.modules.get(module)
-        obj = getattr(mod, owner, None) if mod is not None else None
-        if obj is not None:
+        # the module's own dict: getattr would import a submodule SciPy loads lazily
+        # (`scipy.signal`, 2.5 s) that the user's code never imported
+        obj = vars(mod).get(owner) if mod is not None else None
+        if obj is not None and not isinstance(obj, type(sys)):
             _OBJECT_METHODS.setdefault((id(obj), attr), (obj, entry))
 
 

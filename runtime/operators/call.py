@@ -318,10 +318,12 @@ def call_name(f) -> str:
     if getattr(np, getattr(f, "__name__", ""), None) is f:
         return f"np.{name}"
     module = getattr(f, "__module__", None)
-    if module is None:       # ufuncs of other libraries: the public module exporting it
+    if module is None or "._" in module:
+        # ufuncs of other libraries, and functions defined in a private module
+        # (scipy.special._basic.zeta): the public module exporting it
         short = getattr(f, "__name__", "")
         found = [mod_name for mod_name, mod in list(sys.modules.items())
                  if not mod_name.startswith("_") and "._" not in mod_name and
                  getattr(mod, "__dict__", {}).get(short) is f]
-        module = min(found, key=len) if found else None
+        module = min(found, key=len) if found else getattr(f, "__module__", None)
     return f"{module}.{name}" if module else name

@@ -30,32 +30,10 @@ class Known:
 #   bounded-broadcast-one, bounded-norm-call (run-time lengths, gen_bounded.py)
 #   inplace-update-reads-its-own-row-after-mask-write (an XLA:CPU fusion bug worked
 #   around in runtime/lowering/inplace.py)
+#   xla-contracts-float-arithmetic, xla-reassociates-chained-division,
+#   xla-reassociates-constant-sums (products, quotients and sums with a constant are
+#   rounded where computed, runtime/lowering/rounding.py)
 KNOWN: list = [
-    # not a generator family (feature None): XLA on the CPU rewrites `np.mean(y) + 2.0`
-    # into a fused multiply-add with the reciprocal of the count, so a sum that NumPy
-    # rounds to exactly 0.0 comes out as 1.1e-16 and a data-dependent `if` on it takes
-    # the other branch (docs/semantics.md names the fused multiply-add difference)
-    Known("xla-contracts-float-arithmetic", None,
-          "XLA:CPU contracts a division by the count and an addition into one fused "
-          "multiply-add (`np.mean(y) + 2.0` is 1.1e-16, not 0.0), and a data-dependent "
-          "`if` on the result takes the other branch",
-          r"if np\.mean\(\w+(, axis=None)?\) \+ 2\.0:"),
-    # family `exact_float` (issue 35 item 6): XLA's algebraic simplifier rewrites a
-    # quotient divided again, `(x / 10.0) / 0.1` as `x / (10.0 * 0.1)` and `(x / y) / z`
-    # as `x / (y * z)` (also across statements, and with fast_math=False): a quarter of
-    # the elements differ in the last bit from NumPy's two roundings
-    Known("xla-reassociates-chained-division", "exact_chained_division",
-          "a division of a quotient, `(x / 10.0) / 0.1`, is computed as `x / 1.0` (XLA "
-          "rewrites (A / B) / C as A / (B * C)): the last bit differs from NumPy",
-          r"(?s)__fuzz_exact__ = True.*[^/]/ [^/\n]*[^/]/ "),
-    # family `exact_float` (issue 35 item 6): XLA's algebraic simplifier folds the
-    # constants of a sum first, `(x + 1.7) - 1.7` as `x + (1.7 - 1.7)` (also across
-    # statements, also `x + 1.5 + 2.25`): NumPy rounds `x + 1.7` first, so about half of
-    # the elements of `x + 1.7 - 1.7` differ from NumPy's (products are not reassociated)
-    Known("xla-reassociates-constant-sums", "exact_constant_sums",
-          "a constant added to a sum with a constant, `x + 1.7 - 1.7`, is computed as "
-          "`x + (1.7 - 1.7)` (XLA folds the constants first): NumPy rounds `x + 1.7`",
-          r"(?s)__fuzz_exact__ = True.*[+-] \d[\d.e]*\)? [+-] \d"),
     # family `arg_layouts` (issue 35 item 6), read-only arguments: npxla runs the program
     # on a copy and raises NumPy's ValueError afterwards when the read-only argument's
     # values changed. So a write that stores the values already there (`y[0] += 0`,

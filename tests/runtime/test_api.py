@@ -226,3 +226,14 @@ def test_fast_path_with_python_scalar_arguments_keeps_numpy_results():
     x, y = np.arange(4.0), np.ones(4)
     for a in (2.0, 3, True, 2.0, 1j):
         check(_axpy, a, x, y)
+
+
+def test_lambdas_of_one_loop_with_different_defaults_are_different_functions():
+    """`lambda *a, f=f: f(*a)` keeps f in its keyword-only defaults: the jit cache took
+    the cos lambda for the sin one (both share their code)."""
+    fs = [jit(lambda *a, f=f: f(*a)) for f in (np.sin, np.cos)]
+    gs = [jit(lambda v, f=f: f(v)) for f in (np.sin, np.cos)]
+    x = np.array([0.5])
+    np.testing.assert_array_equal(fs[1](x), np.cos(x))
+    np.testing.assert_array_equal(fs[0](x), np.sin(x))
+    np.testing.assert_array_equal(gs[1](x), np.cos(x))

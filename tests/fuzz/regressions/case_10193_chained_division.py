@@ -16,8 +16,6 @@ def ARGS():
     return [np.array([-0.8806609309517665, 0.9044957992661992, -1.360930559098751, 1.336390506398624], dtype=np.float64)]
 
 
-EXPECTED_BUG = 'mismatch:result:value'
-KNOWN = 'xla-reassociates-chained-division'
 
 # Not equal to tolerance rtol=0, atol=0
 # result

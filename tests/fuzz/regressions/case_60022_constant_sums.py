@@ -15,8 +15,6 @@ def ARGS():
     return [np.array([np.inf, 0.5644388198852539, -0.15275339782238007, -0.9774625897407532, -0.31725025177001953], dtype=np.float32)]
 
 
-EXPECTED_BUG = 'mismatch:result:value'
-KNOWN = 'xla-reassociates-constant-sums'
 
 # Not equal to tolerance rtol=0, atol=0
 # result

@@ -1,0 +1,208 @@
+"""scipy.stats.norm and scipy.stats.multivariate_normal under jit against SciPy itself
+(runtime/numpy/scipy_stats.py): values, dtypes and scalar/array results, loc/scale as
+positional and keyword arguments, frozen distributions, SciPy's errors (bad arguments,
+covariances that are not positive (semi)definite), and staged control flow."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from differential import check
+from npxla import jit
+from npxla.transpiler.base.errors import LibraryCallError, UnsupportedFunctionError
+
+stats = pytest.importorskip("scipy.stats")
+norm, mvn = stats.norm, stats.multivariate_normal
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+# XLA:CPU flushes subnormal results to zero (densities beyond |x| ~ 37.5)
+TINY = np.finfo(np.float64).tiny
+
+RNG = np.random.default_rng(0)
+X = np.concatenate([RNG.normal(size=24) * 5, [np.inf, -np.inf, np.nan, 0.0, -0.0, 40, -40,
+                                              1e-300, 37.0, -37.0]])
+SCALE = np.concatenate([np.abs(RNG.normal(size=24)) + 0.1, [1, 0, -1, 2, 0.5, np.inf, np.nan,
+                                                            3, 1, 1]])
+
+
+def standard(x):
+    return norm.pdf(x), norm.logpdf(x), norm.cdf(x), norm.sf(x)
+
+
+def located(x, m, s):
+    return (norm.pdf(x, m, s), norm.logpdf(x, loc=m, scale=s), norm.cdf(x, m, scale=s),
+            norm.sf(x=x, loc=m), norm.pdf(x, m))
+
+
+def frozen(x, m, s):
+    rv = norm(m, s)
+    return rv.pdf(x), rv.logpdf(x), rv.cdf(x), rv.sf(x), norm(loc=1.5).pdf(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_norm_standard(dtype):
+    x = X if dtype != np.int64 else np.arange(-40, 41)
+    check(standard, x.astype(dtype), rtol=1e-14, atol=TINY)
+
+
+def test_norm_scalars():
+    check(standard, 0.75, rtol=1e-15, atol=TINY)
+    check(standard, np.float32(-1.25), rtol=1e-15, atol=TINY)
+    check(standard, np.array(2.0), rtol=1e-15, atol=TINY)
+
+
+def test_norm_loc_scale_and_broadcasting():
+    check(located, X, 0.3, SCALE, rtol=1e-14, atol=TINY)
+    check(located, X[:, None], X[::-1][None, :6].copy(), 2.0, rtol=1e-14, atol=TINY)
+    check(located, X.astype(np.float32), np.float32(0.5), np.float32(2.0), rtol=1e-14, atol=TINY)
+
+
+def test_norm_frozen():
+    check(frozen, X, 0.3, SCALE, rtol=1e-14, atol=TINY)
+    check(frozen, X, 0.3, 2.0, rtol=1e-14, atol=TINY)
+
+
+RV = norm(1.0, 2.0)
+
+
+def frozen_outside(x):
+    return RV.pdf(x)
+
+
+def too_many(x):
+    return norm.pdf(x, 1, 2, 3)
+
+
+def unknown_keyword(x):
+    return norm.cdf(x, foo=1)
+
+
+def twice(x):
+    return norm.logpdf(x, 0, 1, loc=2)
+
+
+def complex_norm(x):
+    return norm.pdf(x * 1j)
+
+
+def frozen_mean(x):
+    return norm(0, 1).mean() + x
+
+
+def test_norm_errors():
+    for f, message in [(too_many, r"_parse_args\(\) takes from 1 to 3 positional arguments "
+                                  "but 4 were given"),
+                       (unknown_keyword, r"_parse_args\(\) got an unexpected keyword argument "
+                                         "'foo'"),
+                       (twice, r"_parse_args\(\) got multiple values for argument 'loc'")]:
+        with pytest.raises(TypeError, match=message):
+            f(np.ones(2))
+        with pytest.raises(TypeError, match=message):
+            jit(f)(np.ones(2))
+    with pytest.raises(UnsupportedFunctionError, match="complex128"):
+        jit(complex_norm)(np.ones(2))
+    with pytest.raises(UnsupportedFunctionError, match=r"norm\(...\).mean"):
+        jit(frozen_mean)(np.ones(2))
+    # SciPy's own frozen object, made outside the compiled function: a located refusal
+    with pytest.raises(LibraryCallError, match="pdf"):
+        jit(frozen_outside)(np.ones(2))
+
+
+# --- multivariate_normal ------------------------------------------------------------------
+
+A = RNG.normal(size=(3, 3))
+COV = A @ A.T + np.eye(3)
+MEAN = RNG.normal(size=3)
+PTS = RNG.normal(size=(6, 3)) * 2
+SINGULAR = np.array([[1.0, 1, 0], [1, 1, 0], [0, 0, 2]])
+ON_AND_OFF = np.array([[1.0, 1, 0], [1, 0, 1], [0.5, 0.5, 3], [0, 0, 0]])
+
+
+def mvn_both(x, mean, cov):
+    return mvn.pdf(x, mean, cov), mvn.logpdf(x, mean=mean, cov=cov)
+
+
+def mvn_frozen(x, mean, cov):
+    rv = mvn(mean, cov)
+    return rv.pdf(x), rv.logpdf(x), mvn(cov=2.5).logpdf(x[0, 0])
+
+
+def mvn_singular(x, cov):
+    return (mvn.pdf(x, cov=cov, allow_singular=True),
+            mvn.logpdf(x, cov=cov, allow_singular=True))
+
+
+def mvn_shapes(x, var):
+    return (mvn.pdf(x[0], MEAN, COV), mvn.logpdf(x, np.zeros(3), cov=var),
+            mvn.pdf(x[:, 0], 0.5, 2.0), mvn.logpdf(0.25), mvn.pdf(x[0, :1], cov=var[:1]))
+
+
+def test_multivariate_normal():
+    check(mvn_both, PTS, MEAN, COV, rtol=1e-12, atol=TINY)
+    check(mvn_both, PTS.astype(np.float32), MEAN, COV.astype(np.float32), rtol=1e-12, atol=TINY)
+    check(mvn_frozen, PTS, MEAN, COV, rtol=1e-12, atol=TINY)
+    check(mvn_singular, ON_AND_OFF, SINGULAR, rtol=1e-12, atol=TINY)
+    check(mvn_shapes, PTS, np.array([1.0, 2.0, 0.5]), rtol=1e-12, atol=TINY)
+
+
+def mvn_cdf(x, cov):
+    return mvn.cdf(x, cov=cov)
+
+
+def mvn_pdf(x, cov):
+    return mvn.pdf(x, cov=cov)
+
+
+@pytest.mark.parametrize("cov,error,message", [
+    (np.array([[1.0, 2], [2, 1]]), ValueError, "must be symmetric positive semidefinite"),
+    (np.array([[1.0, 1], [1, 1]]), np.linalg.LinAlgError, "must be symmetric positive "
+                                                           "definite"),
+    (np.array([[1.0, np.nan], [0, 1]]), ValueError, "array must not contain infs or NaNs"),
+    (np.ones((2, 3)), ValueError, "Array 'cov' must be square"),
+])
+def test_multivariate_normal_errors(cov, error, message):
+    """SciPy's exceptions, raised after the run for traced covariances."""
+    x = np.zeros(2)
+    with pytest.raises(error, match=message):
+        mvn_pdf(x, cov)
+    with pytest.raises(error, match=message):
+        jit(mvn_pdf)(x, cov)
+
+
+def test_multivariate_normal_cdf_is_refused():
+    with pytest.raises(LibraryCallError, match="cdf"):
+        jit(mvn_cdf)(np.zeros(2), np.eye(2))
+
+
+# --- staged control flow, properties --------------------------------------------------------
+
+def branchy(x, s):
+    if np.max(x) > 0:
+        out = norm.pdf(x, scale=s) + norm(0, s).cdf(x)
+    else:
+        out = norm.logpdf(x, loc=1.0)
+    total = 0.0
+    k = 0
+    while total < 1.0 and k < 10:
+        total = total + norm.cdf(x[k % x.shape[0]] - k)
+        k += 1
+    return out, total, k
+
+
+def test_inside_data_dependent_control_flow():
+    x = RNG.normal(size=5)
+    check(branchy, x, 1.5, rtol=1e-14, atol=TINY)
+    check(branchy, -np.abs(x), 1.5, rtol=1e-14, atol=TINY)
+
+
+def cdf_of(x, m, s):
+    return norm.cdf(x, m, s), norm.logpdf(x, m, s)
+
+
+@settings(max_examples=25, deadline=None)
+@given(hnp.arrays(np.float64, 6, elements=st.floats(-1e3, 1e3)),
+       st.floats(-10, 10), st.floats(1e-3, 1e3))
+def test_property_cdf_logpdf(x, m, s):
+    actual = jit(cdf_of)(x, m, s)
+    for a, e in zip(actual, cdf_of(x, m, s)):
+        np.testing.assert_allclose(a, e, rtol=1e-14, atol=1e-300)

@@ -179,8 +179,8 @@ def supported_tables() -> dict:
         "MATH_UNSUPPORTED": {f"math.{n}" for n in math_fns} - math_supported,
         "BUILTINS_REGISTERED": builtin_registered,
         "HANDLED_CALLS": handled,
-        "REFUSED_MODULES": {"numpy.random": "UnsupportedOperationError",
-                            "random": "UnsupportedOperationError"},
+        "SCIPY_SUPPORTED": {name for name in functions if name.startswith("scipy.")},
+        "REFUSED_MODULES": {"random": "UnsupportedOperationError"},
     }
 
 
@@ -221,7 +221,10 @@ _TABLE_DOCS = {
     "HANDLED_CALLS": "Calls converted code routes to handlers of their own (print, range, "
                      "type questions, logging and warnings at run time, map/filter/"
                      "sorted/reduce/partial with the function converted).",
-    "REFUSED_MODULES": "Modules whose calls are refused outright (random streams).",
+    "SCIPY_SUPPORTED": "SciPy functions (and methods of SciPy objects, scipy.stats.norm.pdf) "
+                       "that compile on traced arrays (runtime/numpy/scipy_*.py).",
+    "REFUSED_MODULES": "Modules whose calls are refused outright (Python's random stream; "
+                       "np.random is called when the program runs).",
 }
 
 

@@ -138,10 +138,15 @@ CASES = [
     ("supported_attributes", "def f(x):\n    return x.T.real.astype(float).reshape(-1) "
      "* x.ndim\n", "(np.arange(3.0),)", None),
     # NPX153: other libraries and math functions without a lowering
-    ("scipy_ufunc", "def f(x):\n    return scipy.special.erf(x)\n", "(np.arange(3.0),)",
-     "NPX153"),
-    ("scipy_distribution", "def f(x):\n    return scipy.stats.norm.cdf(x)\n",
+    ("scipy_ufunc", "def f(x):\n    return scipy.special.zeta(x + 2.0, 1.0)\n",
      "(np.arange(3.0),)", "NPX153"),
+    ("scipy_distribution", "def f(x):\n    return scipy.stats.gamma.cdf(x, 2.0)\n",
+     "(np.arange(3.0),)", "NPX153"),
+    # SciPy functions npxla compiles (runtime/numpy/scipy_*.py)
+    ("scipy_supported", "def f(x):\n    return scipy.special.erf(x)\n", "(np.arange(3.0),)",
+     None),
+    ("scipy_norm_supported", "def f(x):\n    return scipy.stats.norm.cdf(x)\n",
+     "(np.arange(3.0),)", None),
     ("statistics", "def f(x):\n    return statistics.mean(x)\n", "(np.arange(3.0),)",
      "NPX153"),
     ("math_of_element", "def f(x):\n    return math.gamma(x[0])\n", "(np.arange(1.0, 3.0),)",

@@ -423,8 +423,31 @@ HANDLED_CALLS = frozenset({
     "numpy.isrealobj", "numpy.isscalar", "warnings.warn",
 })
 
-# Modules whose calls are refused outright (random streams).
+# SciPy functions (and methods of SciPy objects, scipy.stats.norm.pdf) that compile on
+# traced arrays (runtime/numpy/scipy_*.py).
+SCIPY_SUPPORTED = frozenset({
+    "scipy.linalg.block_diag", "scipy.linalg.cho_factor", "scipy.linalg.cho_solve",
+    "scipy.linalg.cholesky", "scipy.linalg.eigh", "scipy.linalg.expm",
+    "scipy.linalg.inv", "scipy.linalg.lapack.dgtsv", "scipy.linalg.lapack.sgtsv",
+    "scipy.linalg.lu", "scipy.linalg.lu_factor", "scipy.linalg.lu_solve",
+    "scipy.linalg.pinv", "scipy.linalg.qr", "scipy.linalg.solve",
+    "scipy.linalg.solve_banded", "scipy.linalg.solve_triangular", "scipy.linalg.svd",
+    "scipy.ndimage.convolve", "scipy.ndimage.convolve1d", "scipy.ndimage.correlate",
+    "scipy.ndimage.correlate1d", "scipy.ndimage.gaussian_filter",
+    "scipy.ndimage.gaussian_filter1d", "scipy.ndimage.uniform_filter",
+    "scipy.ndimage.uniform_filter1d", "scipy.signal.convolve",
+    "scipy.signal.fftconvolve", "scipy.signal.lfilter", "scipy.special.betaln",
+    "scipy.special.digamma", "scipy.special.erf", "scipy.special.erfc",
+    "scipy.special.erfinv", "scipy.special.expit", "scipy.special.gamma",
+    "scipy.special.gammaln", "scipy.special.logit", "scipy.special.logsumexp",
+    "scipy.special.ndtr", "scipy.special.psi", "scipy.special.xlogy",
+    "scipy.stats.multivariate_normal", "scipy.stats.multivariate_normal.logpdf",
+    "scipy.stats.multivariate_normal.pdf", "scipy.stats.norm", "scipy.stats.norm.cdf",
+    "scipy.stats.norm.logpdf", "scipy.stats.norm.pdf", "scipy.stats.norm.sf",
+})
+
+# Modules whose calls are refused outright (Python's random stream; np.random is called
+# when the program runs).
 REFUSED_MODULES = {
-    "numpy.random": "UnsupportedOperationError",
     "random": "UnsupportedOperationError",
 }

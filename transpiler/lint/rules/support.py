@@ -406,7 +406,7 @@ def library_callee(qual, path):
 class LibraryCallOnTracedArray(Rule):
     refusal = C.LIBRARY_CALL
     plain = True
-    defaults = {"fn": "scipy.special.erf", "lib": "scipy", "instead": ""}
+    defaults = {"fn": "scipy.special.zeta", "lib": "scipy", "instead": ""}
     targets = _NPXLA
     explain = """
         npxla compiles NumPy and your own Python code. A function of another library
@@ -428,21 +428,23 @@ class LibraryCallOnTracedArray(Rule):
         from npxla import jit
 
         @jit
-        def gelu(x):
-            return 0.5 * x * (1.0 + scipy.special.erf(x / np.sqrt(2.0)))
+        def zeta_sum(x):
+            return scipy.special.zeta(x + 2.0, 1.0).sum()
         """
     good = """
         import numpy as np
         from npxla import jit
 
         @jit
-        def gelu(x):
-            return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+        def zeta_sum(x, zetas):       # zetas = scipy.special.zeta(x + 2.0, 1.0), outside
+            return zetas.sum()
         """
     example_args = "(np.array([-1.0, 0.0, 2.0]),)"
+    example_good_args = "(np.array([-1.0, 0.0, 2.0]), np.array([1.64, 2.3, 1.08]))"
 
     def on_call(self, ctx, node, callee, args, kwargs):
-        if callee.kind != REF or not callee.qual or callee.qual in S.HANDLED_CALLS:
+        if callee.kind != REF or not callee.qual or callee.qual in S.HANDLED_CALLS or \
+                callee.qual in S.SCIPY_SUPPORTED:
             return
         qual = callee.qual
         top = qual.split(".")[0]

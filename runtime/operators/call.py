@@ -322,8 +322,10 @@ def call_name(f) -> str:
         # ufuncs of other libraries, and functions defined in a private module
         # (scipy.special._basic.zeta): the public module exporting it
         short = getattr(f, "__name__", "")
+        package = (module or "").partition(".")[0]      # its own package's, first
         found = [mod_name for mod_name, mod in list(sys.modules.items())
                  if not mod_name.startswith("_") and "._" not in mod_name and
                  getattr(mod, "__dict__", {}).get(short) is f]
-        module = min(found, key=len) if found else getattr(f, "__module__", None)
+        module = min(found, key=lambda m: (package and m.partition(".")[0] != package,
+                                           len(m))) if found else module
     return f"{module}.{name}" if module else name

@@ -657,3 +657,17 @@ def test_np_svd_nan_raises():
                    "returns NaN")
 def test_np_eigh_nan_raises():
     _agree(np_eigh, np.array([[np.nan, 1.0], [1, 1]]))
+
+
+def scipy_norms(x, A):
+    import scipy.linalg as LA
+    return LA.norm(x), LA.norm(A), LA.norm(A, 1), LA.norm(A, axis=0), LA.norm(x, np.inf)
+
+
+def test_scipy_linalg_norm_agrees_and_checks_finite():
+    rng = np.random.default_rng(4)
+    x, A = rng.standard_normal(7), rng.standard_normal((4, 5))
+    for e, g in zip(scipy_norms(x, A), jit(scipy_norms)(x, A)):
+        np.testing.assert_allclose(g, e, rtol=1e-14)
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        jit(scipy_norms)(np.array([1.0, np.nan]), A)

@@ -430,7 +430,7 @@ SCIPY_SUPPORTED = frozenset({
     "scipy.linalg.cholesky", "scipy.linalg.eigh", "scipy.linalg.expm",
     "scipy.linalg.inv", "scipy.linalg.lapack.dgtsv", "scipy.linalg.lapack.sgtsv",
     "scipy.linalg.lu", "scipy.linalg.lu_factor", "scipy.linalg.lu_solve",
-    "scipy.linalg.pinv", "scipy.linalg.qr", "scipy.linalg.solve",
+    "scipy.linalg.norm", "scipy.linalg.pinv", "scipy.linalg.qr", "scipy.linalg.solve",
     "scipy.linalg.solve_banded", "scipy.linalg.solve_triangular", "scipy.linalg.svd",
     "scipy.ndimage.convolve", "scipy.ndimage.convolve1d", "scipy.ndimage.correlate",
     "scipy.ndimage.correlate1d", "scipy.ndimage.gaussian_filter",

@@ -24,13 +24,19 @@ from npxla.runtime.numpy.registry import implements
 
 # --- SVD and what builds on it ---------------------------------------------------------------
 
+def _any_nan(a):
+    """LAPACK's SVD reports NaN input as a failure to converge (NumPy raises); an
+    infinite entry gives NaN results without an error."""
+    return apply(np.any, apply(np.isnan, a))
+
+
 def _svd(a, full_matrices=True, compute_uv=True):
     """SVD in the result dtypes; `a` non-empty, at least 2-d."""
     t, rt = common_type(a)
     outs = borrow("svd", cast_to(a, t), full_matrices=bool(full_matrices),
                   compute_uv=bool(compute_uv))
     s = outs[1] if compute_uv else outs[0]
-    raise_if(failed(s, a), "SVD did not converge")
+    raise_if(apply(np.logical_or, failed(s, a), _any_nan(a)), "SVD did not converge")
     if not compute_uv:
         return cast_to(s, real_dtype(rt))
     u, s, vh = outs

@@ -26,7 +26,7 @@ from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.coercion import array_impl, as_array, const_array
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.registry import implements, register_method
-from npxla.runtime.numpy.shape import moveaxis, shape_arg
+from npxla.runtime.numpy.shape import layout, moveaxis, shape_arg
 from npxla.runtime.numpy.values import fresh
 from npxla.transpiler.base.dtypes import result_type
 from npxla.transpiler.base.errors import UnsupportedFunctionError
@@ -209,18 +209,31 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 @implements(np.array, family="creation", creates=True)
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
-    return array_impl(object, dtype, copy=copy, ndmin=ndmin)
+    return _in_order(object, array_impl(object, dtype, copy=copy, ndmin=ndmin), order)
 
 
 @implements(np.asarray, np.asanyarray, family="creation", creates=True, fold=False,
             notes="returns its argument itself (an alias) when no conversion is needed")
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
-    return array_impl(a, dtype, copy=copy)
+    return _in_order(a, array_impl(a, dtype, copy=copy), order)
 
 
 @implements(np.ascontiguousarray, family="creation", creates=True, fold=False)
 def ascontiguousarray(a, dtype=None, *, like=None):
-    return array_impl(a, dtype, copy=None, ndmin=1)
+    return _in_order(a, array_impl(a, dtype, copy=None, ndmin=1), "C")
+
+
+def _in_order(source, out, order):
+    """`out` (the argument itself when no conversion was needed) copied when NumPy would
+    copy it to give the requested memory order: `np.ascontiguousarray(x.T)`,
+    `np.asarray(a, order='C')` of a Fortran-ordered or strided argument (a view made
+    here has its layout too, `numpy/shape.py`)."""
+    if out is not source or order not in ("C", "F") or not isinstance(out, AbstractArray):
+        return out
+    flags = layout(out).flags
+    if flags.c_contiguous if order == "C" else flags.f_contiguous:
+        return out
+    return fresh(out)
 
 
 @implements(np.copy, family="creation", creates=True)

@@ -64,7 +64,8 @@ def getitem(x: AbstractArray, index):
 def setitem(x: AbstractArray, index, value):
     if not is_bounded(value):
         value = asarray(value)      # a list of traced scalars is an array too
-        _check_scalar_fits(x.dtype, value)
+        if value.weak or _basic(index):
+            _check_scalar_fits(x.dtype, value)
     if bounded_fancy.applies(index):      # y[np.nonzero(m)[0]] = v
         bounded_fancy.write(x, index, value)
         return
@@ -101,6 +102,16 @@ def _store_bounded(x, index, value):
     if not is_abstract(target) or target._view is None:
         value.refuse("assigning it to a single element")
     bounded_index.assign(target, value)
+
+
+def _basic(index) -> bool:
+    """Whether `index` is basic (integers, slices): NumPy checks a NumPy scalar stored
+    through one as `int(v)` would, and casts it unchecked (INT_MIN for NaN or inf)
+    through a mask or an index array; a Python scalar is checked either way."""
+    try:
+        return is_basic(classify(index))
+    except Exception:     # an index only the store itself can judge: checked
+        return True
 
 
 def _check_scalar_fits(dtype, value):

@@ -32,7 +32,8 @@ class Known:
 #   around in runtime/lowering/inplace.py)
 #   xla-contracts-float-arithmetic, xla-reassociates-chained-division,
 #   xla-reassociates-constant-sums (products, quotients and sums with a constant are
-#   rounded where computed, runtime/lowering/rounding.py)
+#   rounded where computed, runtime/lowering/rounding.py), contiguous-conversion-aliases,
+#   masked-store-of-float-scalar-checked
 KNOWN: list = [
     # family `arg_layouts` (issue 35 item 6), read-only arguments: npxla runs the program
     # on a copy and raises NumPy's ValueError afterwards when the read-only argument's
@@ -49,22 +50,6 @@ KNOWN: list = [
           "a write into a read-only argument followed by a `raise`/`assert` raises that "
           "later exception, not NumPy's ValueError at the write",
           r"(?s)(raise|assert) .*setflags\(write=False\)"),
-    # family `arg_layouts` (issue 35 item 6): `np.ascontiguousarray(a)`,
-    # `np.asarray(a, order='C')` and `np.array(a, order='C', copy=None)` of a
-    # transposed, Fortran-ordered or strided `a` are copies in NumPy; npxla returns a
-    # view, so a write into the result changes `a` (and the caller's array)
-    Known("contiguous-conversion-aliases", "layout_contiguous",
-          "`np.ascontiguousarray(a)` / `np.asarray(a, order='C')` of a non-C-contiguous "
-          "array is a view of it in npxla (NumPy copies): writing the result writes `a`",
-          r"np\.ascontiguousarray\(|np\.asarray\([^\n]*order='C'"),
-    # not a generator family (feature None; found by `arg_layouts` over NaN/inf
-    # arguments): `y[mask] = v` with `y` an integer array and `v` a NumPy float scalar
-    # that is NaN, inf or beyond int64 is an unsafe cast in NumPy (INT_MIN, a warning);
-    # npxla checks it as it checks `y[0] = v` and raises ValueError / OverflowError
-    Known("masked-store-of-float-scalar-checked", None,
-          "`int_array[mask] = np.float64(inf)` raises OverflowError in npxla (NaN: "
-          "ValueError); NumPy stores INT_MIN (only a basic index, `y[0] = v`, raises)",
-          r"(?m)^\s*\w+\[[^\n=]*[<>][^\n=]*\] = [^\n]*(\.(prod|max|min|sum)\(\)|\[-?\d+\])$"),
 ]
 
 # A slow compile, not a wrong answer (issue 35, item 5): a data-dependent `return` inside

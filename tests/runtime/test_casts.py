@@ -197,3 +197,30 @@ def test_round_floor_ceil_of_nan_or_inf_raise_like_python(fn, bad, error):
         jit(fn)(x)
     good = np.array([0.0, 1.0, 2.4])
     assert jit(fn)(good) == fn(good)
+
+
+def masked_store(y, x, m):
+    y[m] = x.prod()
+    y[[0]] = x.max()
+    return y
+
+
+def basic_store(y, x):
+    y[1:] = x.prod()
+    return y
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan, 1e20])
+def test_numpy_scalar_stored_through_a_mask_is_cast_unchecked(bad):
+    """NumPy checks a NumPy float scalar stored into an integer array only through a
+    basic index; through a mask or an index array it casts (INT_MIN on x86). Fuzz seed
+    40029 raised OverflowError there."""
+    y = np.zeros(3, np.int64)
+    x = np.array([bad, 2.0])
+    m = np.array([True, False, True])
+    with np.errstate(all="ignore"):
+        check(masked_store, y, x, m)
+    with pytest.raises((OverflowError, ValueError)):
+        basic_store(y.copy(), x)
+    with pytest.raises((OverflowError, ValueError)):
+        jit(basic_store)(y.copy(), x)

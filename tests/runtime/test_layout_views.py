@@ -8,7 +8,7 @@ import pytest
 
 from npxla import jit
 
-from differential import _compare
+from differential import _compare, check
 
 
 def ravel_write(a):
@@ -89,3 +89,21 @@ def test_layouts_do_not_share_a_program():
         want_arg, got_arg = LAYOUTS[layout](), LAYOUTS[layout]()
         assert run(got_arg) == ravel_write(want_arg)
         np.testing.assert_array_equal(got_arg, want_arg)
+
+
+def contiguous_copies(y):
+    u2 = np.ascontiguousarray(y)
+    u3 = np.asarray(y, order="C")
+    u4 = np.asarray(y, order="F")
+    y *= 2
+    return u2, u3, u4
+
+
+@pytest.mark.parametrize("make", [lambda a: a[::-1, ::-1], lambda a: a.T,
+                                  lambda a: a[:, ::2], np.asfortranarray, lambda a: a],
+                         ids=["reversed", "transposed", "strided", "fortran", "c"])
+def test_contiguous_conversions_copy_where_numpy_copies(make):
+    """np.ascontiguousarray / asarray(order=...) of an argument in another order are
+    copies (fuzz seed 40042: they were views, so `y *= 2` showed through them)."""
+    a = np.arange(12.0).reshape(3, 4)
+    check(contiguous_copies, make(a.copy()))

@@ -14,8 +14,6 @@ def ARGS():
     return [(_a := np.array([[np.inf, -0.36537547941179943], [-11.0, 77.0], [2.6706163117474517, np.nan]], dtype=np.float64)[::2], _a.setflags(write=False))[0], np.array([[-11, 4, 3, 1], [-55, 4, 2, 2]], dtype=np.int64)[:, 1:]]
 
 
-EXPECTED_BUG = 'crash:OverflowError:Python integer out of bounds for intN'
-KNOWN = 'masked-store-of-float-scalar-checked'
 
 # OverflowError: Python integer out of bounds for int64
 #         y[y[:, 2] > 1] = x[x > 0.5].prod()

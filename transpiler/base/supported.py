@@ -436,14 +436,15 @@ SCIPY_SUPPORTED = frozenset({
     "scipy.ndimage.correlate1d", "scipy.ndimage.gaussian_filter",
     "scipy.ndimage.gaussian_filter1d", "scipy.ndimage.uniform_filter",
     "scipy.ndimage.uniform_filter1d", "scipy.signal.convolve",
-    "scipy.signal.fftconvolve", "scipy.signal.lfilter", "scipy.special.betaln",
-    "scipy.special.digamma", "scipy.special.erf", "scipy.special.erfc",
-    "scipy.special.erfinv", "scipy.special.expit", "scipy.special.gamma",
-    "scipy.special.gammaln", "scipy.special.logit", "scipy.special.logsumexp",
-    "scipy.special.ndtr", "scipy.special.psi", "scipy.special.xlogy",
-    "scipy.stats.multivariate_normal", "scipy.stats.multivariate_normal.logpdf",
-    "scipy.stats.multivariate_normal.pdf", "scipy.stats.norm", "scipy.stats.norm.cdf",
-    "scipy.stats.norm.logpdf", "scipy.stats.norm.pdf", "scipy.stats.norm.sf",
+    "scipy.signal.fftconvolve", "scipy.signal.lfilter", "scipy.spatial.distance.cdist",
+    "scipy.special.betaln", "scipy.special.digamma", "scipy.special.erf",
+    "scipy.special.erfc", "scipy.special.erfinv", "scipy.special.expit",
+    "scipy.special.gamma", "scipy.special.gammaln", "scipy.special.logit",
+    "scipy.special.logsumexp", "scipy.special.ndtr", "scipy.special.psi",
+    "scipy.special.xlogy", "scipy.stats.multivariate_normal",
+    "scipy.stats.multivariate_normal.logpdf", "scipy.stats.multivariate_normal.pdf",
+    "scipy.stats.norm", "scipy.stats.norm.cdf", "scipy.stats.norm.logpdf",
+    "scipy.stats.norm.pdf", "scipy.stats.norm.sf",
 })
 
 # Modules whose calls are refused outright (Python's random stream; np.random is called

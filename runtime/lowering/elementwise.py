@@ -6,7 +6,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, stablehlo as hlo
 
 from npxla.runtime.lowering.core import Primitive
-from npxla.runtime.lowering.rounding import rounded
+from npxla.runtime.lowering.rounding import hidden, rounded
 from npxla.runtime.staging.types import dtype_of
 
 
@@ -73,6 +73,10 @@ def _with_constant(op):
             else out
     return build
 
+
+# a value XLA can neither fuse with its producer nor fold with its neighbours, fast math
+# or not (`rounding.hidden`)
+hide = elementwise("hidden", lambda v: hidden(v, dtype_of(v.type)))
 
 add = elementwise("add", _with_constant(hlo.AddOp))
 subtract = elementwise("subtract", _with_constant(hlo.SubtractOp))

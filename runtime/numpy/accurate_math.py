@@ -8,7 +8,7 @@ docs/accuracy.md). They are rebuilt here from exactly rounded primitives only (+
 family gets its own) with classic techniques:
 
 * error-free transformations: TwoSum / FastTwoSum and Dekker's product with Veltkamp's
-  split, which need each product rounded on its own (no FMA: `rmul`, `_hide`);
+  split, which need each product rounded on its own (no FMA: `rmul`, `E.hide`);
 * Cody-Waite reduction (x = k*ln2 + r, ln2 in two parts, k*LN2_HI exact) for exp and
   mantissa reduction (x = 2**e * m, m in [sqrt(1/2), sqrt(2))) for log, so log2/log10
   of powers of 2/10 come out exact;
@@ -29,7 +29,6 @@ first, so platforms that keep subnormals get them right.
 from __future__ import annotations
 
 import numpy as np
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering import elementwise as E
@@ -38,8 +37,6 @@ from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.arithmetic import cmp, copysign, full, select
 from npxla.runtime.lowering.rounding import hidden as _opaque
 from npxla.runtime.numpy.convert import cast_to
-from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.staging.types import tensor_type
 
 _F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
 
@@ -64,15 +61,8 @@ _R1 = (0.6666666666666666, 0.40000000000000874, 0.28571428570804414,
 EXP_MAX = 709.782712893384          # largest x with exp(x) (and expm1(x)) finite
 
 
-def _hide(value: ir.Value) -> ir.Value:
-    """`value` through `rounding.hidden`, also under `fast_math`: XLA's simplifier folds
-    `(a + c1) - c2` to `a + (c1 - c2)`, which turns TwoSum's error term and the
-    round-to-integer shifter into zeros, and an FMA would break Veltkamp's split."""
-    return _opaque(value, np.float64)
-
-
-_hidden = E.elementwise("hidden", _hide)
-_rmul = E.elementwise("multiply", lambda a, b: _hide(hlo.MulOp(a, b).result))
+_hidden = E.hide       # also under fast_math: XLA would fold TwoSum's error term away
+_rmul = E.elementwise("multiply", lambda a, b: _opaque(hlo.MulOp(a, b).result, np.float64))
 _mul = E.elementwise("multiply", hlo.MulOp)
 
 

@@ -38,9 +38,9 @@ NOT_HANDLED = object()
 
 _OWNERS = (np.random.Generator, np.random.RandomState)
 # module functions of np.random that make a generator (the others draw or seed)
-_MAKERS = {np.random.default_rng, np.random.RandomState, np.random.Generator}
+_MAKERS = (np.random.default_rng, np.random.RandomState, np.random.Generator)
 # module functions that act on the global state without being its bound methods
-_GLOBAL_FUNCTIONS = {np.random.seed}
+_GLOBAL_FUNCTIONS = (np.random.seed,)
 
 
 def route(f, args, kwargs):
@@ -50,21 +50,13 @@ def route(f, args, kwargs):
     if trace is None:
         return NOT_HANDLED
     owner = getattr(f, "__self__", None)
-    if f in _MAKERS if _hashable(f) else False:
+    if any(f is m for m in _MAKERS):
         return _make(trace, f, args, kwargs)
     if isinstance(owner, _OWNERS):
         return _draw(trace, f, owner, args, kwargs)
-    if _hashable(f) and f in _GLOBAL_FUNCTIONS:
+    if any(f is g for g in _GLOBAL_FUNCTIONS):
         return _draw(trace, f, None, args, kwargs)
     return NOT_HANDLED
-
-
-def _hashable(f):
-    try:
-        hash(f)
-    except TypeError:
-        return False
-    return True
 
 
 # --- generators made inside the function -------------------------------------------------
@@ -77,13 +69,6 @@ class _Made:
         self.standin, self.current = standin, None
 
 
-def _made(trace) -> dict:
-    table = getattr(trace, "_random_made", None)
-    if table is None:
-        table = trace._random_made = {}
-    return table
-
-
 def _make(trace, f, args, kwargs):
     operands: list = []
     template = _lift((list(args), dict(kwargs)), operands)
@@ -91,7 +76,7 @@ def _make(trace, f, args, kwargs):
     a, k = _fill(template, [np.zeros(o.shape, o.dtype) for o in operands])
     standin = f(*a, **k)
     made = _Made(standin)
-    _made(trace)[id(standin)] = made
+    trace.random_made[id(standin)] = made
     emit_host_call(trace, _Maker(f, template, made), operands, [])
     return standin
 
@@ -115,7 +100,7 @@ class _Maker:
 # --- draws ---------------------------------------------------------------------------------
 def _draw(trace, f, owner, args, kwargs):
     name = getattr(f, "__name__", "?")
-    made = _made(trace).get(id(owner)) if owner is not None else None
+    made = trace.random_made.get(id(owner)) if owner is not None else None
     operands: list = []
     template = _lift((list(args), dict(kwargs)), operands)
     _specialise(operands)

@@ -47,6 +47,9 @@ class Trace:
         # {unsigned dtype: handle} of the run-time zero that hides a product's bits
         # from the code generator (`lowering.rounding`), made once per program
         self.opaque_zeros: dict = {}
+        # {id(generator): `random_calls._Made`} of the random generators the function
+        # makes, which the program makes again on every run
+        self.random_made: dict = {}
         self.context = _new_context()
         self.location = ir.Location.unknown(self.context)
         with self.context, self.location:

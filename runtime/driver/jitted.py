@@ -30,7 +30,8 @@ from npxla.runtime.operators import effects, loops
 from npxla.runtime.operators.conditionals import raises_at_run_time
 from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.driver import staging
-from npxla.runtime.driver.staging import memory_sharing, stage
+from npxla.runtime.driver.staging import (READ_ONLY, key_parts, memory_sharing, stage,
+                                          read_only_leaves)
 from npxla.runtime.numpy.bounded_window import speculates, widened
 from npxla.runtime.staging.bounded import WindowOverflow
 from npxla.runtime.driver.failures import classify, hidden_concretization, located
@@ -187,10 +188,13 @@ class JittedFunction:
             for a in args:         # a loop: faster than a comprehension here
                 t = type(a)
                 if t is np.ndarray:
-                    if not a.flags.c_contiguous:
+                    flags = a.flags
+                    if not flags.c_contiguous:
                         break            # another layout: the general path's key
                     key.append(a.shape)
                     key.append(a.dtype)
+                    if not flags.writeable:      # another program (`_call`)
+                        key.append(READ_ONLY)
                 elif t in _PY_SCALARS:
                     key.append(t)
                 elif t is DeviceArray or t is _JAX_ARRAY:     # device data (`resident`)
@@ -244,6 +248,9 @@ class JittedFunction:
             sharing += resident.same_pairs(holders)
         if sharing:                    # a program for these arguments being one array
             key += (sharing,)
+        read_only = read_only_leaves(leaves)
+        if read_only:      # a write into one raises NumPy's ValueError where it happens
+            key += ((READ_ONLY, read_only),)
         hit = self._lookup(key, args, kwargs, leaves) or self._build(key, args, kwargs, leaves)
         variant, entry, extra = hit
         if entry.staged.writeback:
@@ -327,8 +334,9 @@ class JittedFunction:
                 staged, exe, positions = hit
                 compiled = Compiled(staged, device, exe)
             else:
-                staged, positions = self._stage(args, kwargs, leaves, env,
-                                                key[2] if len(key) > 2 else ())
+                sharing, read_only = key_parts(key)
+                staged, positions = self._stage(args, kwargs, leaves, env, sharing,
+                                                read_only)
                 compiled = Compiled(staged, device)
                 compiled.executable  # compile now so errors surface at the first call
                 persist.save(disk_key, leaves, device, staged, compiled.executable,
@@ -389,12 +397,14 @@ class JittedFunction:
         return err.with_location(Location(code.co_filename, code.co_firstlineno)) \
             .with_traceback(None)
 
-    def _stage(self, args, kwargs, leaves, env=None, sharing=None):
+    def _stage(self, args, kwargs, leaves, env=None, sharing=None, read_only=frozenset()):
         """Stage, retrying when code needs a traced value as a Python value: Python
         int/bool arguments are then specialised on their value, implicit arrays baked
         in by value, and loops over a static range whose index is needed are
         unrolled. `sharing`: the arguments that are one array (default: NumPy's view
-        of `leaves`). jax Arrays are staged as the NumPy arrays they stand for."""
+        of `leaves`). `read_only`: positions of read-only arrays the function writes
+        (it raises NumPy's ValueError where it does). jax Arrays are staged as the NumPy
+        arrays they stand for."""
         if env is None:
             env = self._environment(args, kwargs)
         if sharing is None:
@@ -418,6 +428,7 @@ class JittedFunction:
                                        platform=self.device.platform,
                                        host_library=self._host_library,
                                        fast_math=self._fast_math,
+                                       read_only=read_only,
                                        windows=windows,
                                        arguments_returned=self._returns_arguments and
                                        self._output == "numpy")

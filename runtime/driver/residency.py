@@ -23,6 +23,7 @@ from npxla.transpiler.base import catalogue
 from npxla.transpiler.base.errors import Location
 
 from npxla.runtime.driver.results import build as build_result
+from npxla.runtime.driver.staging import READ_ONLY
 from npxla.runtime.operators.printing import execute as execute_with_callbacks
 from npxla.runtime.staging.pytree import flatten
 from npxla.runtime.xla import fastcall, resident
@@ -136,9 +137,12 @@ def fast_key(args, jax_type):
     for a in args:
         t = type(a)
         if t is np.ndarray:
-            if not a.flags.c_contiguous:
+            flags = a.flags
+            if not flags.c_contiguous:
                 return None      # another layout is another program (`leaf_key`)
             key += [a.shape, a.dtype]
+            if not flags.writeable:      # so is a read-only array (`JittedFunction._call`)
+                key.append(READ_ONLY)
         elif t in PY_SCALARS:
             key.append(t)
         elif t is DeviceArray or t is jax_type:

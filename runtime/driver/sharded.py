@@ -25,6 +25,7 @@ from npxla.transpiler.base.errors import TranspileError, UnsupportedOperationErr
 from npxla.runtime.driver.results import to_result, trim
 from npxla.runtime.driver.jitted import JittedFunction
 from npxla.runtime.driver.shardspec import ShardSpec
+from npxla.runtime.driver.staging import key_parts
 from npxla.runtime.numpy.errorflags import raise_for, uses_payloads
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from npxla.runtime.staging.pytree import flatten, unflatten
@@ -87,9 +88,9 @@ class ShardedFunction(JittedFunction):
                 self._whole(args, kwargs, layouts)
             stage_leaves: list = []
             flatten((stage_args, stage_kwargs), stage_leaves)
-            sharing = None if local else key[2] if len(key) > 2 else ()
+            sharing, read_only = key_parts(key)
             staged, positions = self._stage(stage_args, stage_kwargs, stage_leaves, env,
-                                            sharing)
+                                            None if local else sharing, read_only)
             compiled = self._compiled(staged, layouts, local)
             compiled.executable     # compile now so errors surface at the first call
             self._warn_uneven(compiled, args, kwargs)

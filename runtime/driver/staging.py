@@ -64,10 +64,33 @@ def memory_sharing(leaves) -> tuple:
     return tuple(out)
 
 
+# the tag of a signature key's part naming read-only arguments the program writes
+READ_ONLY = "read-only"
+
+
+def read_only_leaves(leaves) -> frozenset:
+    """Positions of the read-only arrays among a call's leaves: NumPy raises where the
+    function writes one, so these calls get a program staged knowing which they are."""
+    return frozenset(i for i, leaf in enumerate(leaves)
+                     if type(leaf) is np.ndarray and not leaf.flags.writeable)
+
+
+def key_parts(key):
+    """(arguments that are one array, read-only arguments written) of a signature key
+    (`JittedFunction._call`)."""
+    sharing, read_only = (), frozenset()
+    for part in key[2:]:
+        if part and part[0] == READ_ONLY:
+            read_only = part[1]
+        else:
+            sharing = part
+    return sharing, read_only
+
+
 def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(), bind=None,
           unrolled=frozenset(), user_error=None, sharing=(), platform="cpu",
           windows=None, arguments_returned=False, host_library=True,
-          fast_math=False) -> Staged:
+          fast_math=False, read_only=frozenset()) -> Staged:
     """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value.
     `implicit`: arrays appended to the flat leaves; `bind(their handles, args, kwargs)`
     returns the (function, args, kwargs) to stage. `unrolled`: loop body code objects
@@ -79,7 +102,9 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
     itself (`A += ...; return A`) is the caller's array, as in NumPy (the same
     object, after the write-back), not an output of the program. `host_library`: whether
     lowerings may call NumPy's own routines back on the host (CPU, one device).
-    `fast_math`: let XLA fuse float products into sums (`lowering.rounding`)."""
+    `fast_math`: let XLA fuse float products into sums (`lowering.rounding`).
+    `read_only`: flat positions of read-only arrays (writing them raises NumPy's
+    ValueError where the write happens)."""
     refuse_unsupported_arguments(fn, args, kwargs)
     leaves: list = []
     treedef = flatten((tuple(args), dict(kwargs)), leaves)
@@ -104,6 +129,7 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
                                   deps=frozenset([i]))
                 if isinstance(leaf, np.ndarray):    # a 0-d array, not a NumPy scalar
                     mark_ndarray(h)
+                    h._readonly = i in read_only
                     if not leaf.flags.c_contiguous:        # transposed, Fortran, strided
                         strides = element_strides(leaf)
                         if type(strides[0]) is int:

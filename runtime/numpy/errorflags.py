@@ -231,3 +231,13 @@ def combine(flags):
     """Concatenate the flags (or payloads), flattened, into one vector output."""
     vecs = [S.reshape(f, shape=(f.size,)) for f in flags]
     return vecs[0].ir if len(vecs) == 1 else S.concatenate(*vecs, axis=0).ir
+
+
+def refuse_write(cond):
+    """A write into a read-only argument (or a view of one): NumPy's ValueError, raised
+    now (`cond` None: the write happens wherever this line runs; inside a data-dependent
+    branch the branch then raises when taken) or when the traced bool `cond` holds."""
+    exc = ValueError("assignment destination is read-only")
+    if cond is None:
+        raise exc
+    check_raises(cond, exc)

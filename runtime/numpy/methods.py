@@ -14,6 +14,7 @@ from npxla.runtime.staging import abstract
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.pytypes import is_marked
 from npxla.runtime.numpy.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.errorflags import refuse_write
 from npxla.runtime.numpy.indexing import getitem, setitem
 from npxla.runtime.numpy.registry import bound_method, dispatch, dispatch_ufunc
 from npxla.runtime.numpy.text import text_refusal
@@ -126,3 +127,4 @@ AbstractArray.__format__ = __format__
 abstract.numpy_layer.where = lambda cond, a, b: dispatch(np.where, (cond, a, b), {})
 abstract.numpy_layer.conform = lambda value, dtype, shape: broadcast_to_shape(
     cast_to(value, dtype), shape)
+abstract.numpy_layer.refuse_write = refuse_write

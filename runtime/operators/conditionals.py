@@ -206,7 +206,7 @@ def _trace_branches(branches):
             except Exception as e:
                 if raised is not None or not raises_at_run_time(e):
                     raise
-                raised = (k, e)
+                raised = (k, e, current_trace().raised_after_checks)
                 bodies.append(None)
     except BaseException:
         for b in bodies:
@@ -219,21 +219,23 @@ def _trace_branches(branches):
 def _raise_when_taken(pred, branches, bodies, raised):
     """One path raises: the program raises when it is taken (a runtime check), and
     otherwise runs the other path, which is then the only one left to compute."""
-    k, exc = raised
+    k, exc, checked = raised
     other = 1 - k
     bodies[other].discard()
     taken = pred if k == 0 else dispatch(np.logical_not, (pred,), {})
-    check_raises(taken, exc, _message_values(taken, branches[k], exc))
+    check_raises(taken, exc, _until_raise(taken, branches[k], exc, checked))
     return branches[other]()
 
 
-def _message_values(taken, branch, exc):
-    """The values an exception message formats (`raise ValueError(f"{x.min()} < 0")`)
-    exist only inside the branch that raises, whose trace ended with the exception: it
-    is staged again as a branch of its own that stops at the same `raise` and keeps
-    the message's values for the check (`errorflags.message_payloads`). None when the
-    message has no traced values or that branch cannot be staged so."""
-    if not any(hasattr(a, "run_time_fields") for a in exc.args):
+def _until_raise(taken, branch, exc, checked):
+    """The raising branch's trace ended with the exception, so what it holds is lost:
+    the run-time checks it made before the `raise` (`checked`: a bad index, a cast
+    that overflows, which NumPy raises first) and the values its message formats
+    (`raise ValueError(f"{x.min()} < 0")`). It is staged again as a branch of its own
+    that stops at the same `raise`: its checks come before the raise's, and it returns
+    the message's values for the check (`errorflags.message_payloads`), or None when
+    the message has no traced values or that branch cannot be staged so."""
+    if not checked and not any(hasattr(a, "run_time_fields") for a in exc.args):
         return None
     kept: list = []
 

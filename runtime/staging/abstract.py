@@ -28,6 +28,9 @@ class NumPyLayer:
     (`runtime/numpy/methods.py`): this module stays a leaf below it."""
     where = None
     conform = None
+    # `refuse_write(cond)`: a write into a read-only array, where the traced bool `cond`
+    # holds (None: wherever this line runs); raises NumPy's ValueError or records it
+    refuse_write = None
 
 
 numpy_layer = NumPyLayer()
@@ -36,7 +39,7 @@ numpy_layer = NumPyLayer()
 class AbstractArray:
     __slots__ = ("_ir", "_const", "shape", "dtype", "weak", "deps", "_view", "_version",
                  "_born", "_alias_of", "_alias_bases", "_alias_site", "_switch", "_range",
-                 "_selection", "__weakref__")
+                 "_selection", "_readonly", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, shape, dtype, *, ir=None, const=None, weak=False, deps=frozenset()):
@@ -65,6 +68,9 @@ class AbstractArray:
         # (lo, hi): static bounds of a traced integer (loop indices), so indexing with
         # it needs neither negative-index wrapping nor a bounds check
         self._range = None
+        # an argument the caller passed read-only (`flags.writeable` False): a write into
+        # it, or into a view of it, raises NumPy's ValueError where it happens
+        self._readonly = False
 
     # --- construction -------------------------------------------------------------
     @classmethod
@@ -197,9 +203,14 @@ class AbstractArray:
             _refuse_ambiguous_alias(self._alias_of)
         self._range = None
         new = numpy_layer.conform(new, self.dtype, self.shape)
+        if self._readonly:
+            numpy_layer.refuse_write(None)
         if self._switch is not None:
             fresh, options = self._switch
             for cond, o in options:
+                if root_of(o)._readonly:        # only where that path chose it
+                    numpy_layer.refuse_write(cond)
+                    continue
                 o.assign(numpy_layer.where(cond, new, o))
             fresh.assign(new)
             self.deps = self.deps | new.deps

@@ -106,6 +106,7 @@ def trace_body(fn, params=(), *, bind=()):
             body.assigned = [(h, snapshot(h)) for h in scope.assigned()]
             body.checks = trace.error_checks
     except BaseException:
+        trace.raised_after_checks = bool(trace.error_checks)
         scratch.erase()
         raise
     finally:

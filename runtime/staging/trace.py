@@ -66,6 +66,9 @@ class Trace:
         # refusals raised where user code could catch them (inside `try`): staging
         # fails with them even if an `except` clause swallowed them
         self.pending_errors: list = []
+        # whether the last region whose trace ended in an exception had recorded run-time
+        # checks before it (they fire first at run time: `regions.trace_body`)
+        self.raised_after_checks = False
         # user functions converted while staging (the disk cache re-checks them)
         self.dependencies: list = []
         # policy: code objects of loop bodies to unroll (see operators.loops.LoopToken)

@@ -33,24 +33,10 @@ class Known:
 #   xla-contracts-float-arithmetic, xla-reassociates-chained-division,
 #   xla-reassociates-constant-sums (products, quotients and sums with a constant are
 #   rounded where computed, runtime/lowering/rounding.py), contiguous-conversion-aliases,
-#   masked-store-of-float-scalar-checked
-KNOWN: list = [
-    # family `arg_layouts` (issue 35 item 6), read-only arguments: npxla runs the program
-    # on a copy and raises NumPy's ValueError afterwards when the read-only argument's
-    # values changed. So a write that stores the values already there (`y[0] += 0`,
-    # `y *= 1`, `y[0] = y[0]`) raises nothing (NumPy raises on any write), and an
-    # exception raised later in the program (`raise`, `assert`) is raised instead of
-    # NumPy's ValueError at the write. (The patterns see the read-only flag only in a
-    # regression file's ARGS: a campaign's failures of these kinds stay unlabelled.)
-    Known("readonly-write-of-same-values-not-raised", "readonly_args",
-          "a write into a read-only argument that leaves its values as they were "
-          "(`y[0] += 0`) does not raise NumPy's ValueError",
-          r"setflags\(write=False\)"),
-    Known("readonly-write-then-raise-raises-the-later-error", "readonly_args",
-          "a write into a read-only argument followed by a `raise`/`assert` raises that "
-          "later exception, not NumPy's ValueError at the write",
-          r"(?s)(raise|assert) .*setflags\(write=False\)"),
-]
+#   masked-store-of-float-scalar-checked, readonly-write-of-same-values-not-raised,
+#   readonly-write-then-raise-raises-the-later-error (a program staged knowing which
+#   arguments are read-only raises where the write happens)
+KNOWN: list = []
 
 # A slow compile, not a wrong answer (issue 35, item 5): a data-dependent `return` inside
 # nested loops that are unrolled re-emits its selection at every later read, so the

@@ -43,6 +43,69 @@ def test_a_read_only_argument_written_only_in_a_branch_not_taken_is_fine():
     np.testing.assert_array_equal(a2, [0.0, 0.0])
 
 
+def write_same_values(a):
+    a[0] += 0
+    a *= 1
+    return a.sum()
+
+
+def write_view_then_raise(b, a):
+    v = a[::-1]
+    if b.sum() > 0:
+        v[0] = v[0]
+        b[0] = 9.0
+    raise RuntimeError("later")
+
+
+def reads_only(a):
+    return a * 2
+
+
+def test_a_write_that_keeps_the_values_of_a_read_only_argument_still_raises():
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    for fn in (write_same_values, jit(write_same_values)):
+        with pytest.raises(ValueError, match="read-only"):
+            fn(a)
+
+
+def test_a_read_only_write_raises_numpys_error_not_a_later_one():
+    for pos in (1.0, -1.0):
+        outcomes = []
+        for fn in (write_view_then_raise, jit(write_view_then_raise)):
+            b, a = read_only_pair()
+            b += pos
+            with pytest.raises(Exception) as info:
+                fn(b, a)
+            outcomes.append((type(info.value), str(info.value), b.tolist(), a.tolist()))
+        assert outcomes[0] == outcomes[1]
+
+
+def test_a_function_that_only_reads_a_read_only_argument_runs_and_writes_nothing():
+    f = jit(reads_only)
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    for _ in range(3):                       # the general path, then the fast one
+        np.testing.assert_array_equal(f(a), a * 2)
+    np.testing.assert_array_equal(f(np.arange(3.0)), a * 2)
+
+
+def check_then_raise(x, i):
+    if x.sum() > 0:
+        x[i] = 1.0            # NumPy's IndexError comes before the raise
+        raise RuntimeError("late")
+    return x * 2
+
+
+def test_a_failing_check_before_a_raise_in_a_branch_raises_first():
+    for args, error in (((np.ones(3), 7), IndexError), ((np.ones(3), 1), RuntimeError)):
+        for fn in (check_then_raise, jit(check_then_raise)):
+            x = args[0].copy()
+            with pytest.raises(error):
+                fn(x, args[1])
+    np.testing.assert_array_equal(jit(check_then_raise)(-np.ones(3), 7), -2 * np.ones(3))
+
+
 def index_empty(x, i):
     return x[:0][i]
 

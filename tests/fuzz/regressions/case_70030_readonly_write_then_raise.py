@@ -15,7 +15,6 @@ def ARGS():
 
 
 EXPECTED_BUG = 'crash:RuntimeError:fuzz:np=ValueError'
-KNOWN = 'readonly-write-then-raise-raises-the-later-error'
 
 # File "/work/main/runtime/driver/staging.py", line 135, in _finish
 #     result = fn(*call_args, **call_kwargs)

@@ -15,6 +15,5 @@ def ARGS():
 
 
 EXPECTED_BUG = 'mismatch:noraise:ValueError'
-KNOWN = 'readonly-write-of-same-values-not-raised'
 
 # NumPy raised ValueError: assignment destination is read-only; jit returned None

@@ -204,6 +204,26 @@ def exp_parts(x):
     return k, w_hi, e2 + pe
 
 
+# below this exp(x) rounds to 0 (half the smallest subnormal is exp(-745.13...))
+EXP_MIN = -745.2
+
+
+def exp(x):
+    """2**k * (1 + s), s = expm1(r) summed plainly and 1 + s rounded once: the terms
+    after r are below 2**-4 of the result, so their roundings stay far below its last
+    bit and exp_parts' double-double sums are not needed (2x the cost). XLA's float64
+    exp is up to 2 ulp from NumPy."""
+    xv = F(E.minimum(E.maximum(x.v, full(x.v, -746.0)), full(x.v, EXP_MAX + 1.0)))
+    t = hidden(xv * INV_LN2_HI + _SHIFTER)
+    kf = t - _SHIFTER
+    k = E.subtract(X.bitcast(t.v, dtype=_I64), X.bitcast(full(t.v, _SHIFTER), dtype=_I64))
+    r, rr = two_sum(xv - kf * LN2_HI, -rmul(kf, LN2_LO))
+    s = r + ((r * r) * (r * horner(r, _Q) + 0.5) + rr)
+    out = scale(hidden(s + 1.0), k)
+    out = where(x.cmp(EXP_MAX, "GT"), np.inf, out)       # +inf too
+    return where(x.cmp(EXP_MIN, "LT"), 0.0, out)         # -inf too; NaN stays
+
+
 def expm1(x):
     """2**k * w - 1, the -1 added exactly (TwoSum) before the one rounding."""
     xv = F(E.minimum(E.maximum(x.v, full(x.v, -45.0)), full(x.v, EXP_MAX)))
@@ -431,6 +451,54 @@ def arctanh(x):
     out = where(inside, out, where(a.cmp(1.0, "EQ"), np.inf, np.nan))
     out = F(copysign(out.v, x.v))
     return where(a.cmp(2.0 ** -27, "LT"), x, out)       # also NaN and -0.0
+
+
+def hypot(a, b):
+    """sqrt(a**2 + b**2) with both scaled by the same power of two (the larger into
+    [1, 2)), the squares and their sum in double-double, the square root corrected
+    once and rounded once (the plain scaled formula is 2 ulp off); an infinity wins
+    over NaN, as in C's hypot."""
+    ax, ay = abs(a), abs(b)
+    m, n = F(E.maximum(ax.v, ay.v)), F(E.minimum(ax.v, ay.v))
+    bits = X.bitcast(m.v, dtype=_I64)
+    e = E.subtract(E.shift_right_logical(bits, full(bits, 52)), full(bits, 1023))
+    e = E.minimum(E.maximum(e, full(e, -1000)), full(e, 1000))
+    down = pow2(E.negate(e))
+    ms, ns = m * down, n * down                          # exact (m normal)
+    h1, l1 = two_sqr(ms)
+    h2, l2 = two_sqr(ns)
+    s, se = fast_two_sum(h1, h2)
+    r, rl = _sqrt_dd(s, se + (l1 + l2))
+    out = scale(r + rl, e)
+    out = where(m.cmp(0.0, "EQ"), 0.0, out)
+    inf = E.bitwise_or(ax.cmp(np.inf, "EQ"), ay.cmp(np.inf, "EQ"))
+    return where(inf, np.inf, out)
+
+
+def arcsin(x):
+    """atan(t) with t = x / sqrt(1 - x**2) as a double-double t + tl: 1 - x**2, its root
+    and the quotient in double-double, then atan(t) + tl / (1 + t**2) (XLA's float64
+    asin is 2 ulp from NumPy; its atan is within 1). x itself below 2**-26 (where
+    x**3/6 is below its last bit; XLA's underflows there)."""
+    a = abs(x)
+    inside = a.cmp(1.0, "LT")
+    xs = where(inside, x, 0.5)
+    h, hl = two_sqr(xs)
+    s1, e1 = two_sum(1.0, -h)
+    r, rl = _sqrt_dd(s1, e1 - hl)
+    q = xs / r
+    ph, pl = two_prod(q, r)
+    tl = (((xs - ph) - pl) - q * rl) / r
+    out = F(E.atan(q.v)) + tl / (q * q + 1.0)
+    out = where(inside, out, where(a.cmp(1.0, "EQ"), F(copysign(full(x.v, np.pi / 2), x.v)),
+                                   np.nan))
+    return where(a.cmp(2.0 ** -26, "LT"), x, out)       # also NaN and -0.0
+
+
+def arcsin_small(x, asin):
+    """XLA's arcsin (float32, float16) with arcsin(x) == x below 2**-26, where XLA's
+    underflows (x**3/6 is below x's last bit there); `asin`: the op itself."""
+    return select(cmp(E.abs_(x), full(x, 2.0 ** -26), "LT"), x, asin(x))
 
 
 # --- cbrt -------------------------------------------------------------------------

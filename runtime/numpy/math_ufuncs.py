@@ -15,6 +15,7 @@ import numpy as np
 from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.staging.trace import current_trace
 from jaxlib.mlir.dialects import chlo
 
 from npxla.runtime.lowering import elementwise as E
@@ -86,16 +87,35 @@ def _exp2(x):
     return E.power(full(x, 2), x)
 
 
-@via_f32
 def _hypot(a, b):
-    """Scaled sqrt(a^2 + b^2) (no overflow); any infinity wins over NaN, like C hypot."""
-    ax, ay = X.abs_(a), X.abs_(b)
-    m, n = E.maximum(ax, ay), E.minimum(ax, ay)
-    r = E.divide(n, m)
-    h = E.multiply(m, E.sqrt(E.add(full(r, 1), E.multiply(r, r))))
-    h = select(cmp(m, full(m, 0), "EQ"), full(h, 0), h)
-    inf = or_(X.is_inf(ax), X.is_inf(ay))
-    return select(inf, full(h, np.inf), h)
+    """float64: accurate_math's (within 1 ulp of NumPy); float32 and float16 in float64,
+    where the squares are exact and sqrt(a*a + b*b) cannot overflow, rounded back (as
+    NumPy's C hypot, correctly rounded but for rare double roundings)."""
+    if a.dtype == np.float64:
+        return M.hypot(M.F(a), M.F(b)).v
+    a64, b64 = cast_to(a, np.float64), cast_to(b, np.float64)
+    h = E.sqrt(E.add(E.multiply(a64, a64), E.multiply(b64, b64)))
+    inf = or_(X.is_inf(a64), X.is_inf(b64))        # any infinity wins over NaN
+    h = select(inf, full(h, np.inf), h)
+    out = cast_to(h, np.float32)
+    return out if a.dtype == np.float32 else cast_to(out, a.dtype)
+
+
+def _exp(x):
+    """float64: accurate_math's exp (XLA's is up to 2 ulp from NumPy) unless the trace
+    is fast-math; float32, float16 and complex: XLA's."""
+    if x.dtype == np.float64 and not current_trace().fast_math:
+        return M.exp(M.F(x)).v
+    return E.exp(x)
+
+
+def _arcsin(x):
+    """float64: accurate_math's (XLA's is 2 ulp from NumPy) unless fast-math."""
+    if is_complex(x):
+        return E.asin(x)
+    if x.dtype == np.float64 and not current_trace().fast_math:
+        return M.arcsin(M.F(x)).v
+    return M.arcsin_small(x, E.asin)
 
 
 def _logaddexp_via(log1p_exp, log_2):
@@ -190,11 +210,11 @@ def _conjugate(x):
 
 LOWERINGS = {
     np.sqrt: E.sqrt, np.cbrt: _accurate(M.cbrt),
-    np.exp: E.exp, np.exp2: _exp2, np.expm1: _accurate(M.expm1, E.expm1, single=E.expm1),
+    np.exp: _exp, np.exp2: _exp2, np.expm1: _accurate(M.expm1, E.expm1, single=E.expm1),
     np.log: E.log, np.log2: _log2, np.log10: _log_base(math.log(10.0), M.log10),
     np.log1p: _accurate(M.log1p, E.log1p, single=E.log1p),
     np.sin: E.sin, np.cos: E.cos, np.tan: E.tan,
-    np.arcsin: E.asin, np.arccos: E.acos, np.arctan: E.atan, np.arctan2: E.atan2,
+    np.arcsin: _arcsin, np.arccos: E.acos, np.arctan: E.atan, np.arctan2: E.atan2,
     np.sinh: _accurate(M.sinh, E.sinh), np.cosh: _accurate(M.cosh, E.cosh),
     np.tanh: _accurate(M.tanh, E.tanh, single=E.tanh),
     np.arcsinh: _accurate(M.arcsinh, X.asinh, single=X.asinh),

@@ -1,5 +1,6 @@
 """Differential tests of the float64 functions rebuilt in runtime/numpy/accurate_math.py
-(log2, log10, log1p, expm1, sinh, cosh, tanh, cbrt, arcsinh, arccosh, arctanh): within
+(exp, log2, log10, log1p, expm1, sinh, cosh, tanh, cbrt, arcsin, arcsinh, arccosh,
+arctanh, and hypot): within
 1 ulp of NumPy over their domains, special values (NaN, +-inf, +-0, domain errors)
 exactly as NumPy, float32/float16 through float64 (correctly rounded but for rare
 double roundings), 0-d arrays, complex operands still on XLA's ops, and the inputs
@@ -12,13 +13,18 @@ import pytest
 from differential import DEVICE
 from npxla import jit
 
-FUNCS = ("log2", "log10", "log1p", "expm1", "sinh", "cosh", "tanh", "cbrt", "arcsinh",
-         "arccosh", "arctanh")
+FUNCS = ("exp", "log2", "log10", "log1p", "expm1", "sinh", "cosh", "tanh", "cbrt",
+         "arcsin", "arcsinh", "arccosh", "arctanh")
 TINY, MAX = np.finfo(np.float64).tiny, np.finfo(np.float64).max
 SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, np.inf, -np.inf, np.nan, TINY, -TINY,
             MAX, -MAX, 1e-300, -1e-300, 1e300, -1e300]
 # inputs where XLA's float64 op was more than an ulp off (tests/benchmarks/accuracy.py)
 BAD = {
+    "exp": [0.38955067346551964, 1.0, -1.0, 709.78, 709.782712893384, 709.7827128933841,
+            -708.3, -700.0, 2 ** -26, -(2 ** -53), 0.34657359027997264, 0.5 * math.log(2)],
+    "arcsin": [4.4457765289843635e-308, -4.4457765289843635e-308, 1e-300, 2 ** -26,
+               3e-9, -0.8263828921644325, 0.9999999999999999, -0.9999999999999999,
+               0.7071067811865476, 0.5, 1.5, -2.0],
     "log2": [1.0, 1.0001, 0.9999, 1 + 2 ** -52, 1 - 2 ** -53, 0.9703016542020517,
              1.4142135623730951, 0.7071067811865476],
     "log10": [1.004386949129764, 3.0, 7.0, 0.3, 1e-5, 1e22, 1e-22],
@@ -56,6 +62,10 @@ def _domain(name, rng, n=3000):
         return v * rng.choice([-1.0, 1.0], len(v))
 
     parts = {
+        "exp": [rng.uniform(-1, 1, n), rng.uniform(-708, 709.78, n),
+                signed(lu(1e-300, 1e-3, n))],
+        "arcsin": [rng.uniform(-1, 1, n), signed(1 - lu(1e-16, 1e-3, n)),
+                   signed(lu(1e-300, 1e-3, n))],
         "log2": [rng.uniform(0.5, 2, n), lu(1e-300, 1e300, n)],
         "log10": [rng.uniform(0.5, 2, n), lu(1e-300, 1e300, n)],
         "log1p": [rng.uniform(-0.5, 1, n), signed(lu(1e-300, 1e-3, n)),
@@ -130,7 +140,7 @@ def test_float64_within_one_ulp_of_numpy(name):
 
 # float32 keeps XLA's own op for these (within a few ulp of NumPy, whose float32 loops
 # are 1-3 ulp from correctly rounded; the float64 detour costs 2-5x): math_ufuncs.LOWERINGS
-XLA_SINGLE = {"expm1": 3, "log1p": 2, "tanh": 4, "arcsinh": 3, "arccosh": 4, "arctanh": 3}
+XLA_SINGLE = {"exp": 6, "arcsin": 3, "expm1": 3, "log1p": 2, "tanh": 4, "arcsinh": 3, "arccosh": 4, "arctanh": 3}
 
 
 @pytest.mark.parametrize("name", FUNCS)
@@ -152,6 +162,31 @@ def test_float32_and_float16_round_the_float64_result(name, dtype):
     with np.errstate(all="ignore"):
         reference = getattr(np, name)(x.astype(np.float64)).astype(np.float32).astype(dtype)
     _assert_close(name, x, reference, got, max_ulp=1)
+
+
+def test_hypot_within_one_ulp_of_numpy_and_its_special_values():
+    rng = np.random.default_rng(3)
+    n = 4000
+    a = np.concatenate([rng.uniform(-5, 5, n), np.exp(rng.uniform(-690, 700, n)),
+                        [-3.8162812029587947, 0.0, np.inf, np.nan, 1e308, 3.0]])
+    b = np.concatenate([rng.uniform(-5, 5, n), np.exp(rng.uniform(-690, 700, n)),
+                        [-0.7682138066721089, -0.0, np.nan, -np.inf, 1e308, 4.0]])
+    for dtype in (np.float64, np.float32):
+        with np.errstate(all="ignore"):
+            x, y = a.astype(dtype), b.astype(dtype)
+            expected = np.hypot(x, y)
+        got = jit(lambda u, v: np.hypot(u, v), device=DEVICE)(x, y)
+        assert got.dtype == expected.dtype
+        _assert_close("hypot", np.minimum(np.abs(x), np.abs(y)), expected, got,
+                      max_ulp=1 if dtype == np.float64 else 0)
+    assert got[-3] == np.inf and got[-4] == np.inf and got[-1] == 5.0
+
+
+def test_fast_math_keeps_xlas_exp():
+    """fast_math=True trades the last bit for XLA's own exp (2-3x faster)."""
+    x = np.linspace(-700, 700, 10001)
+    fast = jit(lambda v: np.exp(v), fast_math=True, device=DEVICE)(x)
+    _assert_close("exp", x, np.exp(x), fast, max_ulp=2)
 
 
 def test_zero_dimensional_and_scalar_operands():

@@ -91,8 +91,7 @@ def may_stay_alias(init, arg, new, pred0, born):
         if root is arg:
             return (init,), False
         if root._born < born:
-            if new is root and init._alias_of is None and root._alias_of is None and \
-                    is_traced(pred0):
+            if new is root and init._alias_of is None and root._alias_of is None:
                 return (init, root), RAN
             return (init, root), False
     if is_traced(pred0):

@@ -593,7 +593,11 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
                 out._range = _exit_range(x, new)
             alias, exact = alias or ((), False)
             same = all(a.shape == out.shape and a.dtype == out.dtype for a in alias)
-            if exact == RAN and same:
+            if exact == RAN and same and not is_traced(pred0):
+                # the loop surely runs (or surely not): the outside array every
+                # iteration left in it (or `x`) itself
+                out = alias[1] if bool(pred0.const) else x
+            elif exact == RAN and same:
                 # the outside array every iteration left in it, or `x` if none ran
                 out = AbstractArray.switch(out, [
                     (pred0, alias[1]), (dispatch(np.logical_not, (pred0,), {}), x)])

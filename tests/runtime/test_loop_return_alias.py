@@ -60,3 +60,31 @@ def test_an_alias_chosen_by_the_iteration_that_broke_is_still_refused():
     x = np.random.default_rng(1).standard_normal((3, 3))
     with pytest.raises(UnsupportedOperationError, match="may be the same array"):
         jit(keep_last_in_loop)(x, x * 2, 3)
+
+
+def rebound_in_a_loop_that_surely_runs(x, y):
+    """The fuzzer's seed 1, shrunk: a static trip count (`y.shape[0]` > 0) leaves `t1`
+    exactly `t2`, so the later in-place update reaches `t2` too (was refused)."""
+    t1 = np.arange(6) / (np.abs(x[-2, 0]) + 1)
+    t2 = t1 + 1.0
+    for i3 in range(y.shape[0]):
+        t1 = t2
+    for i7 in range(len(t1)):
+        b9 = t1[i7:][::1]
+        t1[2] += b9.sum()
+    return t1, t2
+
+
+def rebound_in_a_loop_that_never_runs(x, y):
+    t1 = x[0] * 1.0
+    t2 = t1 + 1.0
+    for i3 in range(y.shape[0] - y.shape[0]):
+        t1 = t2
+    t1[0] += 5.0
+    return t1, t2
+
+
+def test_a_loop_with_a_static_trip_count_leaves_the_array_itself():
+    x = np.random.default_rng(2).standard_normal((2, 6))
+    check(rebound_in_a_loop_that_surely_runs, x, np.ones(6))
+    check(rebound_in_a_loop_that_never_runs, x, np.ones(6))

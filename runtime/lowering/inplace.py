@@ -61,25 +61,57 @@ def update_slice(operand, update, starts):
 
 
 def _overwritten(operand, update, starts):
-    """The array before a write at these same starts and of this same shape that made
-    `operand` (`A[i, j] -= s; A[i, j] /= A[j, j]`: the second write covers the first).
+    """The array before a write that this one covers, if that write made `operand`:
+    one at the same starts and of the same shape (`A[i, j] -= s; A[i, j] /= A[j, j]`),
+    or one element inside this write's window (`A[i, k] /= d; A[i, k:] -= ...`).
     Reads of `operand` (the `A[i, j]` and `A[j, j]` the second update needs) then read
-    the array from before the first write, with the element put in (`_forwarded`), so
-    the first write is dead and the second happens in place. As written, XLA fuses
-    each read with the first write, reads the old array after the write, and so copies
-    the whole array: per iteration, in a loop (a Cholesky at n=400: 15.8 s)."""
+    the array from before the element write, with the element put in (`_forwarded`),
+    so that write is dead and this one happens in place. As written, XLA fuses each
+    read with the first write, reads the old array after the write, and so copies the
+    whole array: per iteration, in a loop (a Cholesky at n=400: 15.8 s)."""
     owner = operand.owner
     if isinstance(owner, ir.Block) or \
             owner.operation.name != "stablehlo.dynamic_update_slice":
         return operand
     base, previous, *written = owner.operation.operands
-    if previous.type != update.type or len(written) != len(starts) or \
-            not all(w == s for w, s in zip(written, starts)):
+    if len(written) != len(starts):
         return operand
-    if any(d != 1 for d in ir.RankedTensorType(previous.type).shape):
-        return base          # a wider window read back is left as a read of `operand`
+    element = all(d == 1 for d in ir.RankedTensorType(previous.type).shape)
+    if previous.type == update.type and all(w == s for w, s in zip(written, starts)):
+        if not element:
+            return base      # a wider window read back is left as a read of `operand`
+    elif not element or not _covers(operand, update, starts, written):
+        return operand
     _forward_reads(operand, base, previous, written)
     return base
+
+
+def overwrites_element(value, starts, sizes) -> bool:
+    """Whether a write of a window (`starts`: ir.Values or ints, `sizes`) into `value`
+    would take the array from before the element write that made `value` (`A[i, k] /=
+    d; A[i, k + 1:] -= ...`, see `_overwritten`): the window surely holds the element
+    and every read of `value` can read the array from before instead."""
+    owner = value.owner
+    if isinstance(owner, ir.Block) or \
+            owner.operation.name != "stablehlo.dynamic_update_slice":
+        return False
+    _, previous, *written = owner.operation.operands
+    if any(d != 1 for d in ir.RankedTensorType(previous.type).shape):
+        return False
+    dims = ir.RankedTensorType(value.type).shape
+    for s, w, d, z in zip(starts, written, dims, sizes):
+        if z != d and not (s == w if isinstance(s, ir.Value) else _constant_int(w) == s):
+            return False
+    return _forwardable(value, written)
+
+
+def _covers(operand, update, starts, written):
+    """Whether a write of `update` at `starts` surely covers the element written at
+    `written`: along each axis the window is the whole axis or starts at the same
+    index (a clamped window still holds it)."""
+    dims = ir.RankedTensorType(operand.type).shape
+    sizes = ir.RankedTensorType(update.type).shape
+    return all(z == d or s == w for s, w, d, z in zip(starts, written, dims, sizes))
 
 
 def _forwarded(base, update, written, starts, sizes):
@@ -106,20 +138,29 @@ def _forwarded(base, update, written, starts, sizes):
     return hlo.SelectOp(hit, value, out).result
 
 
-def _forward_reads(written_array, base, update, written):
-    """Point every `dynamic_slice` of `written_array` (= DUS(base, update, written), one
-    element) at `base` instead (`_forwarded`); False when it has other uses or the
-    indices are of other types, which are left as they are."""
+def _forwardable(written_array, written):
+    """The `dynamic_slice` ops reading `written_array`, or None when it has other uses
+    or one reads with indices of other types than the element's."""
     reads = []
     for use in written_array.uses:
         op = use.owner
         op = op.operation if hasattr(op, "operation") else op
         if op.name != "stablehlo.dynamic_slice" or use.operand_number != 0:
-            return False
+            return None
         starts = list(op.operands)[1:]
         if any(w.type != s.type for w, s in zip(written, starts)):
-            return False
+            return None
         reads.append(op)
+    return reads
+
+
+def _forward_reads(written_array, base, update, written):
+    """Point every `dynamic_slice` of `written_array` (= DUS(base, update, written), one
+    element) at `base` instead (`_forwarded`); False when it has other uses or the
+    indices are of other types, which are left as they are."""
+    reads = _forwardable(written_array, written)
+    if reads is None:
+        return False
     for op in reads:
         starts = list(op.operands)[1:]
         sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.runtime.staging.abstract import as_abstract
+from npxla.runtime.staging.abstract import as_abstract, is_abstract
 from npxla.runtime.staging.bounded import BoundedArray
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
+from npxla.runtime.lowering.inplace import overwrites_element
 from npxla.runtime.numpy import bounded_core as B
 from npxla.runtime.numpy.convert import broadcast_to_shape
 from npxla.runtime.numpy.slicing import region_indices, scatter_elements
@@ -52,6 +53,9 @@ def scatter_window(target: BoundedArray, values) -> bool:
     if found is None:
         return False
     base, r = found
+    starts = [s.ir if is_abstract(s) else int(s) for s in r.starts]
+    if overwrites_element(base.ir, starts, r.sizes):
+        return False     # the plain write takes the array from before it (`inplace`)
     shape = tuple(r.sizes)
     count = int(np.prod(shape, dtype=np.int64))
     if count == 0 or count > MOST or count * SHARE > int(np.prod(base.shape, dtype=np.int64)):

@@ -42,11 +42,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels as K
+from . import loop_kernels as L
 from . import real_kernels as R
 
 PEERS = ("numpy", "npxla", "jax", "numba", "torch")
-SUITES = {"core": K.KERNELS, "real": R.REAL_KERNELS, "all": K.KERNELS + R.REAL_KERNELS}
-BY_NAME = {**K.BY_NAME, **R.BY_NAME}
+SUITES = {"core": K.KERNELS, "real": R.REAL_KERNELS, "loops": L.LOOP_KERNELS,
+          "all": K.KERNELS + R.REAL_KERNELS + L.LOOP_KERNELS}
+BY_NAME = {**K.BY_NAME, **R.BY_NAME, **L.BY_NAME}
 
 
 @dataclass
@@ -551,7 +553,8 @@ def run_real_sweep(cfg, log=print, kernels=()):
 def run_all(cfg, names=None, log=print, dispatch=True, sweep=True, suite="core"):
     results = {"kernels": [], "dispatch": [], "sweep": [], "suite": suite}
     if names is None and cfg.mode == "quick":
-        names = {"core": K.QUICK, "real": R.QUICK, "all": K.QUICK + R.QUICK}[suite]
+        names = {"core": K.QUICK, "real": R.QUICK, "loops": L.QUICK,
+                 "all": K.QUICK + R.QUICK + L.QUICK}[suite]
     kernels = SUITES["all"] if names else SUITES[suite]
     for kernel in kernels:
         if names and kernel.name not in names:

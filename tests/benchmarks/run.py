@@ -9,6 +9,8 @@
     python -m tests.benchmarks.run --hlo jacobi   # dump both compilers' modules for a kernel
     python -m tests.benchmarks.run --suite real --out /tmp/real   # the real-kernel classes
                                               # of issue 13 (~15 min; --quick: < 2 min)
+    python -m tests.benchmarks.run --suite loops --out /tmp/loops   # the loop kernels
+                                              # of issue 37 (loop_kernels.py)
     python -m tests.benchmarks.run --peers numpy npxla jax   # leave peers out
 
 Needs the `bench` extra (`pip install -e .[bench]`: numba, matplotlib); without Numba the
@@ -90,9 +92,10 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="smoke run: small sizes, "
                         "few repeats (< 2 min)")
     parser.add_argument("--only", nargs="+", metavar="KERNEL", help="run these kernels only")
-    parser.add_argument("--suite", choices=("core", "real", "all"), default="core",
+    parser.add_argument("--suite", choices=("core", "real", "loops", "all"), default="core",
                         help="core: the 26-kernel suite (default); real: the real-kernel "
-                        "classes of real_kernels.py; all: both")
+                        "classes of real_kernels.py; loops: the loop kernels of "
+                        "loop_kernels.py; all: the three")
     parser.add_argument("--peers", nargs="+", choices=harness.PEERS, help="the peers to "
                         "run (default: all; numpy is always run)")
     parser.add_argument("--out", help="directory for results.json, benchmarks.md and "
@@ -115,7 +118,8 @@ def main(argv=None):
             parser.error(f"unknown kernels: {sorted(unknown)}; known: "
                          f"{sorted(harness.BY_NAME)}")
 
-    default_doc = not ns.out and not ns.quick and not ns.only and ns.suite != "real"
+    default_doc = (not ns.out and not ns.quick and not ns.only
+                   and ns.suite not in ("real", "loops"))
     out = Path(ns.out) if ns.out else (ROOT / "docs" if default_doc else
                                        Path(tempfile.gettempdir()) / "npxla-bench-quick")
     out.mkdir(parents=True, exist_ok=True)
@@ -137,9 +141,9 @@ def main(argv=None):
           f"{meta['versions']}", flush=True)
     results = harness.run_all(cfg, names=ns.only, log=lambda *a: print(*a, flush=True),
                               dispatch=not ns.no_dispatch and not ns.only
-                              and ns.suite != "real",
+                              and ns.suite not in ("real", "loops"),
                               sweep=not ns.no_sweep and not ns.only, suite=ns.suite)
-    if not ns.no_coldstart and not ns.only and ns.suite != "real":
+    if not ns.no_coldstart and not ns.only and ns.suite not in ("real", "loops"):
         results["coldstart"] = coldstart.measure(kernels.COLDSTART[mode], mode,
                                                  pairs=1 if ns.quick else 3,
                                                  log=lambda *a: print(*a, flush=True))

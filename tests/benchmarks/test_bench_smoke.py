@@ -105,3 +105,48 @@ def test_a_real_kernel_through_npxla_and_optional_peers():
         assert "not installed" in rec["status"]["torch"]
     md = report.markdown(json.loads(json.dumps({"kernels": [rec], "meta": {}})))
     assert "| `gemv` |" in md and "real kernels:" in md
+
+
+def test_loop_kernels_are_registered_with_ports_and_sizes():
+    from tests.benchmarks import loop_kernels, loop_ports, real_kernels
+    assert len(loop_kernels.LOOP_KERNELS) >= 10
+    assert {k.family for k in loop_kernels.LOOP_KERNELS} == set(loop_kernels.FAMILIES)
+    for k in loop_kernels.LOOP_KERNELS:
+        assert callable(getattr(loop_ports, k.name)), k.name
+        assert set(k.sizes) == {"smoke", "quick", "full"}, k.name
+        assert harness.BY_NAME[k.name] is k
+    assert not set(loop_kernels.BY_NAME) & (set(kernels.BY_NAME) | set(real_kernels.BY_NAME))
+    assert set(loop_kernels.QUICK) <= set(loop_kernels.BY_NAME)
+
+
+def test_loop_kernels_under_npxla_match_numpy():
+    """Every loop kernel, unmodified, under `npxla.jit` at the smoke size gives NumPy's
+    result (the checksums are also zlib's)."""
+    import copy
+    import zlib
+
+    from npxla import jit
+
+    from tests.benchmarks import loop_kernels
+    failures = []
+    for k in loop_kernels.LOOP_KERNELS:
+        args = k.inputs("smoke")
+        expected = k.fn(*copy.deepcopy(args))
+        if k.name in ("adler32", "crc32"):
+            assert expected == getattr(zlib, k.name)(args[0].tobytes()), k.name
+        try:
+            got = jit(k.fn)(*copy.deepcopy(args))
+            diff = harness.compare(expected, got, k.rtol, k.atol)
+        except Exception as e:  # noqa: BLE001 - every kernel is tried, all failures listed
+            diff = harness.describe(e)
+        if diff:
+            failures.append(f"{k.name}: {diff}")
+    assert not failures, failures
+
+
+def test_loop_kernels_jax_ports_agree_with_numpy():
+    from tests.benchmarks import loop_kernels
+    cfg = harness.config("smoke", peers=("numpy", "jax"), min_rounds=1, max_rounds=1)
+    for k in loop_kernels.LOOP_KERNELS:
+        rec = harness.run_kernel(k, cfg, log=lambda *a: None, first=False)
+        assert rec["status"]["jax"] == "ok", (k.name, rec["status"]["jax"])

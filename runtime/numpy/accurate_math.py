@@ -475,6 +475,61 @@ def hypot(a, b):
     return where(inf, np.inf, out)
 
 
+def int_power(x, n):
+    """x**n for an integer constant 3 <= |n| <= MAX_INT_POWER: x = m * 2**e (m in [0.5,
+    1)), m**n by squaring in double-double (each product by Dekker's two_prod, the low
+    parts carried), rounded once and scaled by 2**(e n) (a reciprocal first for n < 0),
+    so the result is within about 0.5 ulp of x**n, where XLA's pow is 1 ulp off NumPy's
+    and 3-10x as slow. 0, inf and NaN as C's pow."""
+    k = abs(n)
+    bits = X.bitcast(x.v, dtype=_I64)
+    ebits = E.bitwise_and(E.shift_right_logical(bits, full(bits, 52)), full(bits, 0x7FF))
+    e = E.subtract(ebits, full(ebits, 1022))
+    m = F(X.bitcast(E.bitwise_or(E.bitwise_and(bits, full(bits, ~(0x7FF << 52))),
+                                 full(bits, 1022 << 52)), dtype=_F64))   # +-[0.5, 1)
+    hi, lo = None, None
+    base_hi, base_lo = m, None
+    while k:
+        if k & 1:
+            if hi is None:
+                hi, lo = base_hi, base_lo
+            else:
+                hi, lo = _dd_mul(hi, lo, base_hi, base_lo)
+        k >>= 1
+        if k:
+            base_hi, base_lo = _dd_mul(base_hi, base_lo, base_hi, base_lo)
+    if n < 0:                        # 1 / (hi + lo): q + q * (1 - q hi - q lo)
+        q = 1.0 / hi
+        ph, pl = two_prod(q, hi)
+        hi = q + q * (((1.0 - ph) - pl) - q * lo)
+        shift = E.negate(E.multiply(e, full(e, abs(n))))
+    else:
+        hi = hi + lo
+        shift = E.multiply(e, full(e, n))
+    shift = E.minimum(E.maximum(shift, full(shift, -2000)), full(shift, 2000))
+    out = scale(hi, shift)
+    odd = abs(n) % 2 == 1
+    zero = F(copysign(full(x.v, 0.0), x.v)) if odd else F(full(x.v, 0.0))
+    inf = F(copysign(full(x.v, np.inf), x.v)) if odd else F(full(x.v, np.inf))
+    a = abs(x)
+    out = where(a.cmp(0.0, "EQ"), zero if n > 0 else inf, out)
+    out = where(a.cmp(np.inf, "EQ"), inf if n > 0 else zero, out)
+    return where(x.cmp(x, "NE"), x, out)                 # NaN
+
+
+MAX_INT_POWER = 16
+
+
+def _dd_mul(ah, al, bh, bl):
+    """(ah + al) * (bh + bl) as a double-double (al, bl may be None: zero)."""
+    p, e = two_prod(ah, bh)
+    if al is not None:
+        e = e + ah * bl + al * bh if bl is not None else e + al * bh
+    elif bl is not None:
+        e = e + ah * bl
+    return fast_two_sum(p, e)
+
+
 def arcsin(x):
     """atan(t) with t = x / sqrt(1 - x**2) as a double-double t + tl: 1 - x**2, its root
     and the quotient in double-double, then atan(t) + tl / (1 + t**2) (XLA's float64

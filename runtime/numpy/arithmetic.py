@@ -174,7 +174,7 @@ def _fmod(a, b):
     return select(b_is_zero, zero, E.remainder(a, select(b_is_zero, full(b, 1), b)))
 
 
-def _power(a, b):
+def int_power(a, b):
     """Integer powers wrap like NumPy's; a negative exponent raises NumPy's ValueError,
     when staging for a constant one, after the call (a run-time check) for a traced one
     (XLA's own answer for it even differs between its CPU code generators)."""
@@ -314,7 +314,6 @@ LOWERINGS = {
     np.remainder: lambda a, b: _divmod(a, b)[1],
     np.divmod: _divmod,
     np.fmod: _fmod,
-    np.power: _power,
     np.float_power: E.power,
     np.negative: E.negate,
     np.positive: copy,

@@ -148,3 +148,41 @@ def test_blocked_tiles_read_after_an_element_write():
     A = _spd(300)
     np.testing.assert_allclose(jit(column_cholesky)(A), column_cholesky(A), rtol=1e-12,
                                atol=1e-15)
+
+
+# --- random element-then-window update sequences (the forwarding's cases, generated) ---
+
+_WRITES = ["A[i, j] {op}= {e}", "A[i, j] = {e}", "A[j, i] {op}= {e}", "A[i, j:] {op}= {e}",
+           "A[i, :] = A[i, :] * 0.5 + {e}", "A[j:, i] {op}= {e}", "A[i, i] = {e}"]
+_READS = ["A[i, j]", "A[j, i]", "A[i, i]", "A[j, j]", "A[i, :].sum()", "A[:, j].sum()",
+          "A[i, j:].sum() * 0.1", "np.dot(A[i, :j], A[j, :j])", "0.25"]
+
+
+def _program(seed):
+    rng = np.random.default_rng(seed)
+    lines = []
+    for _ in range(int(rng.integers(2, 5))):
+        e = " + ".join(rng.choice(_READS, int(rng.integers(1, 3))))
+        lines.append(str(rng.choice(_WRITES)).format(op=rng.choice(["+", "-", "*"]),
+                                                      e=f"0.5 * ({e})"))
+    body = "\n".join("            " + line for line in lines)
+    return ("import numpy as np\n\n\ndef f(A, n):\n    for i in range(n):\n"
+            "        for j in range(i):\n" + body + "\n    return A\n")
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_generated_update_sequences_match_numpy(seed, tmp_path):
+    import importlib.util
+    path = tmp_path / f"gen_{seed}.py"
+    path.write_text(_program(seed))
+    spec = importlib.util.spec_from_file_location(f"gen_{seed}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    A = np.random.default_rng(seed).uniform(-1, 1, size=(9, 9))
+    with np.errstate(all="ignore"):
+        expected = module.f(A.copy(), 9)
+    got = A.copy()
+    with np.errstate(all="ignore"):
+        out = jit(module.f)(got, 9)
+    np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-10, equal_nan=True)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-10, equal_nan=True)

@@ -6,17 +6,27 @@ sees. `stage_while` asks these questions of each carried leaf: may it pass throu
 the pre-loop handle (`Through`), must the first iteration be peeled so that its writes
 reach the pre-loop array (`written_then_replaced`), and which outside arrays may the
 result alias (`may_stay_alias`), so that later writes through it are kept or refused.
+Where an iteration may leave one of several outside arrays in a variable, the loop
+carries the number of the one it holds (`select_aliases`, `selection`).
 """
 from __future__ import annotations
 
+import numpy as np
+
+from npxla.transpiler.base.errors import UnsupportedOperationError
 from npxla.runtime.staging.abstract import AbstractArray, root_of
-from npxla.runtime.operators.conditionals import is_traced
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.registry import dispatch
+from npxla.runtime.operators.conditionals import is_traced, to_pred
 from npxla.runtime.operators.unify import ArrayType
 
 
 # `may_stay_alias`: the carried array is, after the loop, the outside array the body
 # left in it when an iteration ran, else its value before the loop
 RAN = "ran"
+# the dtype of a carried selection's number (`selection`)
+CODE = np.dtype(np.int32)
 
 
 class Through:
@@ -115,3 +125,106 @@ def _outside_options(switch, arg, born):
         elif h is not arg and h._born < born:
             out.append(h)
     return tuple(out)
+
+
+# --- a carried record of which outside array a variable holds --------------------------
+
+def selectable(alias, kind, new):
+    """The outside arrays a carried array may be after the loop (`alias`, from
+    `may_stay_alias`), as the options of a carried selection, or None where one cannot
+    name them all: each must be a whole array of the variable's type (not a view, not
+    itself ambiguous), and the body's value must be one of them, a selection among
+    them and new arrays, or a new array (`decompose`)."""
+    options = []
+    for a in alias:
+        if type(a) is not AbstractArray or a._view is not None or \
+                a._alias_of is not None or a._switch is not None or \
+                a.shape != kind.shape or a.dtype != kind.dtype:
+            return None
+        if not any(a is o for o in options):
+            options.append(a)
+    if not options or decompose(new, options) is None:
+        return None
+    return tuple(options)
+
+
+def decompose(value, options):
+    """How a body's value picks among `options` (numbered from 1; 0 is a new array):
+    ((conditions, number), ...), each a list of traced bools that hold together on the
+    paths that leave that option in the variable (none: always), or None where the
+    value is something else (a view of an option, an ambiguous alias). Paths not
+    listed leave a new array, whose value is the handle's own (a selection's merged
+    value holds, on each path, the value of what that path chose)."""
+    if type(value) is not AbstractArray:
+        return None
+    for j, o in enumerate(options):
+        if value is o:
+            return [([], j + 1)]
+    if value._switch is not None:
+        out = []
+        for cond, o in value._switch[1]:
+            inner = decompose(o, options)
+            if inner is None:
+                return None
+            out += [([cond] + conds, j) for conds, j in inner]
+        return out
+    if value._view is not None or value._alias_of is not None:
+        return None
+    return []
+
+
+def selection(fresh, which, options):
+    """A carried array that is `options[j - 1]` where the carried number `which` is j,
+    else the new array `fresh` (`AbstractArray.switch`)."""
+    return AbstractArray.switch(fresh, [(E.compare(which, _code(j + 1), "EQ"), o)
+                                        for j, o in enumerate(options)])
+
+
+def which_number(value, options):
+    """The carried number of the option a body's value holds (0: a new array)."""
+    picks = decompose(value, options)
+    if picks is None:
+        raise UnsupportedOperationError(
+            "after the data-dependent loop, this array may be the same array as another "
+            "variable on some paths and a view of one or a new array on others; that "
+            "cannot be compiled", hint="copy it where it is assigned (y = x.copy())")
+    which = _code(0)
+    for conds, j in picks:
+        if not conds:
+            return _code(j)
+        cond = conds[0]
+        for c in conds[1:]:
+            cond = dispatch(np.logical_and, (cond, c), {})
+        which = S.select(to_pred(cond), _code(j), which)
+    return which
+
+
+def initial_number(init, options):
+    return next((j + 1 for j, o in enumerate(options) if init is o), 0)
+
+
+def select_aliases(kinds, init_leaves, arg_leaves, new_leaves, pred0, born, selected,
+                    through_ok, unselectable):
+    """Carry a number for each array that an iteration may leave as one of several
+    outside arrays (`for ...: if c: break; r = x`), where one can name them all
+    (`selectable`): after the loop it reads and writes the one its last iteration
+    left, as NumPy's variable would. Whether any was added (the body is traced
+    again)."""
+    added = False
+    for k, (t, x, arg, new) in enumerate(zip(kinds, init_leaves, arg_leaves, new_leaves)):
+        if k in selected or k in unselectable or not isinstance(t, ArrayType) or \
+                not t.shape:
+            continue
+        alias, exact = may_stay_alias(x, arg, new, pred0, born)
+        if not alias or exact:
+            continue
+        options = selectable(alias, t, new)
+        if options is not None:
+            selected[k] = options
+            through_ok.discard(k)
+            added = True
+    return added
+
+
+def _code(k):
+    return AbstractArray.from_const(np.array(k, CODE), weak=False)

@@ -38,7 +38,9 @@ from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raise_u
                                                   raises_at_run_time, rebind, refuse_in_try,
                                                   stage_if, to_pred)
 from npxla.runtime.operators.iteration import Iteration, iteration_of
-from npxla.runtime.operators.loop_aliasing import (RAN, Through, independent, may_stay_alias,
+from npxla.runtime.operators.loop_aliasing import (RAN, Through, decompose, independent,
+                                                   initial_number, may_stay_alias,
+                                                   select_aliases, selection, which_number,
                                                    written_then_replaced)
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
 from npxla.runtime.lowering import elementwise as E
@@ -309,11 +311,16 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
     arg_leaves: list = []
     # leaves that may be passed through as the original handle
     through_ok = {k for k, x in enumerate(init_leaves) if type(x) is AbstractArray}
+    # leaf -> the outside arrays it may hold after an iteration: carried as a number too
+    # (`_select_aliases`); `unselectable`: leaves whose selection failed in a later trace
+    selected: dict = {}
+    unselectable: set = set()
     for attempt in range(_MAX_ATTEMPTS):
         arrays = [k for k, t in enumerate(kinds) if isinstance(t, ArrayType)]
         params = [((), _BOOL, False, pred0.deps)] + \
             [(kinds[k].shape, kinds[k].dtype, kinds[k].weak, deps[k]) for k in arrays] + \
             [(h.shape, h.dtype, h.weak, h.deps) for h in handles] + \
+            [((), _CODE, False, pred0.deps)] * len(selected) + \
             [((), _CODE, False, frozenset())] * bool(messages)
         n_in = 1 + len(arrays)
 
@@ -322,6 +329,9 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
             leaves = [next(vals) if isinstance(t, ArrayType) else
                       (t.value if isinstance(t, PythonValue) else init_leaves[k])
                       for k, t in enumerate(kinds)]   # Through and unset: the object
+            picks = args[len(arrays) + len(handles):]
+            for which, k in zip(picks, sorted(selected)):
+                leaves[k] = selection(leaves[k], which, selected[k])
             arg_leaves[:] = leaves
             new = tuple(body(*unflatten(treedef, iter(leaves))))
             return (test(*new), new)
@@ -330,6 +340,15 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
             with staged_on(pred0):
                 b = trace_body(run, params,
                                bind=[(h, n_in + j) for j, h in enumerate(handles)])
+        except UnsupportedOperationError:
+            if not selected:
+                raise
+            # the body refused what it got (a selection it could not name again):
+            # back to carrying plain values for those leaves
+            unselectable.update(selected)
+            through_ok.update(k for k in selected if type(init_leaves[k]) is AbstractArray)
+            selected.clear()
+            continue
         except Exception as e:
             if not raises_at_run_time(e) or pred0.const is not None:
                 raise
@@ -358,8 +377,8 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
                 b.discard()
                 continue
             new_leaves = b.leaves[1:]
-            replaced = written_then_replaced(b, init_leaves, arg_leaves, kinds, born,
-                                              trusted)
+            replaced = [k for k in written_then_replaced(b, init_leaves, arg_leaves, kinds,
+                                                         born, trusted) if k not in selected]
             if replaced:
                 if peeled:
                     raise _replaced_error(lnames[replaced[0]])
@@ -382,6 +401,13 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
                     kinds[k], changed = nt, True
                 if is_abstract(leaf) and not leaf.deps <= deps[k]:
                     deps[k], changed = deps[k] | leaf.deps, True
+            for k in [k for k in selected if decompose(b.originals[1 + k], selected[k]) is None]:
+                del selected[k]                 # not one of its options any more
+                unselectable.add(k)
+                changed = True
+            if not changed:
+                changed = select_aliases(kinds, init_leaves, arg_leaves, b.originals[1:],
+                                          pred0, born, selected, through_ok, unselectable)
             assigned = {id(h) for h, _ in b.assigned}
             if not all(id(h) in assigned for h in handles):   # remembered, not updated
                 handles = [h for h in handles if id(h) in assigned]
@@ -401,7 +427,7 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
                 b.discard()
                 continue
             memo[key] = list(handles)
-            b.emit(lambda: b.finish(_exports(b, kinds, handles)))
+            b.emit(lambda: b.finish(_exports(b, kinds, handles, selected)))
         except _TYPING_ERRORS as e:
             b.discard()
             if probe is not None and not peeled:   # static trip count: run as Python
@@ -412,13 +438,16 @@ def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=Non
         except BaseException:
             b.discard()
             raise
-        aliased = [type(t) is not Through and may_stay_alias(x, arg, new, pred0, born)
-                   for t, x, arg, new in zip(kinds, init_leaves, arg_leaves, b.originals[1:])]
+        aliased = [type(t) is not Through and k not in selected and
+                   may_stay_alias(x, arg, new, pred0, born)
+                   for k, (t, x, arg, new) in enumerate(zip(kinds, init_leaves, arg_leaves,
+                                                            b.originals[1:]))]
         if fuse and not peeled and b.largest_value() >= FUSE_MIN_ELEMENTS:
             b.discard()
             current_trace().fused_loops.add(key)
             return None        # the caller runs it as Python: unrolled and fused
-        return _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased)
+        return _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased,
+                      selected)
     else:
         raise InternalCompilerError("the types of the loop's carried values did not settle")
     b.discard()
@@ -511,7 +540,7 @@ def _structure_error(names):
         hint="keep each loop variable the same kind of value in every iteration")
 
 
-def _exports(b, kinds, handles):
+def _exports(b, kinds, handles, selected):
     cond = b.leaves[0]
     pred = to_pred(cond) if is_traced(cond) else AbstractArray.from_const(
         np.bool_(bool(cond)), weak=False)
@@ -521,6 +550,7 @@ def _exports(b, kinds, handles):
             values.append(zeros(t) if type(leaf) in _UNSET else lift(leaf, t))
     mine = {id(h): snap for h, snap in b.assigned}
     values += [mine[id(h)] for h in handles]
+    values += [which_number(b.originals[1 + k], selected[k]) for k in sorted(selected)]
     if b.checks:
         # An iteration that raised ends the loop, as the exception would: the next
         # iterations could loop forever (a counter the raise skipped, an index that
@@ -557,7 +587,8 @@ def _exit_range(before, after):
     return min(first[0], last[0]), max(first[1], last[1])
 
 
-def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased):
+def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased,
+           selected):
     """Emit the stablehlo.while: the condition, the carried array values, the handles the
     body updates in place and its check flags are the loop's operands; returns the
     results mapped back to the carried tree, the handles and the checks (a flag that
@@ -565,12 +596,14 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
     types = [tensor_type((), _BOOL)] + \
         [tensor_type(*t.aval) for t in kinds if isinstance(t, ArrayType)] + \
         [tensor_type(h.shape, h.dtype) for h in handles] + \
+        [tensor_type((), _CODE)] * len(selected) + \
         [tensor_type((), _CODE)] * bool(messages)
     operands = [pred0]
     for t, x in zip(kinds, init_leaves):
         if isinstance(t, ArrayType):
             operands.append(zeros(t) if type(x) in _UNSET else lift(x, t))
     operands += handles
+    operands += [_constant_code(initial_number(init_leaves[k], selected[k])) for k in sorted(selected)]
     operands += [_constant_code(0)] * bool(messages)
     op = hlo.WhileOp(types, [x.ir for x in operands])
     cond = op.cond.blocks.append(*types)
@@ -612,6 +645,9 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
             leaves.append(t.value if isinstance(t, PythonValue) else x)
     for h in handles:
         rebind(h, next(results), all_deps)
+    for k in sorted(selected):       # the outside array each path left, or the new one
+        which = AbstractArray((), _CODE, ir=next(results), deps=all_deps | trips)
+        leaves[k] = selection(leaves[k], which, selected[k])
     for out, alias in ambiguous:      # after the rebinds: their versions are the baseline
         mark_ambiguous(out, "loop", alias)
     trace = current_trace()

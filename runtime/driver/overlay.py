@@ -15,6 +15,8 @@ from __future__ import annotations
 import sys
 import types
 
+from npxla.runtime.staging.trace import current_trace
+
 _CONTAINERS = (tuple, list, dict)
 
 
@@ -67,6 +69,9 @@ class Overlay:
         if copy is None:
             copy = self.memo[id(v)] = object.__new__(t)
             copy.__dict__.update(v.__dict__)
+            trace = current_trace()
+            if trace is not None:      # `return self` gives back the user's object
+                trace.object_originals[id(copy)] = v
         for name, child in node.children.items():
             if child.dirty:
                 copy.__dict__[name] = self.value(child)

@@ -171,7 +171,11 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     if trace.pending_errors:
         raise trace.pending_errors[0]
     out_leaves: list = []
-    out_treedef = flatten(result, out_leaves, everything=True)
+    out_treedef = flatten(result, out_leaves, everything=True,
+                          objects=trace.effects.made_in_call)
+    originals = trace.object_originals
+    out_leaves = [originals.get(id(x), x) if type(x) is not AbstractArray else x
+                  for x in out_leaves]
     n_result = len(out_leaves)
     effects = trace.effects
     if effects.log:       # the payloads of the side effects: results like any other
@@ -180,8 +184,10 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     outputs, slots = [], []
     first: dict = {}       # id(handle) -> position of its first result leaf
     for n, leaf in enumerate(out_leaves):
-        if isinstance(leaf, AbstractArray) and n >= n_result and id(leaf) in first:
-            # stored and returned (`self.x = ...; return self.x`): one object, as in NumPy
+        if isinstance(leaf, AbstractArray) and id(leaf) in first and \
+                type(leaf) is not BoundedArray:
+            # returned twice, or stored and returned (`self.x = ...; return self.x`, an
+            # object's attribute and the result): one object, as in NumPy
             slots.append(("dup", first[id(leaf)]))
             continue
         if isinstance(leaf, AbstractArray):

@@ -95,6 +95,16 @@ class Effects:
         self._alive.append(obj)
         return path
 
+    def made_in_call(self, obj) -> bool:
+        """Whether `obj`, found in the function's result, is an object the call made
+        whose attributes hold traced values (`r = R(); r.m = x * 2; return r`): each run
+        then returns a new one with the run's values (`pytree.make_object`). An object
+        from before the call is returned as itself, with the changes replayed."""
+        if isinstance(obj, _ATOMS) or isinstance(obj, (type, types.ModuleType)) or \
+                not _has_dict(obj) or not _holds_traced(obj):
+            return False
+        return self.locate(obj) is None
+
     def _changed(self):
         """An outside object changed: an object made in the call may be reachable now."""
         self._paths = {k: p for k, p in self._paths.items() if p is not None}

@@ -5,6 +5,8 @@ static. The per-call signature is built here, so this path is kept lean.
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from npxla.transpiler.base.errors import StaticArgumentError
@@ -50,17 +52,25 @@ def leaf_key(x):
     return (tuple(x.shape), np.dtype(x.dtype))
 
 
-def flatten(tree, leaves: list, everything=False):
+def flatten(tree, leaves: list, everything=False, objects=None):
     """Append traced leaves (with `everything`, every non-container) to `leaves`;
-    return a hashable tree definition."""
+    return a hashable tree definition. `objects(obj)`: whether an object is made anew
+    for each call from its attributes (a result object made in the call, whose traced
+    attributes are leaves: `make_object`)."""
     t = type(tree)
     if t is tuple or t is list:
-        return (t, tuple(flatten(x, leaves, everything) for x in tree))
+        return (t, tuple(flatten(x, leaves, everything, objects) for x in tree))
     if isinstance(tree, tuple) and hasattr(t, "_fields"):     # named tuples (SVDResult)
-        return ("namedtuple", t, tuple(flatten(x, leaves, everything) for x in tree))
+        return ("namedtuple", t, tuple(flatten(x, leaves, everything, objects)
+                                       for x in tree))
     if t is dict:
         keys = tuple(tree)
-        return (dict, keys, tuple(flatten(tree[k], leaves, everything) for k in keys))
+        return (dict, keys, tuple(flatten(tree[k], leaves, everything, objects)
+                                  for k in keys))
+    if objects is not None and objects(tree):
+        names = tuple(vars(tree))
+        return ("object", tree, names, tuple(flatten(getattr(tree, n), leaves, everything,
+                                                     objects) for n in names))
     if everything or is_traceable(tree):
         leaves.append(tree)
         return None
@@ -96,8 +106,27 @@ def unflatten(treedef, leaves_iter):
         return treedef[1](*[unflatten(d, leaves_iter) for d in treedef[2]])
     if head == "set":
         return set(treedef[1])
+    if head == "object":
+        return make_object(treedef[1], treedef[2],
+                           [unflatten(d, leaves_iter) for d in treedef[3]])
     value = treedef[1]  # static
     return value.value if type(value) is Static else value
+
+
+def make_object(template, names, values):
+    """A new object like `template` (the one the staged call made) with its attributes
+    `names` set to this call's `values`: each call returns an object of its own, as
+    NumPy code does, and no traced value reaches the caller. Attributes that are plain
+    data are copied deeply (a list made in the call is the caller's own)."""
+    out = copy.copy(template)
+    for name, value in zip(names, values):
+        if not isinstance(value, np.ndarray):
+            try:
+                value = copy.deepcopy(value)
+            except Exception:       # a lock, a module: shared, as a shallow copy has it
+                pass
+        object.__setattr__(out, name, value)
+    return out
 
 
 def check_static(value, what):

@@ -69,6 +69,9 @@ class Trace:
         # whether the last region whose trace ended in an exception had recorded run-time
         # checks before it (they fire first at run time: `regions.trace_body`)
         self.raised_after_checks = False
+        # id(copy) -> the user's object, for the objects staging runs on copies of
+        # (`driver.overlay`): a result that is such a copy is the user's object
+        self.object_originals: dict = {}
         # user functions converted while staging (the disk cache re-checks them)
         self.dependencies: list = []
         # policy: code objects of loop bodies to unroll (see operators.loops.LoopToken)

@@ -94,6 +94,7 @@ def _store_bounded(x, index, value):
     items = classify(index)
     masks = [v for k, v in items if k == "bool" and v.const is None]
     if masks:
+        items = _drop_trailing_full(items)
         if len(items) != 1:
             value.refuse("assigning it through a mask combined with other indices")
         bounded_index.mask_assign(x, masks[0], value)
@@ -102,6 +103,16 @@ def _store_bounded(x, index, value):
     if not is_abstract(target) or target._view is None:
         value.refuse("assigning it to a single element")
     bounded_index.assign(target, value)
+
+
+def _drop_trailing_full(items):
+    """`x[m, ...]`, `x[m, :]`: trailing Ellipsis and full slices select what `x[m]`
+    selects, in the same order."""
+    items = list(items)
+    while len(items) > 1 and (items[-1][0] == "ellipsis" or items[-1][0] == "slice" and
+                              items[-1][1] == slice(None)):
+        items.pop()
+    return items
 
 
 def _basic(index) -> bool:

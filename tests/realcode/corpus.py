@@ -10,8 +10,10 @@ positional and keyword arguments. `runner.run_case` runs each case plainly and u
 The packages (pinned in setup.cfg's `test` extra): pykalman, simdkalman (Kalman
 filters), scikit-fuzzy (fuzzy logic: membership functions, fuzzy arithmetic,
 defuzzification, c-means), nolds (nonlinear time-series statistics), PeakUtils (peak
-detection and baselines), numdifftools (numerical differentiation) and findiff (finite
-difference operators). Functions passed *into* a package (a model for numdifftools, a
+detection and baselines), numdifftools (numerical differentiation), findiff (finite
+difference operators), numpy-financial (time value of money) and filterpy (Kalman
+filter functions and the `KalmanFilter` class whose `predict`/`update` keep their state
+on attributes, g-h filters, discrete Bayes, Gaussian statistics). Functions passed *into* a package (a model for numdifftools, a
 transition function for pykalman's unscented filters) are defined in this file.
 
 The functions are called as a user would call them: with their documented arguments,
@@ -746,5 +748,216 @@ def _(rng):
     coords = np.sort(rng.random(12))
     return Built(_mod("findiff.coefs").coefficients_non_uni, (1, 2, coords, 5))
 
+
+
+# ---------------------------------------------------------------- numpy-financial
+
+def _npf(name):
+    return getattr(_mod("numpy_financial"), name)
+
+
+@case("numpy_financial", "numpy_financial.fv")
+def _(rng):
+    return Built(_npf("fv"), (0.05 / 12, 10 * 12, -100.0 - rng.random(), -100.0))
+
+
+@case("numpy_financial", "numpy_financial.pv")
+def _(rng):
+    return Built(_npf("pv"), (0.05 / 12, 10 * 12, -100.0 - rng.random(), 15692.93))
+
+
+@case("numpy_financial", "numpy_financial.pmt")
+def _(rng):
+    return Built(_npf("pmt"), (0.075 / 12, 12 * 15, 200000.0 + 1000 * rng.random()))
+
+
+@case("numpy_financial", "numpy_financial.nper")
+def _(rng):
+    return Built(_npf("nper"), (0.07 / 12, -150.0 - rng.random(), 8000.0))
+
+
+@case("numpy_financial", "numpy_financial.ipmt")
+def _(rng):
+    return Built(_npf("ipmt"), (0.0824 / 12, np.arange(12) + 1, 12, 2500.0 + rng.random()))
+
+
+@case("numpy_financial", "numpy_financial.ppmt")
+def _(rng):
+    return Built(_npf("ppmt"), (0.0824 / 12, np.arange(12) + 1, 12, 2500.0 + rng.random()))
+
+
+@case("numpy_financial", "numpy_financial.npv")
+def _(rng):
+    return Built(_npf("npv"), (0.08, np.array([-40000.0, 5000, 8000, 12000, 30000]) +
+                                100 * rng.random(5)))
+
+
+@case("numpy_financial", "numpy_financial.irr")
+def _(rng):
+    return Built(_npf("irr"), (np.array([-100.0, 39, 59, 55, 20]) + rng.random(5),))
+
+
+@case("numpy_financial", "numpy_financial.mirr")
+def _(rng):
+    return Built(_npf("mirr"), (np.array([-4500.0, -800, 800, 800, 600, 600, 800, 800, 700,
+                                          3000]) + rng.random(10), 0.08, 0.055))
+
+
+@case("numpy_financial", "numpy_financial.rate")
+def _(rng):
+    return Built(_npf("rate"), (10, 0.0, -3500.0 - rng.random(), 10000.0))
+
+
+# ---------------------------------------------------------------- filterpy
+
+def _fp(module, name):
+    return getattr(_mod(f"filterpy.{module}"), name)
+
+
+def _fp_model(rng):
+    F = np.array([[1.0, 1.0], [0.0, 1.0]])
+    Q = np.array([[0.25, 0.5], [0.5, 1.0]]) * 0.01 * (1.0 + rng.random())
+    H = np.array([[1.0, 0.0]])
+    R = np.array([[0.5 + rng.random()]])
+    return F, Q, H, R
+
+
+def _fp_kf(rng_obj=None):
+    rng_obj = np.random.default_rng(11) if rng_obj is None else rng_obj
+    kf = _mod("filterpy.kalman").KalmanFilter(dim_x=2, dim_z=1)
+    kf.F, kf.Q, kf.H, kf.R = _fp_model(rng_obj)
+    kf.x = np.array([[0.0], [1.0]])
+    kf.P = np.eye(2) * 10.0
+    return kf
+
+
+@case("filterpy", "filterpy.kalman.predict")
+def _(rng):
+    F, Q, H, R = _fp_model(rng)
+    return Built(_fp("kalman", "predict"), (rng.standard_normal((2, 1)), np.eye(2), F, Q))
+
+
+@case("filterpy", "filterpy.kalman.update")
+def _(rng):
+    F, Q, H, R = _fp_model(rng)
+    return Built(_fp("kalman", "update"),
+                 (rng.standard_normal((2, 1)), np.eye(2), rng.standard_normal((1, 1)), R, H))
+
+
+@case("filterpy", "filterpy.kalman.batch_filter")
+def _(rng):
+    F, Q, H, R = _fp_model(rng)
+    n = 12
+    zs = [np.array([[v]]) for v in np.cumsum(rng.standard_normal(n))]
+    return Built(_fp("kalman", "batch_filter"),
+                 (np.zeros((2, 1)), np.eye(2), zs, [F] * n, [Q] * n, [H] * n, [R] * n))
+
+
+@case("filterpy", "filterpy.kalman.rts_smoother")
+def _(rng):
+    F, Q, H, R = _fp_model(rng)
+    n = 10
+    Xs = rng.standard_normal((n, 2, 1))
+    L = rng.standard_normal((n, 2, 2)) * 0.3
+    Ps = L @ np.swapaxes(L, 1, 2) + np.eye(2)
+    return Built(_fp("kalman", "rts_smoother"), (Xs, Ps, [F] * n, [Q] * n))
+
+
+@case("filterpy", "filterpy.kalman.KalmanFilter.predict")
+def _(rng):
+    return Built((_fp_kf(), "predict"))
+
+
+@case("filterpy", "filterpy.kalman.KalmanFilter.update")
+def _(rng):
+    return Built((_fp_kf(), "update"), (np.array([[rng.standard_normal()]]),))
+
+
+@case("filterpy", "filterpy.kalman.KalmanFilter.batch_filter")
+def _(rng):
+    zs = [np.array([[v]]) for v in np.cumsum(rng.standard_normal(10))]
+    return Built((_fp_kf(), "batch_filter"), (zs,))
+
+
+@case("filterpy", "filterpy.kalman.KalmanFilter.rts_smoother")
+def _(rng):
+    n = 8
+    Xs = rng.standard_normal((n, 2, 1))
+    L = rng.standard_normal((n, 2, 2)) * 0.3
+    Ps = L @ np.swapaxes(L, 1, 2) + np.eye(2)
+    return Built((_fp_kf(), "rts_smoother"), (Xs, Ps))
+
+
+@case("filterpy", "filterpy.common.Q_discrete_white_noise")
+def _(rng):
+    return Built(_fp("common", "Q_discrete_white_noise"), (3,),
+                 dict(dt=0.1 + 0.01 * rng.random(), var=2.0, block_size=2))
+
+
+@case("filterpy", "filterpy.common.Q_continuous_white_noise")
+def _(rng):
+    return Built(_fp("common", "Q_continuous_white_noise"), (3,),
+                 dict(dt=0.1 + 0.01 * rng.random(), spectral_density=2.0))
+
+
+@case("filterpy", "filterpy.common.order_by_derivative")
+def _(rng):
+    return Built(_fp("common", "order_by_derivative"), (rng.random((2, 2)), 2, 3))
+
+
+@case("filterpy", "filterpy.common.kinematic_state_transition")
+def _(rng):
+    return Built(_fp("common", "kinematic_state_transition"), (2, 0.1 + 0.01 * rng.random()))
+
+
+@case("filterpy", "filterpy.discrete_bayes.normalize")
+def _(rng):
+    return Built(_fp("discrete_bayes", "normalize"), (rng.random(10),))
+
+
+@case("filterpy", "filterpy.discrete_bayes.update")
+def _(rng):
+    return Built(_fp("discrete_bayes", "update"), (rng.random(10), rng.random(10)))
+
+
+@case("filterpy", "filterpy.stats.gaussian")
+def _(rng):
+    return Built(_fp("stats", "gaussian"), (np.linspace(-3.0, 3.0, 21), rng.random(), 1.5))
+
+
+@case("filterpy", "filterpy.stats.mul")
+def _(rng):
+    return Built(_fp("stats", "mul"), (rng.random(), 1.0 + rng.random(), rng.random(), 2.0))
+
+
+@case("filterpy", "filterpy.stats.mahalanobis")
+def _(rng):
+    return Built(_fp("stats", "mahalanobis"),
+                 (rng.standard_normal(2), np.zeros(2), np.array([[2.0, 0.3], [0.3, 1.0]])))
+
+
+@case("filterpy", "filterpy.stats.multivariate_gaussian")
+def _(rng):
+    return Built(_fp("stats", "multivariate_gaussian"),
+                 (rng.standard_normal(2), np.zeros(2), np.array([[2.0, 0.3], [0.3, 1.0]])))
+
+
+@case("filterpy", "filterpy.stats.multivariate_multiply")
+def _(rng):
+    return Built(_fp("stats", "multivariate_multiply"),
+                 (rng.standard_normal(2), np.eye(2) * 2.0, rng.standard_normal(2),
+                  np.array([[2.0, 0.3], [0.3, 1.0]])))
+
+
+@case("filterpy", "filterpy.gh.GHFilter.update")
+def _(rng):
+    f = _mod("filterpy.gh").GHFilter(x=0.0, dx=1.0, dt=1.0, g=0.8, h=0.2)
+    return Built((f, "update"), (1.0 + rng.random(),))
+
+
+@case("filterpy", "filterpy.gh.GHFilter.batch_filter")
+def _(rng):
+    f = _mod("filterpy.gh").GHFilter(x=0.0, dx=1.0, dt=1.0, g=0.8, h=0.2)
+    return Built((f, "batch_filter"), (np.arange(10.0) + rng.random(10),))
 
 PACKAGES = sorted({c.package for c in CASES})

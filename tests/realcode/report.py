@@ -23,7 +23,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 from tests.realcode.corpus import CASES  # noqa: E402
 from tests.realcode.runner import AGREE, LOCATED, run_case  # noqa: E402
 
-DISTRIBUTIONS = {"peakutils": "PeakUtils", "skfuzzy": "scikit-fuzzy"}
+DISTRIBUTIONS = {"peakutils": "PeakUtils", "skfuzzy": "scikit-fuzzy",
+                 "numpy_financial": "numpy-financial"}
 
 
 def _version(package):

@@ -22,8 +22,15 @@ from tests.realcode.runner import ACCEPTED, AGREE, run_case
 # runs every case again in its worker), so it runs with the slow tests (.ci/run).
 slow = pytest.mark.slow
 
-# measured 61 of 105 on 2026-11-28; the target is 0.90 (docs/realcode.md)
-AGREE_FLOOR = 63
+# measured 97 of 136 (filterpy and numpy-financial added, result objects made in the
+# call rebuilt per run); the target is 0.90 (docs/realcode.md)
+AGREE_FLOOR = 97
+
+# Silent differences whose cause lies outside what the corpus can fix: each must
+# change outcome when it is fixed (strict xfail), and is counted as not agreeing.
+# (simdkalman's result objects made during the call were one: fixed, `pytree.flatten`
+# with `objects`.)
+KNOWN_SILENT: dict = {}
 MIN_CASES, MIN_PACKAGES = 60, 5
 
 
@@ -47,8 +54,14 @@ def test_corpus_size():
     assert len(PACKAGES) >= MIN_PACKAGES
 
 
+def _param(case):
+    reason = KNOWN_SILENT.get(case.name)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(case, id=case.id, marks=marks)
+
+
 @slow
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_case(case):
     pytest.importorskip(case.package)
     outcome = _outcome(case.name)

@@ -21,6 +21,21 @@ Borrowed operations (`borrow(name, *operands, **params)` -> list of results):
   eig    jax.lax.linalg.eig        (values, right vectors) or (values,); compute_right
 On failure (LAPACK `info` != 0) JAX's lowering fills the results with NaN.
 
+CPU only (`has_lapack`): the LAPACK/BLAS routines StableHLO does have ops for, because
+XLA's own CPU lowerings of those ops are slower (measured 5-250x against SciPy at
+n = 100..1000) and round differently from LAPACK (Cholesky of Hilbert(13), NaN
+propagation: BLAS skips zero multipliers, so a NaN does not spread where XLA's
+expansions spread it):
+  trsm   jax.lax.linalg.triangular_solve (BLAS ?trsm), left side; params lower, unit,
+         trans ("N", "T", "C"); same batch shape for both operands
+  potrf  LAPACK ?potrf through jaxlib's handler: (factor, info int32 per matrix); params
+         lower; the other triangle keeps the input; results as LAPACK leaves them,
+         partial factor on failure (no NaN fill)
+  gtsv   LAPACK ?gtsv: dl, d, du (..., n) (dl[0] and du[-1] unused), b (..., n, k) ->
+         (dl (dl[1:]: LAPACK's DL, the second superdiagonal of U), d, du, x, info)
+jaxlib initialises its LAPACK table from SciPy's `cython_lapack`, so these are SciPy's
+own routines and give SciPy's bits.
+
 The lowering is platform specific: the platform is the staging trace's `platform`
 attribute when the core sets one, else the default device's. Texts are cached per
 (operation, parameters, operand types, platform); each trace inlines a text once.
@@ -61,12 +76,61 @@ def _jax_op(name, params):
     if name == "eig":
         return lambda a: lax.linalg.eig(a, compute_left_eigenvectors=False,
                                         compute_right_eigenvectors=p["compute_right"])
+    if name == "trsm":
+        return lambda a, b: lax.linalg.triangular_solve(
+            a, b, left_side=True, lower=p["lower"], transpose_a=p["trans"] != "N",
+            conjugate_a=p["trans"] == "C", unit_diagonal=p["unit"])
+    if name == "potrf":
+        return lambda a: _lapack_call("potrf", a.dtype, [a, _info(a.shape[:-2])], [a],
+                                      {0: 0}, uplo=np.uint8(ord("L" if p["lower"] else "U")))
+    if name == "gtsv":
+        return lambda dl, d, du, b: _lapack_call(
+            "gtsv", b.dtype, [dl, d, du, b, _info(b.shape[:-2])], [dl, d, du, b],
+            {0: 0, 1: 1, 2: 2, 3: 3})
     raise KeyError(name)
 
 
+def _info(batch):
+    import jax
+    return jax.ShapeDtypeStruct(batch, np.int32)
+
+
+def _lapack_call(routine, dtype, outs, args, aliases, **attrs):
+    """jaxlib's LAPACK FFI handler `lapack_<prefix><routine>_ffi` on `args`, matrices (the
+    operands of the most axes) in column-major layout, as JAX's own lowerings call it;
+    `outs`: the results' shapes, `aliases`: operand -> result buffers."""
+    import jax
+    from jax._src.lax.linalg import initialize_lapack
+    initialize_lapack()
+    prefix = {"f": "s", "d": "d", "F": "c", "D": "z"}[np.dtype(dtype).char]
+    nd = max(len(a.shape) for a in args)
+
+    def layout(x):
+        r = len(x.shape)
+        return tuple(range(r - 2)) + (r - 1, r - 2) if r == nd else None
+    specs = [jax.ShapeDtypeStruct(o.shape, o.dtype) for o in outs]
+    call = jax.ffi.ffi_call(f"lapack_{prefix}{routine}_ffi", specs,
+                            input_layouts=[layout(a) for a in args],
+                            output_layouts=[layout(o) for o in outs],
+                            input_output_aliases=aliases)
+    return call(*args, **attrs)
+
+
 _PUBLIC = {"eig": "np.linalg.eig/eigvals", "eigh": "np.linalg.eigh", "svd": "np.linalg.svd",
-           "lu": "the LU factorization", "qr": "np.linalg.qr", "geqrf": "np.linalg.qr"}
-OPS = ("lu", "geqrf", "qr", "eigh", "svd", "eig")
+           "lu": "the LU factorization", "qr": "np.linalg.qr", "geqrf": "np.linalg.qr",
+           "trsm": "the triangular solve", "potrf": "the Cholesky factorization",
+           "gtsv": "the tridiagonal solver"}
+OPS = ("lu", "geqrf", "qr", "eigh", "svd", "eig", "trsm", "potrf", "gtsv")
+LAPACK_OPS = ("trsm", "potrf", "gtsv")
+_LAPACK_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64,
+                                                 np.complex128))
+
+
+def has_lapack(*dtypes) -> bool:
+    """Whether the LAPACK-only operations (LAPACK_OPS) can be borrowed for these dtypes:
+    the trace's platform is the CPU (jaxlib's LAPACK handlers, which call the LAPACK
+    and BLAS SciPy ships) and every dtype is one LAPACK has."""
+    return _platform() == "cpu" and all(np.dtype(d) in _LAPACK_DTYPES for d in dtypes)
 
 
 def _platform():

@@ -4,12 +4,19 @@
 transpose_a)` and `fft(x, fft_type, fft_length)` work on the trailing axes; leading axes
 are batch axes. The factorizations StableHLO lacks (LU, QR, eigh, SVD, eig) are borrowed
 from JAX: runtime/lowering/borrowed.py.
+
+`cholesky_factor` and `solve_triangular` are what the NumPy/SciPy layers call: on the CPU
+(LAPACK dtypes) they borrow LAPACK ?potrf and BLAS ?trsm (SciPy's own routines: faster
+than XLA's CPU expansions and with LAPACK's rounding, NaN propagation and `info`); on
+other platforms they emit the StableHLO ops above.
 """
 from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from npxla.runtime.lowering.borrowed import borrow, has_lapack
+from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.core import Primitive
 
 cholesky = Primitive(
@@ -31,6 +38,40 @@ triangular_solve = Primitive(
 )
 """Solves op(a) x = b (left_side) or x op(a) = b; `transpose_a` is "NO_TRANSPOSE",
 "TRANSPOSE" or "ADJOINT"; only the `lower` (or upper) triangle of `a` is read."""
+
+
+_TRANS = {"NO_TRANSPOSE": "N", "TRANSPOSE": "T", "ADJOINT": "C"}
+
+
+def cholesky_factor(a, lower):
+    """(factor, info) of (..., n, n) `a`: the factor in its `lower` (or upper) triangle, the
+    other triangle unspecified; `info` LAPACK potrf's int32 per matrix (0, or the order of
+    the first leading minor that is not positive definite), or None where XLA's cholesky
+    ran (then a failed factor holds NaN). Only the chosen triangle of `a` is read."""
+    if has_lapack(a.dtype):
+        c, info = borrow("potrf", a, lower=bool(lower))
+        return c, info
+    return cholesky(a, lower=bool(lower)), None
+
+
+def solve_triangular(a, b, *, lower, unit_diagonal=False, transpose_a="NO_TRANSPOSE"):
+    """x with op(a) x = b, (..., n, n) `a` and (..., n, k) `b` of one dtype and batch
+    shape; only the `lower` (upper) triangle of `a` is read."""
+    if has_lapack(a.dtype) and a.dtype == b.dtype and a.shape[:-2] == b.shape[:-2]:
+        trans = _TRANS[transpose_a]
+        if trans == "C" and a.dtype.kind != "c":
+            trans = "T"
+        if trans != "C":
+            # BLAS reads `a` column-major: hand it a's transpose (in row-major storage the
+            # same bytes, so XLA copies nothing) with the other triangle and the other op
+            perm = tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2)
+            a, lower, trans = S.transpose(a, perm=perm), not lower, \
+                {"N": "T", "T": "N"}[trans]
+        (x,) = borrow("trsm", a, b, lower=bool(lower), unit=bool(unit_diagonal),
+                      trans=trans)
+        return x
+    return triangular_solve(a, b, left_side=True, lower=lower, unit_diagonal=unit_diagonal,
+                            transpose_a=transpose_a)
 
 
 def _complex_of(dtype):

@@ -3,7 +3,10 @@ matrix_power / tensorinv / tensorsolve on top), Cholesky, QR and the eigensolver
 
 `solve`, `inv`, `det` and `slogdet` are built on the borrowed LU (rows permuted with
 take_along_axis, two triangular solves; det/slogdet from the LU diagonal as NumPy
-does). A singular matrix, a matrix that is not positive definite or an eigensolver
+does; on the CPU the triangular solves are BLAS trsm, so with getrf this is LAPACK's
+gesv, NumPy's own algorithm, NaN/inf propagation included). Cholesky is LAPACK potrf on
+the CPU (NumPy's routine: its `info` decides the error, not NaN in the factor). A
+singular matrix, a matrix that is not positive definite or an eigensolver
 that does not converge raises LinAlgError after the call (linalg_common.raise_if).
 The dtype rules and helpers shared by the whole family are in linalg_common.py.
 """
@@ -16,7 +19,7 @@ from numpy.linalg._linalg import EigResult, EighResult, QRResult, SlogdetResult
 from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.lowering.linalg_ops import cholesky as _cholesky, triangular_solve
+from npxla.runtime.lowering.linalg_ops import cholesky_factor, solve_triangular
 from npxla.runtime.lowering.borrowed import borrow
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.linalg_common import (FAMILY, NOT_POSITIVE_DEFINITE_NOTE,
@@ -43,10 +46,8 @@ def _singular(lu):
 def _lu_solve(lu, perm, b):
     """Solve A x = b from A's LU (`perm`: A[perm] = L U); same batch shapes."""
     pb = apply(np.take_along_axis, b, S.reshape(perm, shape=perm.shape + (1,)), axis=-2)
-    y = triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True,
-                         transpose_a="NO_TRANSPOSE")
-    return triangular_solve(lu, y, left_side=True, lower=False, unit_diagonal=False,
-                            transpose_a="NO_TRANSPOSE")
+    y = solve_triangular(lu, pb, lower=True, unit_diagonal=True)
+    return solve_triangular(lu, y, lower=False)
 
 
 def _solve(a, b, check=True):
@@ -187,15 +188,16 @@ def tensorsolve(a, b, axes=None):
 # --- Cholesky, QR ------------------------------------------------------------------------------
 
 @implements(np.linalg.cholesky, family=FAMILY,
-            notes="stablehlo.cholesky; reads only the lower (upper=True: upper) triangle; "
+            notes="LAPACK potrf on the CPU (stablehlo.cholesky elsewhere); reads only the lower (upper=True: upper) triangle; "
                   + NOT_POSITIVE_DEFINITE_NOTE)
 def cholesky(a, /, *, upper=False):
     upper = bool(static(upper, "upper"))
     a, rt, empty = square_operand(np.linalg.cholesky, a, upper=upper)
     if empty is not None:
         return empty
-    r = _cholesky(a, lower=not upper)
-    raise_if(failed(r, a, 2), "Matrix is not positive definite")
+    r, info = cholesky_factor(a, lower=not upper)      # LAPACK potrf's info on the CPU
+    raise_if(failed(r, a, 2) if info is None else apply(np.any, apply(np.not_equal, info, 0)),
+             "Matrix is not positive definite")
     return cast_to(apply(np.triu if upper else np.tril, r), rt)
 
 

@@ -16,7 +16,9 @@ ValueError("array must not contain infs or NaNs") after the call.
 
 Loops (the tridiagonal solver, LAPACK pivots to permutations, expm's squarings) are
 staged as one `stablehlo.while` each (`while_loop`), so a program does not grow with
-the matrix size.
+the matrix size. On the CPU the tridiagonal solver, Cholesky and triangular solves are
+SciPy's own LAPACK/BLAS routines, borrowed through jaxlib (runtime/lowering/borrowed.py);
+the staged loops are the other platforms' path.
 """
 from __future__ import annotations
 
@@ -32,8 +34,8 @@ from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.types import tensor_type
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.lowering.borrowed import borrow
-from npxla.runtime.lowering.linalg_ops import triangular_solve
+from npxla.runtime.lowering.borrowed import borrow, has_lapack
+from npxla.runtime.lowering.linalg_ops import solve_triangular
 from npxla.runtime.numpy import errorflags
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.linalg_common import (apply, bcast_batch, eye_like, iota,
@@ -219,7 +221,10 @@ def gtsv(dl, d, du, b):
     the same operations in the same order (so the same values) as the reference LAPACK.
     dl, du (B, n-1), d (B, n), b (B, n, k), n >= 2, one dtype. Returns (du2 (B, n-1),
     d, du, x (B, n, k), info (B,) int32): on a zero pivot, info (1-based) and the
-    arrays as LAPACK leaves them when it stops."""
+    arrays as LAPACK leaves them when it stops. On the CPU: LAPACK's (SciPy's) ?gtsv
+    itself."""
+    if has_lapack(d.dtype):
+        return _lapack_gtsv(dl, d, du, b)
     nb, n = d.shape
     t = d.dtype
     zero = np.zeros((), t)
@@ -292,6 +297,15 @@ def gtsv(dl, d, du, b):
     return back(DL, n - 1), back(D, n), back(DU, n - 1), back(X, n), info
 
 
+def _lapack_gtsv(dl, d, du, b):
+    nb, n = d.shape
+    pad = lambda v, where: apply(np.pad, v, [(0, 0), where])       # noqa: E731
+    dl_, d_, du_, x, info = borrow("gtsv", pad(dl, (1, 0)), d, pad(du, (0, 1)), b)
+    cut = lambda v, lo: S.static_slice(v, start=(0, lo), limit=(nb, lo + n - 1),  # noqa: E731
+                                       strides=(1, 1))
+    return cut(dl_, 1), d_, cut(du_, 0), x, info
+
+
 def _gtsv_wrapper(name, t):
     def wrapper(dl, d, du, b, overwrite_dl=0, overwrite_d=0, overwrite_du=0, overwrite_b=0):
         flags = dict(overwrite_dl=overwrite_dl, overwrite_d=overwrite_d,
@@ -322,8 +336,8 @@ def _gtsv_wrapper(name, t):
     return wrapper
 
 
-_NOTE = ("LAPACK's Gaussian elimination with partial pivoting as one staged loop over "
-         "the rows, the same operations as the reference LAPACK; info > 0 on a zero "
+_NOTE = ("LAPACK ?gtsv itself on the CPU (elsewhere its Gaussian elimination with partial "
+         "pivoting as one staged loop over the rows, the same operations); info > 0 on a zero "
          "pivot (arrays as LAPACK leaves them); overwrite_* flags refused")
 dgtsv = implements_lazy("scipy.linalg.lapack.dgtsv", family=FAMILY, notes=_NOTE)(
     _gtsv_wrapper("dgtsv", np.float64))
@@ -334,8 +348,7 @@ sgtsv = implements_lazy("scipy.linalg.lapack.sgtsv", family=FAMILY, notes=_NOTE)
 # --- LU and triangular solves ------------------------------------------------------------
 
 def trsm(a, b, lower, unit=False, trans="NO_TRANSPOSE"):
-    return triangular_solve(a, b, left_side=True, lower=lower, unit_diagonal=unit,
-                            transpose_a=trans)
+    return solve_triangular(a, b, lower=lower, unit_diagonal=unit, transpose_a=trans)
 
 
 def lu_factors(a):

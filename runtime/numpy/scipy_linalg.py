@@ -19,9 +19,14 @@ Where the results may differ from SciPy's:
   - the 'slice(s) [...]' of inv/solve's singular message is always "[0]" (SciPy 1.17
     also numbers the failing slices from 0 in its list, so one failing slice reads the
     same);
-  - a non-positive-definite matrix's leading minor comes from an unblocked Cholesky run
-    only when XLA's factor fails; on matrices at the edge of definiteness XLA's Cholesky
-    and LAPACK's potrf may disagree (Hilbert(13)).
+  - on the CPU, cholesky/cho_factor/solve_triangular/cho_solve (and solve's 'pos',
+    triangular and tridiagonal structures) call SciPy's own LAPACK/BLAS routines
+    (borrowed through jaxlib): SciPy's bits and its `info`. On other platforms a
+    non-positive-definite matrix's leading minor comes from an unblocked Cholesky run
+    only when XLA's factor fails, and on matrices at the edge of definiteness XLA's
+    Cholesky and LAPACK's potrf may disagree (Hilbert(13));
+  - with `check_finite=False` and non-finite input (which SciPy documents as undefined:
+    "may result in problems (crashes, non-termination)") the values are not SciPy's.
 Stacked inputs to the functions SciPy runs slice by slice (`_apply_over_batch`) come back
 as SciPy returns them: a list of stacked outputs (qr(mode='r'): an array).
 """
@@ -34,8 +39,8 @@ from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.lowering.borrowed import borrow
-from npxla.runtime.lowering.linalg_ops import cholesky as _xla_cholesky
+from npxla.runtime.lowering.borrowed import borrow, has_lapack
+from npxla.runtime.lowering.linalg_ops import cholesky_factor
 from npxla.runtime.numpy import errorflags
 from npxla.runtime.numpy.convert import cast_to
 from npxla.runtime.numpy.linalg_common import (apply, bcast_batch, eye_like, iota, mH,
@@ -108,12 +113,12 @@ def _structured_solve(kind, a, b, lower, transposed=False):
         return apply(np.divide, b, apply(np.expand_dims, d, -1)), zero_diagonal(a)
     if kind == "pos":
         low = bool(lower)
-        if a.dtype.kind == "c":         # potrf reads the diagonal's real part only
-            a = _symmetric_from(a, low, True)
-        c = _xla_cholesky(a, lower=low)
+        c, info = _factor(a, low)
         y = trsm(c, b, low, trans="NO_TRANSPOSE" if low else "ADJOINT")
         x = trsm(c, y, low, trans="ADJOINT" if low else "NO_TRANSPOSE")
-        return x, apply(np.logical_not, _positive_diagonal(c))
+        if info is None:
+            return x, apply(np.logical_not, _positive_diagonal(c))
+        return x, apply(np.not_equal, info, 0)
     if kind == "tri":
         n = a.shape[-1]
         shape = a.shape[:-2]
@@ -247,7 +252,7 @@ def _trans(trans):
     return _TRANS[trans]
 
 
-@_reg("solve_triangular", "triangular_solve (StableHLO); a zero diagonal entry raises "
+@_reg("solve_triangular", "BLAS trsm on the CPU (StableHLO triangular_solve elsewhere); a zero diagonal entry raises "
       "SciPy's LinAlgError (naming it) after the call")
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
@@ -294,19 +299,29 @@ def _potrf_info(a, c, lower):
     return info
 
 
+def _factor(a, lower, need_info=False):
+    """(factor in its triangle, garbage elsewhere; potrf's info or None): LAPACK potrf on
+    the CPU; elsewhere XLA's cholesky (and, `need_info`, potrf's info from a staged
+    unblocked Cholesky where XLA's factor failed)."""
+    if a.dtype.kind == "c" and not has_lapack(a.dtype):   # potrf reads the diagonal's
+        a = _symmetric_from(a, lower, True)               # real part only
+    c, info = cholesky_factor(a, lower)
+    if info is None and need_info:
+        info = _potrf_info(a, c, lower)
+    return c, info
+
+
 def _cholesky(a, lower):
     """(factor in its triangle, garbage elsewhere; a cast) with SciPy's error."""
     t = lapack_dtype(a)
     a = cast_to(a, t)
-    # potrf reads the diagonal's real part only
-    c = _xla_cholesky(_symmetric_from(a, lower, True) if t.kind == "c" else a, lower=lower)
-    info = _potrf_info(a, c, lower)
+    c, info = _factor(a, lower, need_info=True)
     _check(apply(np.greater, info, 0), "{}-th leading minor of the array is not positive "
            "definite", payload=info)
     return c, a
 
 
-@_reg("cholesky", "stablehlo.cholesky in the input's precision; upper factor by default; "
+@_reg("cholesky", "LAPACK potrf on the CPU (stablehlo.cholesky elsewhere) in the input's precision; upper factor by default; "
       "a matrix that is not positive definite raises SciPy's LinAlgError (naming the "
       "leading minor) after the call")
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
@@ -571,8 +586,7 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwr
     a = bcast_batch(cast_to(a, t), batch, 2)
     if b is not None:
         bt = _symmetric_from(bcast_batch(cast_to(b, t), batch, 2), lower, True)
-        c = _xla_cholesky(bt, lower=True)
-        info = _potrf_info(bt, c, True)
+        c, info = _factor(bt, True, need_info=True)
         _check(apply(np.greater, info, 0), "The leading minor of order {} of B is not "
                "positive definite. The factorization of B could not be completed and no "
                "eigenvalues or eigenvectors were computed.", payload=info)

@@ -19,7 +19,10 @@ standardised in the dtype NumPy gives `(x - loc) / scale`, then float64; NaN for
 one its LinAlgError unless allow_singular, both raised after the run as checks; non-
 finite covariances raise ValueError as `eigh(check_finite=True)` does). Singular
 covariances restrict the support as SciPy does (-inf / 0 off the subspace).
-`multivariate_normal.cdf` integrates with randomised quasi-Monte Carlo: not compiled.
+`multivariate_normal.cdf` follows SciPy's `_qauto`: d = 1 is the normal cdf, d = 2 Genz's
+bivariate algorithm (BVNU, SciPy's `_bvnu`, vectorised over the points); d >= 3, which
+SciPy integrates with randomised quasi-Monte Carlo drawing from NumPy's global random
+state, is refused.
 """
 from __future__ import annotations
 
@@ -247,6 +250,130 @@ _mvn_method("pdf", False)
 _mvn_method("logpdf", True)
 
 
+# --- multivariate_normal.cdf (scipy/stats/_qmvnt.py `_qauto`, d <= 2) ---------------------
+
+# Gauss-Legendre half-sets (weights, nodes) of Genz's BVNU for |r| < 0.3, < 0.75, else
+_GL = (
+    ((0.1713244923791705, 0.3607615730481384, 0.4679139345726904),
+     (0.9324695142031522, 0.6612093864662647, 0.2386191860831970)),
+    ((.04717533638651177, 0.1069393259953183, 0.1600783285433464, 0.2031674267230659,
+      0.2334925365383547, 0.2491470458134029),
+     (0.9815606342467191, 0.9041172563704750, 0.7699026741943050, 0.5873179542866171,
+      0.3678314989981802, 0.1252334085114692)),
+    ((.01761400713915212, .04060142980038694, .06267204833410906, .08327674157670475,
+      0.1019301198172404, 0.1181945319615184, 0.1316886384491766, 0.1420961093183821,
+      0.1491729864726037, 0.1527533871307259),
+     (0.9931285991850949, 0.9639719272779138, 0.9122344282513259, 0.8391169718222188,
+      0.7463319064601508, 0.6360536807265150, 0.5108670019508271, 0.3737060887154196,
+      0.2277858511416451, 0.07652652113349733)),
+)
+_TWO_PI = 2 * np.pi
+
+
+def _phid(z):
+    return ndtr_kernel(z)
+
+
+def _bvnu_set(h, k, r, w, x):
+    """Genz's BVNU body for one Gauss-Legendre set; h, k, r (N,) finite, r != 0."""
+    w = np.array(w + w)
+    x = np.concatenate([1 - np.array(x), 1 + np.array(x)])
+    hk = h * k
+    h_, k_, r_, hk_ = (v[:, None] for v in (h, k, r, hk))
+    # |r| < 0.925
+    hs = (h_ * h_ + k_ * k_) / 2
+    asr = np.arcsin(r_) / 2
+    sn = np.sin(asr * x)
+    small = np.sum(np.exp((sn * hk_ - hs) / (1 - sn * sn)) * w, axis=-1)
+    small = small * (asr[:, 0] / _TWO_PI) + _phid(-h) * _phid(-k)
+    # |r| >= 0.925
+    neg = r < 0
+    k2, hk2 = W(neg, -k, k), W(neg, -hk, hk)
+    as_ = 1 - r * r
+    a = np.sqrt(W(as_ > 0, as_, 1.0))
+    bs = (h - k2) ** 2
+    asr2 = -(bs / W(as_ > 0, as_, 1.0) + hk2) / 2
+    c, d = (4 - hk2) / 8, (12 - hk2) / 80
+    bvn = W(asr2 > -100, a * np.exp(asr2) * (1 - c * (bs - as_) * (1 - d * bs / 5) / 3
+                                             + c * d * as_ * as_ / 5), 0.0)
+    b = np.sqrt(bs)
+    sp = np.sqrt(_TWO_PI) * _phid(-b / a)
+    bvn = W(hk2 > -100, bvn - np.exp(-hk2 / 2) * sp * b * (1 - c * bs * (1 - d * bs / 5) / 3),
+            bvn)
+    a2 = (a / 2)[:, None]
+    xs = (a2 * x) ** 2
+    asr3 = -(bs[:, None] / xs + hk2[:, None]) / 2
+    sp3 = 1 + c[:, None] * xs * (1 + d[:, None] * xs)
+    rs = np.sqrt(1 - xs)
+    ep = np.exp(-(hk2[:, None] / 2) * xs / (1 + rs) ** 2) / rs
+    terms = W(asr3 > -100, np.exp(asr3) * (sp3 - ep) * w, 0.0)
+    bvn = W(as_ > 0, (a2[:, 0] * np.sum(terms, axis=-1) - bvn) / _TWO_PI, 0.0)
+    lo = W(h < 0, _phid(k2) - _phid(h), _phid(-h) - _phid(-k2))
+    big = W(r > 0, bvn + _phid(-np.maximum(h, k2)), W(h >= k2, -bvn, lo - bvn))
+    return W(np.abs(r) < 0.925, small, big)
+
+
+def _bvnu(dh, dk, r):
+    """P(X > dh, Y > dk) for the standard bivariate normal with correlation r: Genz's
+    BVNU (Drezner-Wesolowsky with Gauss-Legendre rules), SciPy's `_bvnu`. (N,) arrays."""
+    fin = np.isfinite(dh) & np.isfinite(dk)
+    h, k = W(fin, dh, 0.0), W(fin, dk, 0.0)
+    ar = np.abs(r)
+    main = W(ar < 0.3, _bvnu_set(h, k, r, *_GL[0]),
+             W(ar < 0.75, _bvnu_set(h, k, r, *_GL[1]), _bvnu_set(h, k, r, *_GL[2])))
+    main = W(r == 0, _phid(-h) * _phid(-k), main)
+    p = np.maximum(0.0, np.minimum(1.0, main))
+    hinf, kinf = dh == np.inf, dk == np.inf
+    hninf, kninf = dh == -np.inf, dk == -np.inf
+    edge = W(hinf | kinf, 0.0, W(hninf, W(kninf, 1.0, _phid(-dk)), _phid(-dh)))
+    return W(hinf | kinf | hninf | kninf, edge, p)
+
+
+def _mvn_cdf(x, dim, mean, cov, lower_limit):
+    x = _process_quantiles(x, dim)
+    if dim > 2:
+        raise UnsupportedFunctionError(
+            f"scipy.stats.multivariate_normal.cdf in {dim} dimensions is not supported on "
+            "traced arrays: SciPy integrates d >= 3 with randomised quasi-Monte Carlo "
+            "(Genz's lattice rule shifted by draws from NumPy's global random state), so "
+            "its value is neither reproducible in XLA nor deterministic",
+            hint="call multivariate_normal.cdf outside the jitted function (d = 1 and 2 "
+                 "are compiled: SciPy computes them deterministically)")
+    lower = np.full(dim, -np.inf) if lower_limit is None else _as_array(lower_limit,
+                                                                         np.float64)
+    shape = np.broadcast_shapes(x.shape, lower.shape)
+    b = dispatch(np.broadcast_to, (x, shape), {}) - mean
+    a = dispatch(np.broadcast_to, (lower, shape), {}) - mean
+    swap = b < a
+    sign = W(np.sum(swap, axis=-1) % 2 == 1, -1.0, 1.0)
+    a, b = W(swap, b, a), W(swap, a, b)
+    lead = shape[:-1]
+    a, b = a.reshape(-1, dim), b.reshape(-1, dim)
+    if dim == 1:
+        sd = np.sqrt(cov[0, 0])
+        prob = _phid(b[:, 0] / sd) - _phid(a[:, 0] / sd)
+    else:
+        s1, s2 = np.sqrt(cov[0, 0]), np.sqrt(cov[1, 1])
+        r = cov[0, 1] / (s1 * s2)
+        n = a.shape[0]
+        r = r * np.ones(n)
+        xl, xu, yl, yu = a[:, 0] / s1, b[:, 0] / s1, a[:, 1] / s2, b[:, 1] / s2
+        prob = _bvnu(xl, yl, r) - _bvnu(xu, yl, r) - _bvnu(xl, yu, r) + _bvnu(xu, yu, r)
+        prob = np.maximum(0.0, np.minimum(prob, 1.0))
+    return _squeeze(prob.reshape(lead) * sign)
+
+
+@implements_lazy("scipy.stats.multivariate_normal.cdf", family="scipy",
+                 notes="d = 1 (the normal cdf) and d = 2 (Genz's bivariate algorithm, "
+                 "SciPy's own d = 2 path); d >= 3 refused (SciPy's randomised QMC)")
+def _multivariate_normal_cdf(x, mean=None, cov=1, allow_singular=False, maxpts=None,
+                             abseps=1e-5, releps=1e-5, *, lower_limit=None, rng=None):
+    dim, mean, cov = _process_parameters(mean, cov)
+    if dim <= 2:
+        _PSD(cov, allow_singular)       # SciPy's covariance checks
+    return _mvn_cdf(x, dim, mean, cov, lower_limit)
+
+
 class FrozenMultivariateNormal:
     """`scipy.stats.multivariate_normal(mean, cov)` made in compiled code."""
 
@@ -261,17 +388,20 @@ class FrozenMultivariateNormal:
     def pdf(self, x):
         return _mvn(x, self.dim, self.mean, self._psd, False)
 
+    def cdf(self, x, *, lower_limit=None):
+        return _mvn_cdf(x, self.dim, self.mean, self.cov, lower_limit)
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
         raise UnsupportedFunctionError(
             f"scipy.stats.multivariate_normal(...).{name} is not supported on traced "
-            "arrays yet (pdf and logpdf are)")
+            "arrays yet (pdf, logpdf and cdf are)")
 
 
 @implements_lazy("scipy.stats.multivariate_normal", family="scipy",
-                 notes="a frozen distribution with pdf and logpdf; cdf (randomised "
-                 "quasi-Monte Carlo in SciPy) is refused")
+                 notes="a frozen distribution with pdf, logpdf and cdf (d <= 2; SciPy's "
+                 "randomised quasi-Monte Carlo for d >= 3 is refused)")
 def multivariate_normal(mean=None, cov=1, allow_singular=False, seed=None, **kwds):
     return FrozenMultivariateNormal(mean, cov, allow_singular, seed, **kwds)
 

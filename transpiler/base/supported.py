@@ -442,9 +442,9 @@ SCIPY_SUPPORTED = frozenset({
     "scipy.special.gamma", "scipy.special.gammaln", "scipy.special.logit",
     "scipy.special.logsumexp", "scipy.special.ndtr", "scipy.special.psi",
     "scipy.special.xlogy", "scipy.stats.multivariate_normal",
-    "scipy.stats.multivariate_normal.logpdf", "scipy.stats.multivariate_normal.pdf",
-    "scipy.stats.norm", "scipy.stats.norm.cdf", "scipy.stats.norm.logpdf",
-    "scipy.stats.norm.pdf", "scipy.stats.norm.sf",
+    "scipy.stats.multivariate_normal.cdf", "scipy.stats.multivariate_normal.logpdf",
+    "scipy.stats.multivariate_normal.pdf", "scipy.stats.norm", "scipy.stats.norm.cdf",
+    "scipy.stats.norm.logpdf", "scipy.stats.norm.pdf", "scipy.stats.norm.sf",
 })
 
 # Modules whose calls are refused outright (Python's random stream; np.random is called

@@ -8,10 +8,20 @@ and `npxla.runtime` (this file is the package root). `jit` lives in the driver a
 loaded on first use, so `import npxla` and the linter (`npxla.transpiler.lint`) never
 import JAX.
 """
+from typing import TYPE_CHECKING
+
 from .transpiler.base.errors import TranspileError
 from .transpiler.base.version import VERSION as __version__
 
-__all__ = ["jit", "to_source", "TranspileError", "asarray", "to_numpy", "DeviceArray"]
+__all__ = ["jit", "to_source", "TranspileError", "asarray", "to_numpy", "DeviceArray",
+           "JittedFunction", "Lowered", "CompiledFunction"]
+
+if TYPE_CHECKING:     # what type checkers see of the lazy names below
+    from .runtime.driver.api import jit
+    from .runtime.driver.jitted import JittedFunction
+    from .runtime.driver.lowered import CompiledFunction, Lowered
+    from .runtime.xla.resident import DeviceArray, asarray, to_numpy
+    from .transpiler.conversion import to_source
 
 
 def __getattr__(name):
@@ -20,8 +30,13 @@ def __getattr__(name):
         from .runtime.driver.api import jit
         return jit
     if name in ("asarray", "to_numpy", "DeviceArray"):   # lazy too: they use JAX
+        # the driver first: it lets DeviceArray operators compute on the device
+        from .runtime.driver import api  # noqa: F401
         from .runtime.xla import resident
         return getattr(resident, name)
+    if name in ("JittedFunction", "Lowered", "CompiledFunction"):    # for type hints
+        from .runtime.driver import jitted, lowered
+        return getattr(jitted if name == "JittedFunction" else lowered, name)
     if name == "to_source":
         from .transpiler.conversion import to_source
         return to_source

@@ -1,12 +1,25 @@
-"""`jit`: one JittedFunction per function and options, shared by every `jit(f)` call."""
+"""`jit`: one JittedFunction per function and options, shared by every `jit(f)` call.
+
+Importing it also lets `DeviceArray` operators (`a + 1`, `np.sin(a)`) run on the device:
+each one is compiled once per signature by `jit` itself, so results are NumPy's.
+"""
 from __future__ import annotations
 
 import functools
 import types
+from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Union, \
+    overload
 
 from npxla.runtime.driver.jitted import JittedFunction
 from npxla.runtime.driver.sharded import ShardedFunction
 from npxla.runtime.driver.shardspec import freeze
+from npxla.runtime.xla import resident
+
+# the types of `jit`'s options
+StaticArgnums = Union[int, Sequence[int]]
+StaticArgnames = Union[str, Iterable[str]]
+Device = Any          # 'cpu', 'gpu', 'cuda:1', 'tpu', a jax Device, or None
+Output = Literal["numpy", "device"]
 
 
 _JITTED: dict = {}
@@ -47,8 +60,27 @@ def _defaults_key(values):
     return tuple(id(d[1]) if type(d) is tuple else id(d) for d in values)
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, output="numpy",
-        shard=None, mesh=None, fast_math=False):
+@overload
+def jit(fun: Callable[..., Any], *, static_argnums: StaticArgnums = (),
+        static_argnames: StaticArgnames = (), device: Device = None,
+        output: Output = "numpy", shard: Optional[Mapping[str, Any]] = None,
+        mesh: Optional[Mapping[str, int]] = None,
+        fast_math: bool = False) -> JittedFunction: ...
+
+
+@overload
+def jit(fun: None = None, *, static_argnums: StaticArgnums = (),
+        static_argnames: StaticArgnames = (), device: Device = None,
+        output: Output = "numpy", shard: Optional[Mapping[str, Any]] = None,
+        mesh: Optional[Mapping[str, int]] = None,
+        fast_math: bool = False) -> Callable[[Callable[..., Any]], JittedFunction]: ...
+
+
+def jit(fun: Optional[Callable[..., Any]] = None, *, static_argnums: StaticArgnums = (),
+        static_argnames: StaticArgnames = (), device: Device = None,
+        output: Output = "numpy", shard: Optional[Mapping[str, Any]] = None,
+        mesh: Optional[Mapping[str, int]] = None, fast_math: bool = False
+        ) -> Union[JittedFunction, Callable[[Callable[..., Any]], JittedFunction]]:
     """Compile a NumPy function with XLA; same calling conventions as `jax.jit`.
 
     `@jit`, `@jit(static_argnums=...)`, `jit(f, static_argnums=0)` all work. Results are
@@ -59,9 +91,11 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), device=None, output=
     device axes that `shard={"x": ("data", None)}` refers to (see docs/devices.md).
     `fast_math=True` lets XLA fuse a float product into the sum that uses it (one
     rounding instead of NumPy's two): faster on some kernels, no longer NumPy's bits.
+    As with `jax.jit`, a `static_argnums` index or `static_argnames` name that no
+    parameter has is a ValueError here (negative indices count from the end).
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums,
+        return functools.partial(jit, static_argnums=static_argnums,  # type: ignore
                                  static_argnames=static_argnames, device=device,
                                  output=output, shard=shard, mesh=mesh,
                                  fast_math=fast_math)
@@ -112,3 +146,12 @@ def _bound(fn):
 
 def _freeze(x):
     return tuple(x) if isinstance(x, (list, tuple)) else x
+
+
+def _device_operation(fn, owner, *args):
+    """A DeviceArray operator (`resident._operate`): `fn(*args)` compiled with NumPy's
+    semantics for the device `owner` lives on, its result left there."""
+    return jit(fn, device=owner.device, output="device")(*args)
+
+
+resident.install_operations(_device_operation)

@@ -35,6 +35,17 @@ exit status: 0 success, 1 findings or a function that cannot be compiled,
 _FORMATTER = argparse.RawDescriptionHelpFormatter
 
 
+class _CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: its module may rewrite its arguments before they are
+    parsed (`lint.rewrite_args`: `--assume-jit PATH` is the flag, then a path)."""
+    rewrite_args = None
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self.rewrite_args is not None and args is not None:
+            args = self.rewrite_args(list(args))
+        return super().parse_known_args(args, namespace)
+
+
 def _commands():
     return (
         ("convert", convert, "print/write the converted Python of @jit functions",
@@ -85,10 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
                                      formatter_class=_FORMATTER)
     parser.add_argument("--version", action="version", version=_version())
     _add_common(parser, None)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands",
+                                parser_class=_CommandParser)
     for name, module, summary, description, epilog in _commands():
         p = sub.add_parser(name, help=summary, description=description, epilog=epilog,
                            formatter_class=_FORMATTER)
+        p.rewrite_args = getattr(module, "rewrite_args", None)
         module.add_arguments(p)
         _add_common(p, argparse.SUPPRESS)       # `npxla convert --color never ...` too
         p.set_defaults(run=module.run)

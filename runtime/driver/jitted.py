@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import inspect
 import threading
+import time
 import types
+
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +27,8 @@ from npxla.runtime.driver.forwarding import forwarder
 from npxla.runtime.driver import guards, residency
 from npxla.runtime.driver.byteorder import native_order
 from npxla.runtime.driver.compiled import Compiled
+from npxla.runtime.driver import log
+from npxla.runtime.driver.lowered import Lowered, call_key
 from npxla.runtime.cache import persist
 from npxla.runtime import operators
 from npxla.runtime.operators import effects, loops
@@ -37,11 +42,12 @@ from npxla.runtime.staging.bounded import WindowOverflow
 from npxla.runtime.driver.failures import classify, hidden_concretization, located
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.xla import devices, resident
-from npxla.runtime.xla.compile import hlo_text
 from npxla.runtime.xla.resident import DeviceArray
+from npxla.transpiler.base.catalogue import INT_ARGUMENT_OVERFLOW
 from npxla.transpiler.conversion import convert
 
 _np_registry.load_all()
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 _SPECIALISABLE = (int, bool)
 _PY_SCALARS = frozenset({int, float, bool, complex})
 _MAX_SPECIALISE_RETRIES = 8
@@ -126,23 +132,46 @@ class JittedFunction:
 
     # --- static arguments ----------------------------------------------------------
     def _normalise_static(self, argnums, argnames):
+        """(positions, names) of the static parameters, each completed from the other.
+        As `jax.jit`: an index or name that no parameter has is a ValueError (any index
+        with *args, any name with **kwargs), a negative index counts from the end of
+        the positional parameters."""
         argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums or ())
         argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
-        params = list(self._signature.parameters) if self._signature else []
-        positional = [n for n, p in self._signature.parameters.items()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] \
-            if self._signature else []
-        nums, names = set(argnums), set(argnames)
+        for i in argnums:
+            if not isinstance(i, (int, np.integer)) or isinstance(i, bool):
+                raise TypeError(f"static_argnums must be ints, got {i!r}")
         for name in argnames:
-            if params and name not in params:
-                raise ValueError(f"static_argnames {name!r} is not a parameter of "
-                                 f"{self.__name__}")
+            if not isinstance(name, str):
+                raise TypeError(f"static_argnames must be strings, got {name!r}")
+        argnums = tuple(int(i) for i in argnums)
+        sig = self._signature
+        if sig is None:             # builtins without a signature: nothing to check
+            return frozenset(argnums), frozenset(argnames)
+        kinds = {p.kind for p in sig.parameters.values()}
+        params = [n for n, p in sig.parameters.items()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        positional = [n for n, p in sig.parameters.items()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        n = len(positional)
+        for i in argnums:
+            if not -n <= i < n and (i < 0 or inspect.Parameter.VAR_POSITIONAL not in kinds):
+                raise ValueError(
+                    f"static_argnums={argnums!r}: {self.__name__} takes {n} positional "
+                    f"argument{'s' if n != 1 else ''}, so index {i} names none of them")
+        for name in argnames:
+            if name not in params and inspect.Parameter.VAR_KEYWORD not in kinds:
+                raise ValueError(
+                    f"static_argnames {name!r} is not a parameter of {self.__name__} "
+                    f"(parameters: {', '.join(params) or 'none'})")
+        nums = {i % n if i < 0 else i for i in argnums}
+        names = set(argnames)
+        for name in argnames:
             if name in positional:
                 nums.add(positional.index(name))
-        for i in argnums:
-            if -len(positional) <= i < len(positional):
+        for i in nums:
+            if i < n:
                 names.add(positional[i])
-        nums = {i % len(positional) if positional and i < 0 else i for i in nums}
         return frozenset(nums), frozenset(names)
 
     def _with_array_defaults(self, args, kwargs):
@@ -162,12 +191,39 @@ class JittedFunction:
                           else v) for k, v in kwargs.items()}
         return args, kwargs
 
+    def _overflow(self, err, args, kwargs):
+        """The located error for a Python int argument beyond int64 (a traced Python int
+        is an int64 in the program, and JAX refuses to convert it), else `err` (the
+        OverflowError raised, or None when checking before a call)."""
+        if isinstance(err, TranspileError):
+            return err
+        params = [n for n, p in self._signature.parameters.items()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] \
+            if self._signature else []
+        named = [(params[i] if i < len(params) else None, i, a) for i, a in enumerate(args)]
+        named += [(k, None, v) for k, v in kwargs.items()]
+        for name, i, value in named:
+            if i in self._static_argnums or name in self._static_argnames:
+                continue
+            leaves: list = []
+            flatten(value, leaves)
+            for leaf in leaves:
+                if type(leaf) is int and not _INT64_MIN <= leaf <= _INT64_MAX:
+                    what = f"argument {name!r}" if name else f"argument {i}"
+                    return self._at_definition(INT_ARGUMENT_OVERFLOW.error_for(
+                        value=leaf if abs(leaf) < 10 ** 30 else f"{leaf:.3e}", arg=what,
+                        fn=self.__name__))
+        return err
+
     # --- conversion ----------------------------------------------------------------
     @property
     def converted(self):
         if self._converted is None:
             with staging.LOCK:
+                started = time.perf_counter()
                 self._converted = convert(self._fn, operators)
+                self._convert_seconds = time.perf_counter() - started
+                log.converted(self, self._convert_seconds)
         return self._converted
 
     @property
@@ -175,45 +231,51 @@ class JittedFunction:
         return devices.resolve(self._device_spec)
 
     # --- calling ---------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """A call: the fast path when positional NumPy arguments hit an installed runner
         (a few dict lookups, then JAX's C++ dispatch), inlining when called from code
         being staged, else the general path (`_call`)."""
-        # Fast path: positional NumPy arrays only (the common legacy call), keyed by
-        # shapes and dtypes without building a tree definition. The entry's guard (None:
-        # the program reads nothing from its environment) re-checks what the program
-        # baked in and gives the implicit array inputs.
-        if not kwargs and self._fast_ok:
-            key = []
-            for a in args:         # a loop: faster than a comprehension here
-                t = type(a)
-                if t is np.ndarray:
-                    flags = a.flags
-                    if not flags.c_contiguous:
-                        break            # another layout: the general path's key
-                    key.append(a.shape)
-                    key.append(a.dtype)
-                    if not flags.writeable:      # another program (`_call`)
-                        key.append(READ_ONLY)
-                elif t in _PY_SCALARS:
-                    key.append(t)
-                elif t is DeviceArray or t is _JAX_ARRAY:     # device data (`resident`)
-                    v = a._value if t is DeviceArray else a
-                    key += [t, v.shape, v.dtype, v.sharding]
+        try:
+            # Fast path: positional NumPy arrays only (the common legacy call), keyed by
+            # shapes and dtypes without building a tree definition. The entry's guard (None:
+            # the program reads nothing from its environment) re-checks what the program
+            # baked in and gives the implicit array inputs.
+            if not kwargs and self._fast_ok:
+                key = []
+                for a in args:         # a loop: faster than a comprehension here
+                    t = type(a)
+                    if t is np.ndarray:
+                        flags = a.flags
+                        if not flags.c_contiguous:
+                            break            # another layout: the general path's key
+                        key.append(a.shape)
+                        key.append(a.dtype)
+                        if not flags.writeable:      # another program (`_call`)
+                            key.append(READ_ONLY)
+                    elif t in _PY_SCALARS:
+                        key.append(t)
+                    elif t is DeviceArray or t is _JAX_ARRAY:     # device data (`resident`)
+                        v = a._value if t is DeviceArray else a
+                        key += [t, v.shape, v.dtype, v.sharding]
+                    else:
+                        break
                 else:
-                    break
-            else:
-                entry = self._fast.get(tuple(key))
-                if entry is not None:
-                    guard, runner = entry
-                    if guard is None:
-                        return runner(args)
-                    extra = guard(args)
-                    if extra is not None:
-                        return runner(args + extra)
-        if current_trace() is not None:      # called from code being staged: inline it
-            return self.converted(*args, **kwargs)
-        return self._call(args, kwargs)
+                    entry = self._fast.get(tuple(key))
+                    if entry is not None:
+                        guard, runner = entry
+                        if guard is None:
+                            return runner(args)
+                        extra = guard(args)
+                        if extra is not None:
+                            return runner(args + extra)
+            if current_trace() is not None:      # called from code being staged: inline it
+                return self.converted(*args, **kwargs)
+            return self._call(args, kwargs)
+        except OverflowError as e:      # a Python int beyond int64 (see `_overflow`)
+            err = self._overflow(e, args, kwargs)
+            if err is e:
+                raise
+            raise err from None
 
     def _call_native(self, args, kwargs):
         """The call with arrays in non-native byte order replaced by native copies
@@ -329,16 +391,20 @@ class JittedFunction:
             env = self._environment(args, kwargs)
             device = self.device
             disk_key = persist.signature_key(self._fn, self._options(), device, key, env)
+            clock = log.Clock(self, leaves, device)      # the `npxla` logger's times
             hit = persist.load(disk_key, leaves, device, env)
             if hit is not None:
                 staged, exe, positions = hit
                 compiled = Compiled(staged, device, exe)
+                clock.loaded()
             else:
                 sharing, read_only = key_parts(key)
                 staged, positions = self._stage(args, kwargs, leaves, env, sharing,
                                                 read_only)
+                clock.staged()
                 compiled = Compiled(staged, device)
                 compiled.executable  # compile now so errors surface at the first call
+                clock.compiled()
                 persist.save(disk_key, leaves, device, staged, compiled.executable,
                              positions, self._fn, env)
             writes = bool(staged.writeback)
@@ -497,13 +563,16 @@ class JittedFunction:
         return bool(tokens)
 
     # --- inspection --------------------------------------------------------------------
-    def lower(self, *args, **kwargs):
-        args, kwargs = self._mark_static(args, self._with_array_defaults(args, kwargs))
-        (args, kwargs), _ = resident.unwrap((args, kwargs), {})
-        leaves: list = []
-        flatten((args, kwargs), leaves)
-        staged, _ = self._stage(args, kwargs, leaves)
-        return Lowered(staged, self.device)
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Stage for the signature of `args` (as `jax.jit(f).lower`): `.as_text()` prints
+        the StableHLO, `.compile()` gives a callable for that signature."""
+        overflow = self._overflow(None, args, kwargs)
+        if overflow is not None:
+            raise overflow
+        key, leaves, args, kwargs, _ = call_key(self, args, kwargs)
+        env = self._environment(args, kwargs)
+        staged, static = self._stage(args, kwargs, leaves, env)
+        return Lowered(staged, self.device, self, key, leaves, static, env)
 
     def clear_cache(self):
         """Forget every executable, and the speculative windows' lengths learnt so far."""
@@ -520,25 +589,3 @@ class JittedFunction:
 
     def __repr__(self):
         return f"<npxla.jit {self.__qualname__}>"
-
-
-class Lowered:
-    """`f.lower(*args)`: the staged module, printable as StableHLO or XLA HLO."""
-
-    def __init__(self, staged, device):
-        self._staged = staged
-        self._device = device
-        self._compiled = None
-
-    def as_text(self, dialect="stablehlo"):
-        if dialect == "stablehlo":
-            return self._staged.module_text
-        if dialect == "hlo":
-            return hlo_text(self.compile().executable)
-        raise ValueError("dialect must be 'stablehlo' or 'hlo'")
-
-    def compile(self):
-        if self._compiled is None:
-            self._compiled = Compiled(self._staged, self._device)
-            self._compiled.executable
-        return self._compiled

@@ -9,10 +9,20 @@ costs a few elements), unless something else may still read it: the user's own j
 Array it was made from, or one handed out by `.value`. Then the program gets a device
 copy to consume, and the other reference keeps seeing the old, immutable value.
 
-Nothing here moves data to the host except `to_numpy`/`__array__`, which count how
-often they did (`host_reads`), so a test can assert that a loop of calls never did.
+Nothing here moves data to the host except `to_numpy`/`__array__` (and what needs a
+Python value: `bool(a)`, `float(a)`, `repr(a)`), which count how often they did
+(`host_reads`), so a test can assert that a loop of calls never did.
+
+NumPy's operators and ufuncs on a DeviceArray (`a + 1`, `a < b`, `-a`, `np.sin(a)`) give
+a new DeviceArray on the same device with NumPy's result (dtype, promotion, values):
+the driver installs the function that compiles each of them once per signature
+(`install_operations`); before that they are computed by NumPy on a host copy and put
+back on the device.
 """
 from __future__ import annotations
+
+import operator
+from typing import Any, Callable
 
 import numpy as np
 
@@ -32,6 +42,68 @@ def _count_read():
     _host_reads += 1
 
 
+# (NumPy ufunc or operator, DeviceArray, *operands) -> jax Array on that array's device:
+# installed by the driver (it compiles the operation with `jit`)
+_OPERATE: Callable | None = None
+
+
+def install_operations(operate: Callable) -> None:
+    """Let DeviceArray operators run on the device: `operate(fn, device_array, *args)`
+    returns the jax Array of `fn(*args)` computed with NumPy's semantics."""
+    global _OPERATE
+    _OPERATE = operate
+
+
+# operands an operator accepts besides DeviceArrays: anything else is NotImplemented
+_OPERANDS = (int, float, bool, complex, np.ndarray, np.generic)
+
+
+def _operate(fn, owner, *args):
+    """`fn(*args)` for operands among which `owner` is a DeviceArray: a DeviceArray."""
+    for a in args:
+        if type(a) is not DeviceArray and not isinstance(a, _OPERANDS) and \
+                not is_jax_array(a):
+            return NotImplemented
+    if _OPERATE is not None:
+        return DeviceArray(_OPERATE(fn, owner, *args), owned=True)
+    host = fn(*[to_numpy(a) if type(a) is DeviceArray else a for a in args])
+    return asarray(host, owner.device)
+
+
+def _binary(fn, reflected=False):
+    if reflected:
+        def method(self, other):
+            return _operate(fn, self, other, self)
+    else:
+        def method(self, other):
+            return _operate(fn, self, self, other)
+    return method
+
+
+def _inplace(fn):
+    """`a += b`: the array's buffer is replaced by the result (aliases see it, as with
+    NumPy); a result of another dtype or shape follows NumPy's casting and broadcasting
+    rules on a host copy (which raise where NumPy raises)."""
+    def method(self, other):
+        result = _operate(fn, self, self, other)
+        if result is NotImplemented:
+            return result
+        if result.dtype == self.dtype and result.shape == self.shape:
+            self._replace(result._value)
+            return self
+        host = self.to_numpy()
+        fn(host, to_numpy(other) if type(other) is DeviceArray else other, out=host)
+        self._replace(asarray(host, self.device)._value)
+        return self
+    return method
+
+
+def _unary(fn):
+    def method(self):
+        return _operate(fn, self, self)
+    return method
+
+
 class DeviceArray:
     """A mutable array in device memory: `npxla.asarray(x)`.
 
@@ -42,14 +114,14 @@ class DeviceArray:
     __slots__ = ("_value", "_owned", "__weakref__")
     __hash__ = None          # mutable like an ndarray: never a static argument
 
-    def __init__(self, value, owned=False):
+    def __init__(self, value: Any, owned: bool = False) -> None:
         self._value = value
         # whether only this object references the buffer, so a call may donate it
         self._owned = owned
 
     # --- the buffer -----------------------------------------------------------------
     @property
-    def value(self):
+    def value(self) -> Any:
         """The current jax Array. Once handed out it is never donated: the next
         in-place update writes into a copy, and this one keeps its value."""
         self._owned = False
@@ -70,60 +142,113 @@ class DeviceArray:
 
     # --- array attributes (no transfer) ---------------------------------------------
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return tuple(self._value.shape)
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return np.dtype(self._value.dtype)
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return len(self._value.shape)
 
     @property
-    def size(self):
+    def size(self) -> int:
         return int(np.prod(self._value.shape, dtype=np.int64))
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
     @property
-    def device(self):
+    def device(self) -> Any:
         """The jax Device the array lives on."""
         return next(iter(self._value.devices()))
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self._value.shape:
             raise TypeError("len() of unsized object")
         return self._value.shape[0]
 
-    def block_until_ready(self):
+    def block_until_ready(self) -> "DeviceArray":
         self._value.block_until_ready()
         return self
 
-    def copy(self):
+    def copy(self) -> "DeviceArray":
         """An independent DeviceArray with the same values, on the same device."""
         return DeviceArray(copy_on_device(self._value), owned=True)
 
     # --- to the host ------------------------------------------------------------------
-    def to_numpy(self):
+    def to_numpy(self) -> np.ndarray:
         """A writable NumPy copy of the current value (a device-to-host transfer)."""
         _count_read()
         return np.array(self._value)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         if copy is False:
             raise ValueError("a DeviceArray lives in device memory: converting it to a "
                              "NumPy array always copies")
         out = self.to_numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         body = np.array2string(self.to_numpy(), separator=", ", prefix="DeviceArray(")
         return f"DeviceArray({body}, dtype={self.dtype}, " \
                f"device={devices.name_of(self.device)!r})"
+
+    # --- Python values (a transfer) ------------------------------------------------
+    def __bool__(self) -> bool:
+        return bool(self.to_numpy())
+
+    def __float__(self) -> float:
+        return float(self.to_numpy())
+
+    def __int__(self) -> int:
+        return int(self.to_numpy())
+
+    def __complex__(self) -> complex:
+        return complex(self.to_numpy())
+
+    def __index__(self) -> int:
+        return operator.index(self.to_numpy())
+
+    # --- NumPy's operators and ufuncs: new DeviceArrays --------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """`np.sin(a)`, `np.add(a, b)`: on the device, as a DeviceArray. Ufunc methods
+        (`np.add.reduce`) and `out=`/`where=` arguments run in NumPy on host copies."""
+        if method == "__call__" and not kwargs:
+            return _operate(ufunc, self, *inputs)
+        host = [to_numpy(a) if type(a) is DeviceArray else a for a in inputs]
+        if "out" in kwargs:
+            out = kwargs["out"]
+            if any(type(o) is DeviceArray for o in (out if isinstance(out, tuple) else (out,))):
+                return NotImplemented     # a DeviceArray is replaced, not written into
+        return getattr(ufunc, method)(*host, **kwargs)
+
+    __add__, __radd__ = _binary(np.add), _binary(np.add, True)
+    __sub__, __rsub__ = _binary(np.subtract), _binary(np.subtract, True)
+    __mul__, __rmul__ = _binary(np.multiply), _binary(np.multiply, True)
+    __truediv__, __rtruediv__ = _binary(np.true_divide), _binary(np.true_divide, True)
+    __floordiv__, __rfloordiv__ = _binary(np.floor_divide), _binary(np.floor_divide, True)
+    __mod__, __rmod__ = _binary(np.remainder), _binary(np.remainder, True)
+    __pow__, __rpow__ = _binary(np.power), _binary(np.power, True)
+    __matmul__, __rmatmul__ = _binary(np.matmul), _binary(np.matmul, True)
+    __and__, __rand__ = _binary(np.bitwise_and), _binary(np.bitwise_and, True)
+    __or__, __ror__ = _binary(np.bitwise_or), _binary(np.bitwise_or, True)
+    __xor__, __rxor__ = _binary(np.bitwise_xor), _binary(np.bitwise_xor, True)
+    __lshift__, __rlshift__ = _binary(np.left_shift), _binary(np.left_shift, True)
+    __rshift__, __rrshift__ = _binary(np.right_shift), _binary(np.right_shift, True)
+    __iadd__, __isub__ = _inplace(np.add), _inplace(np.subtract)
+    __imul__, __itruediv__ = _inplace(np.multiply), _inplace(np.true_divide)
+    __ifloordiv__, __imod__ = _inplace(np.floor_divide), _inplace(np.remainder)
+    __ipow__, __iand__ = _inplace(np.power), _inplace(np.bitwise_and)
+    __ior__, __ixor__ = _inplace(np.bitwise_or), _inplace(np.bitwise_xor)
+    __lt__, __le__ = _binary(np.less), _binary(np.less_equal)
+    __gt__, __ge__ = _binary(np.greater), _binary(np.greater_equal)
+    __eq__, __ne__ = _binary(np.equal), _binary(np.not_equal)
+    __neg__, __pos__ = _unary(np.negative), _unary(np.positive)
+    __abs__, __invert__ = _unary(np.absolute), _unary(np.invert)
 
 
 def copy_on_device(buffer):
@@ -137,7 +262,7 @@ def is_jax_array(value) -> bool:
     return hasattr(value, "addressable_data") and hasattr(value, "sharding")
 
 
-def asarray(x, device=None) -> DeviceArray:
+def asarray(x: Any, device: Any = None) -> DeviceArray:
     """`x` (a NumPy array, anything `np.asarray` takes, a jax Array or a DeviceArray)
     as a DeviceArray on `device` ('cpu', 'gpu', 'cuda:1', a jax Device, or None: the
     device `jit` uses without `device=`). Like `np.asarray`, a DeviceArray already on
@@ -162,7 +287,7 @@ def asarray(x, device=None) -> DeviceArray:
         return DeviceArray(jax.device_put(host, target), owned=True)
 
 
-def to_numpy(x):
+def to_numpy(x: Any) -> np.ndarray:
     """A NumPy array with the values of `x`: a DeviceArray or jax Array is copied from
     the device (a writable array of its own); a NumPy array is returned as it is;
     anything else goes through `np.asarray`."""

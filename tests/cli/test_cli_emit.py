@@ -76,7 +76,7 @@ def test_transpile_error_is_located_without_traceback(capsys):
     ("nope", ["--sig", "f64[1]"], "has no function 'nope'"),
     ("mismatch", ["--sig", "f63[1], f64[1]"], "unknown dtype 'f63'"),
     ("mismatch", ["--sig", "f64[1]"], "no signature for parameter 'y'"),
-    ("mismatch", ["--sig", "f64[1], f64[1], f64[1]"], "3 positional entries"),
+    ("mismatch", ["--sig", "f64[1], f64[1], f64[1]"], "3 given in --sig"),
     ("no_shape", [], "annotated 'ndarray', which gives no shape"),
     ("heat", ["--sig", "f64[3], f64", "--static", "bogus=1"], "no parameter 'bogus'"),
     ("step", ["--sig", "f64[3], int", "--device", "tpu9"], "--device tpu9"),

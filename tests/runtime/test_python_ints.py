@@ -171,7 +171,7 @@ def iterations(x, tol):
 
 def _checks(text):
     """Whether the program returns run-time check flags (its last result, `Nxi1`)."""
-    results = re.search(r"-> \(([^)]*)\), sym_name", text).group(1)
+    results = re.search(r"@main\(.*\) -> \(([^)]*)\) \{", text).group(1)
     return results.rstrip().endswith("xi1>")
 
 

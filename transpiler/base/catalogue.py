@@ -312,3 +312,16 @@ def shape_refused(key: str, flavor: str) -> bool:
     pattern `key` (a key of DATA_DEPENDENT_SHAPES)."""
     entry = DATA_DEPENDENT_SHAPES.get(key)
     return entry is not None and entry.refused_by(flavor)
+
+
+# --- appended: arguments a call passes (NPX16x, continued) ---------------------------------
+from npxla.transpiler.base.errors import IntegerOverflowError  # noqa: E402
+
+INT_ARGUMENT_OVERFLOW = _declare(
+    "NPX162", "python-int-argument-overflow", IntegerOverflowError,
+    "Python int {value} passed as {arg} of {fn} does not fit in int64, the type a Python "
+    "int argument has in the compiled program",
+    "XLA has no integers wider than 64 bits: pass np.uint64(...) for a value in "
+    "uint64's range, or float(...) for a float computation",
+    only="compiler-only: the value of an argument is known when the function is called, "
+         "not from its source")

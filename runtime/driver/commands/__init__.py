@@ -12,3 +12,9 @@ class UsageError(Exception):
 
 class CommandFailed(Exception):
     """A user-level failure with a message ready to print (exit status 1)."""
+
+
+def no_such_file(path: str) -> UsageError:
+    """The one wording of a missing file or directory, in every command (exit status 2):
+    `npxla <command>: error: PATH: no such file or directory`."""
+    return UsageError(f"{path}: no such file or directory")

@@ -8,7 +8,7 @@ import os
 import sys
 import tokenize
 
-from npxla.runtime.driver.commands import UsageError
+from npxla.runtime.driver.commands import UsageError, no_such_file
 from npxla.transpiler.module_convert import convert_module
 from npxla.runtime.driver.commands.output import (Progress, diagnostic_from_error,
                                                   diagnostic_from_finding, style_for)
@@ -96,7 +96,7 @@ def _collect(paths):
         elif os.path.exists(path):
             out.append((path, os.path.basename(path)))
         else:
-            raise UsageError(f"{path}: no such file or directory")
+            raise no_such_file(path)
     return out
 
 

@@ -9,7 +9,7 @@ import os
 import sys
 import warnings
 
-from npxla.runtime.driver.commands import CommandFailed, UsageError
+from npxla.runtime.driver.commands import CommandFailed, UsageError, no_such_file
 from npxla.runtime.driver.commands.signature import (SignatureError, bind, parse_signature,
                                                      parse_static)
 from npxla.transpiler.module_convert import JitNames, jitted_functions
@@ -80,8 +80,10 @@ def split_target(target: str):
         raise UsageError(f"{target!r}: expected FILE::FUNC (e.g. model.py::step)")
     if sep and not func:
         raise UsageError(f"{target!r}: no function name after '::'")
+    if not os.path.exists(path):
+        raise no_such_file(path)
     if not os.path.isfile(path):
-        raise UsageError(f"{path}: no such file")
+        raise UsageError(f"{path}: not a file (emit takes one Python file)")
     return path, func
 
 
@@ -206,19 +208,13 @@ def lower_text(jitted, args, kwargs, fmt):
         if not notes:       # not located in the user's code: an npxla bug
             raise
         raise CommandFailed("\n".join(notes + [f"{type(e).__name__}: {e}"])) from None
-    return pretty_stablehlo(text) if fmt == "stablehlo" else text
+    return text       # `Lowered.as_text` prints StableHLO in MLIR's readable syntax
 
 
 def pretty_stablehlo(text: str) -> str:
-    """The module in MLIR's custom (readable) syntax: staging prints the generic form
-    when its context lacks the `func` dialect. Falls back to `text` unchanged."""
-    try:
-        from jax._src.interpreters import mlir as jax_mlir
-        from jaxlib.mlir import ir
-        module = ir.Module.parse(text, jax_mlir.make_ir_context())
-        return module.operation.get_asm(enable_debug_info=False)
-    except Exception:       # noqa: BLE001 - printing nicely is optional
-        return text
+    """The module in MLIR's custom (readable) syntax (see `driver.lowered`)."""
+    from npxla.runtime.driver.lowered import pretty_stablehlo as pretty
+    return pretty(text)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
-from npxla.runtime.driver.commands import UsageError
+import os
+
+from npxla.runtime.driver.commands import UsageError, no_such_file
 
 DESCRIPTION = """\
 Report code that @jit (or jax.jit) would refuse, before anything runs: the files are
@@ -13,6 +15,8 @@ examples:
   npxla lint model.py
   npxla lint src/ --format json
   npxla lint --explain NPX101
+  npxla lint --assume-jit legacy.py      every function as if it were @jit
+  npxla lint --assume-jit=jax legacy.py  ... as if it were jax.jit
 
 exit status:
   0  no findings
@@ -56,9 +60,31 @@ def add_arguments(parser: argparse.ArgumentParser):
     command.add_arguments(parser)
 
 
+_FLAVOURS = ("npxla", "jax")
+
+
+def rewrite_args(args: list) -> list:
+    """The lint subcommand's arguments with `--assume-jit` followed by anything but a
+    flavour (`npxla lint --assume-jit kernels.py`) read as the flag alone: the option's
+    value is taken only from `--assume-jit=VALUE` or a following `npxla`/`jax`, never
+    from a path."""
+    out = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return out + list(args[i:])
+        if arg == "--assume-jit" and (i + 1 == len(args) or args[i + 1] not in _FLAVOURS):
+            arg = "--assume-jit=npxla"
+        out.append(arg)
+    return out
+
+
 def run(args) -> int:
     command = _command()
     if command is None:
         why = f": {type(_ERROR[0]).__name__}: {_ERROR[0]}" if _ERROR else ""
         raise UsageError(f"the linter (transpiler.lint.command) cannot be loaded{why}")
+    if not getattr(args, "explain", None) and not getattr(args, "list_rules", False):
+        for path in getattr(args, "paths", None) or ():
+            if path != "-" and not os.path.exists(path):
+                raise no_such_file(path)      # worded as in every other command
     return command.run(args)

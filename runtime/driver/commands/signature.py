@@ -204,9 +204,11 @@ def bind(fn, specs, statics: dict, qualname: str, static_names=frozenset()):
             if any(p.kind is p.VAR_POSITIONAL for p in params):
                 extra = ordered[len(free):]
             else:
+                n, given = len(free), len(ordered)
+                named = ", besides those given by name" if by_name else ""
                 raise SignatureError(
-                    f"--sig has {len(ordered)} positional entries but {qualname} takes "
-                    f"{len(free)} more (parameters: "
+                    f"{qualname} takes {n} positional argument{'' if n == 1 else 's'}"
+                    f"{named}, {given} given in --sig (parameters: "
                     f"{', '.join(p.name for p in free) or 'none'})")
         values.update(zip((p.name for p in free), ordered))
     for p in params:

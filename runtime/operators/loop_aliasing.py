@@ -136,16 +136,28 @@ def selectable(alias, kind, new):
     itself ambiguous), and the body's value must be one of them, a selection among
     them and new arrays, or a new array (`decompose`)."""
     options = []
-    for a in alias:
+    for a in _flat_options(alias):
         if type(a) is not AbstractArray or a._view is not None or \
-                a._alias_of is not None or a._switch is not None or \
-                a.shape != kind.shape or a.dtype != kind.dtype:
+                a._alias_of is not None or a.shape != kind.shape or a.dtype != kind.dtype:
             return None
         if not any(a is o for o in options):
             options.append(a)
     if not options or decompose(new, options) is None:
         return None
     return tuple(options)
+
+
+def _flat_options(arrays):
+    """`arrays` with each selection replaced by the arrays it may select (a variable
+    that an earlier loop or branch left as one of several arrays)."""
+    out, stack = [], list(reversed(arrays))
+    while stack:
+        a = stack.pop()
+        if type(a) is AbstractArray and a._switch is not None:
+            stack.extend(reversed([o for _, o in a._switch[1]]))
+        else:
+            out.append(a)
+    return out
 
 
 def decompose(value, options):
@@ -200,7 +212,11 @@ def which_number(value, options):
 
 
 def initial_number(init, options):
-    return next((j + 1 for j, o in enumerate(options) if init is o), 0)
+    """The number of the option the value before the loop is (a selection itself when
+    an earlier loop or branch left it one: its own conditions decide), else 0."""
+    if type(init) is not AbstractArray or decompose(init, options) is None:
+        return _code(0)
+    return which_number(init, options)
 
 
 def select_aliases(kinds, init_leaves, arg_leaves, new_leaves, pred0, born, selected,

@@ -603,7 +603,7 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
         if isinstance(t, ArrayType):
             operands.append(zeros(t) if type(x) in _UNSET else lift(x, t))
     operands += handles
-    operands += [_constant_code(initial_number(init_leaves[k], selected[k])) for k in sorted(selected)]
+    operands += [initial_number(init_leaves[k], selected[k]) for k in sorted(selected)]
     operands += [_constant_code(0)] * bool(messages)
     op = hlo.WhileOp(types, [x.ir for x in operands])
     cond = op.cond.blocks.append(*types)

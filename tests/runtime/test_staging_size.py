@@ -67,3 +67,36 @@ def test_fuzz_program_stays_small():
     check(fuzz_3000063, x, 0)
     check(fuzz_3000063, x, -1)
     assert _lines(fuzz_3000063, x, -1) < 3000
+
+
+def nested_return(x, n):
+    """A data-dependent return inside two staged loop levels (issue 35 item 5): the
+    outer unrolled iterations each stage the inner loop, whose return value is carried
+    as the number of the array it is (refused at 6 x 6 before: the previous inner
+    loop's selection could not be carried)."""
+    s1 = np.sum(x) * 0
+    for i in range(6):
+        for j in range(6):
+            if s1 >= 4 + n:
+                return (x, s1)
+            x[i, j] -= 0.25
+    return (x, s1)
+
+
+def nested_return_8(x, n):
+    s1 = np.sum(x) * 0
+    for i in range(8):
+        for j in range(8):
+            if s1 >= 4 + n:
+                return (x, s1)
+            x[i, j] -= 0.25
+    return (x, s1)
+
+
+@pytest.mark.parametrize("n", [-5, 0, 5])
+def test_nested_staged_loops_with_a_return_agree_and_grow_linearly(n):
+    x = np.random.default_rng(2).random((72, 65))
+    check(nested_return, x, n)
+    six, eight = _lines(nested_return, x, n), _lines(nested_return_8, x, n)
+    # 36 -> 64 iterations: about 8/6 the lines (996 -> 1,520 measured), not (64/36)^2
+    assert eight < 1.8 * six

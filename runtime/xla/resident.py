@@ -226,29 +226,26 @@ class DeviceArray:
                 return NotImplemented     # a DeviceArray is replaced, not written into
         return getattr(ufunc, method)(*host, **kwargs)
 
-    __add__, __radd__ = _binary(np.add), _binary(np.add, True)
-    __sub__, __rsub__ = _binary(np.subtract), _binary(np.subtract, True)
-    __mul__, __rmul__ = _binary(np.multiply), _binary(np.multiply, True)
-    __truediv__, __rtruediv__ = _binary(np.true_divide), _binary(np.true_divide, True)
-    __floordiv__, __rfloordiv__ = _binary(np.floor_divide), _binary(np.floor_divide, True)
-    __mod__, __rmod__ = _binary(np.remainder), _binary(np.remainder, True)
-    __pow__, __rpow__ = _binary(np.power), _binary(np.power, True)
-    __matmul__, __rmatmul__ = _binary(np.matmul), _binary(np.matmul, True)
-    __and__, __rand__ = _binary(np.bitwise_and), _binary(np.bitwise_and, True)
-    __or__, __ror__ = _binary(np.bitwise_or), _binary(np.bitwise_or, True)
-    __xor__, __rxor__ = _binary(np.bitwise_xor), _binary(np.bitwise_xor, True)
-    __lshift__, __rlshift__ = _binary(np.left_shift), _binary(np.left_shift, True)
-    __rshift__, __rrshift__ = _binary(np.right_shift), _binary(np.right_shift, True)
-    __iadd__, __isub__ = _inplace(np.add), _inplace(np.subtract)
-    __imul__, __itruediv__ = _inplace(np.multiply), _inplace(np.true_divide)
-    __ifloordiv__, __imod__ = _inplace(np.floor_divide), _inplace(np.remainder)
-    __ipow__, __iand__ = _inplace(np.power), _inplace(np.bitwise_and)
-    __ior__, __ixor__ = _inplace(np.bitwise_or), _inplace(np.bitwise_xor)
-    __lt__, __le__ = _binary(np.less), _binary(np.less_equal)
-    __gt__, __ge__ = _binary(np.greater), _binary(np.greater_equal)
-    __eq__, __ne__ = _binary(np.equal), _binary(np.not_equal)
-    __neg__, __pos__ = _unary(np.negative), _unary(np.positive)
-    __abs__, __invert__ = _unary(np.absolute), _unary(np.invert)
+
+# Python operator -> the NumPy ufunc a DeviceArray computes it with (on its device)
+_REFLECTED = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
+              "truediv": np.true_divide, "floordiv": np.floor_divide, "mod": np.remainder,
+              "pow": np.power, "matmul": np.matmul, "and": np.bitwise_and,
+              "or": np.bitwise_or, "xor": np.bitwise_xor, "lshift": np.left_shift,
+              "rshift": np.right_shift}
+_IN_PLACE = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor")
+_COMPARISONS = {"lt": np.less, "le": np.less_equal, "gt": np.greater,
+                "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}
+_UNARY = {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}
+for _name, _fn in _REFLECTED.items():
+    setattr(DeviceArray, f"__{_name}__", _binary(_fn))
+    setattr(DeviceArray, f"__r{_name}__", _binary(_fn, True))
+for _name in _IN_PLACE:
+    setattr(DeviceArray, f"__i{_name}__", _inplace(_REFLECTED[_name]))
+for _name, _fn in _COMPARISONS.items():
+    setattr(DeviceArray, f"__{_name}__", _binary(_fn))
+for _name, _fn in _UNARY.items():
+    setattr(DeviceArray, f"__{_name}__", _unary(_fn))
 
 
 def copy_on_device(buffer):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.transpiler.base.errors import UnsupportedOperationError
 from npxla.runtime.staging.abstract import AbstractArray, root_of
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
@@ -193,15 +192,14 @@ def selection(fresh, which, options):
 
 
 def which_number(value, options):
-    """The carried number of the option a body's value holds (0: a new array)."""
-    picks = decompose(value, options)
-    if picks is None:
-        raise UnsupportedOperationError(
-            "after the data-dependent loop, this array may be the same array as another "
-            "variable on some paths and a view of one or a new array on others; that "
-            "cannot be compiled", hint="copy it where it is assigned (y = x.copy())")
+    """The carried number of the option `value` holds: a body's value, or the value
+    before the loop (itself a selection when an earlier loop or branch left one: its
+    own conditions decide). 0: a new array, or nothing `decompose` can name (the
+    loop drops such a leaf from its selections before the body's values are
+    exported, so there it does not occur)."""
+    picks = decompose(value, options) if type(value) is AbstractArray else None
     which = _code(0)
-    for conds, j in picks:
+    for conds, j in picks or ():
         if not conds:
             return _code(j)
         cond = conds[0]
@@ -209,14 +207,6 @@ def which_number(value, options):
             cond = dispatch(np.logical_and, (cond, c), {})
         which = S.select(to_pred(cond), _code(j), which)
     return which
-
-
-def initial_number(init, options):
-    """The number of the option the value before the loop is (a selection itself when
-    an earlier loop or branch left it one: its own conditions decide), else 0."""
-    if type(init) is not AbstractArray or decompose(init, options) is None:
-        return _code(0)
-    return which_number(init, options)
 
 
 def select_aliases(kinds, init_leaves, arg_leaves, new_leaves, pred0, born, selected,

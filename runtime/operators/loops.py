@@ -39,7 +39,7 @@ from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raise_u
                                                   stage_if, to_pred)
 from npxla.runtime.operators.iteration import Iteration, iteration_of
 from npxla.runtime.operators.loop_aliasing import (RAN, Through, decompose, independent,
-                                                   initial_number, may_stay_alias,
+                                                   may_stay_alias,
                                                    select_aliases, selection, which_number,
                                                    written_then_replaced)
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
@@ -603,7 +603,7 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
         if isinstance(t, ArrayType):
             operands.append(zeros(t) if type(x) in _UNSET else lift(x, t))
     operands += handles
-    operands += [initial_number(init_leaves[k], selected[k]) for k in sorted(selected)]
+    operands += [which_number(init_leaves[k], selected[k]) for k in sorted(selected)]
     operands += [_constant_code(0)] * bool(messages)
     op = hlo.WhileOp(types, [x.ir for x in operands])
     cond = op.cond.blocks.append(*types)

@@ -25,8 +25,8 @@ def _with_xla_flags(*flags):
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # one XLA:CPU thread per test worker: the workers already fill the cores
-    os.environ["XLA_FLAGS"] = _with_xla_flags("--xla_cpu_multi_thread_eigen=false",
-                                              "intra_op_parallelism_threads=1")
+    # (every entry a `--` flag: XLA stops reading XLA_FLAGS at the first that is not)
+    os.environ["XLA_FLAGS"] = _with_xla_flags("--xla_cpu_multi_thread_eigen=false")
 # Compile speed: XLA:CPU's LLVM IR emitters compile a test's small programs about twice
 # as fast as its MLIR fusion emitters (the default, which users get: their kernels run
 # faster, up to 3x on some of the benchmark suite). Each test compiles its own programs,

@@ -14,7 +14,8 @@ files with the same owner and mode. A refused directory is reported once
 directory with mode 0700 and never changes the mode of a directory it does not own.
 
 Location: `$NPXLA_CACHE_DIR`, else `$XDG_CACHE_HOME/npxla`, else `~/.cache/npxla`.
-`NPXLA_CACHE_DIR=off` disables it; `NPXLA_CACHE_MAX_BYTES` bounds it (default 1 GiB).
+`NPXLA_CACHE_DIR=off` disables it (except for `jit(f, cache=True)`); `NPXLA_CACHE_MAX_BYTES`
+bounds it (default 1 GiB).
 """
 from __future__ import annotations
 
@@ -42,10 +43,16 @@ class CacheWarning(UserWarning):
     """The disk cache is not used (an untrusted directory) or a setting is ignored."""
 
 
-def default_root():
+def default_root(force=False):
+    """The cache directory, or None when NPXLA_CACHE_DIR turns the cache off. `force`
+    (a function's `jit(..., cache=True)`): the directory even then, the default one
+    when the variable names none."""
     env = os.environ.get("NPXLA_CACHE_DIR")
     if env is not None:
-        return None if env.strip().lower() in ("", "0", "off", "none") else env
+        if env.strip().lower() not in ("", "0", "off", "none"):
+            return env
+        if not force:
+            return None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "npxla")
 
@@ -157,6 +164,21 @@ class DiskCache:
                 break
             _remove(path)
             total -= size
+
+    def keys(self, prefix: str = "") -> list:
+        """The keys of the entries whose key starts with `prefix` (none when the
+        directory is missing or not trusted)."""
+        if not self.root or not os.path.isdir(self.root) or not self._trusted():
+            return []
+        try:
+            names = [e.name for e in os.scandir(self.root)]
+        except OSError:
+            return []
+        return sorted(n[:-len(_SUFFIX)] for n in names if n.endswith(_SUFFIX) and
+                      n.startswith(prefix) and not n.startswith(".tmp-"))
+
+    def remove(self, key: str) -> None:
+        _remove(self._path(key))
 
     def clear(self):
         if self.root and os.path.isdir(self.root) and self._trusted():

@@ -31,10 +31,14 @@ from npxla.runtime.xla.compile import options_for
 _store = None
 
 
-def store():
-    """The process-wide DiskCache, or None when disabled (NPXLA_CACHE_DIR=off)."""
+def store(enabled=None):
+    """The process-wide DiskCache, or None when disabled: `enabled` is a function's
+    `jit(..., cache=)`, which wins over NPXLA_CACHE_DIR (False: never; True: even
+    when the variable says off; None: as the variable says)."""
     global _store
-    root = disk_cache.default_root()
+    if enabled is False:
+        return None
+    root = disk_cache.default_root(force=enabled is True)
     if root is None:
         return None
     if _store is None or _store.root != root:
@@ -42,9 +46,17 @@ def store():
     return _store
 
 
+def function_tag(fn):
+    """The start of every key of `fn`'s entries (by module and qualified name, so the
+    entries of every version of its source share it): what lets `cache_info` count a
+    function's entries and `clear_cache(disk=True)` remove them by listing names only."""
+    name = f"{getattr(fn, '__module__', None)}:{getattr(fn, '__qualname__', None)}"
+    return hashlib.sha256(name.encode()).hexdigest()[:16]
+
+
 def signature_key(fn, options, device, memory_key, env=None):
-    """Digest for one signature of `fn` in environment `env`, or None when it has no
-    stable description."""
+    """Key for one signature of `fn` in environment `env` (its tag, then a digest), or
+    None when it has no stable description."""
     treedef, leaf_keys = memory_key[:2]
     h = hashlib.sha256()
     try:
@@ -56,7 +68,7 @@ def signature_key(fn, options, device, memory_key, env=None):
     except fingerprint.Unstable:
         return None
     h.update(f"{device.platform}:{getattr(device, 'device_kind', '')}".encode())
-    return h.hexdigest()
+    return f"{function_tag(fn)}-s{h.hexdigest()}"
 
 
 _MAX_VARIANTS = 8
@@ -68,18 +80,35 @@ def _sub_key(key, deps, values, by_value=()):
         fingerprint.value_digest((deps, tuple(values), tuple(by_value)), h)
     except fingerprint.Unstable:
         return None
-    return h.hexdigest()
+    return f"{key.partition('-')[0]}-e{h.hexdigest()}"     # the function's tag first
 
 
-def load(key, leaves, device, env=None):
+def count_entries(fn, enabled=None):
+    """How many executables of `fn` (any version of its source) the disk cache holds,
+    or None when it is off."""
+    cache = store(enabled)
+    if cache is None:
+        return None
+    return len(cache.keys(function_tag(fn) + "-e"))
+
+
+def remove_entries(fn, enabled=None):
+    """Remove every entry of `fn` from the disk cache."""
+    cache = store(enabled)
+    if cache is not None:
+        for key in cache.keys(function_tag(fn) + "-"):
+            cache.remove(key)
+
+
+def load(key, leaves, device, env=None, enabled=None):
     """(staged, executable, positions) from disk, or None.
 
     The record under `key` lists variants: the helpers (with digests) staging converted,
     the positions of specialised Python scalars and the implicit arrays baked in by
     value. A variant whose helpers still match and whose specialised values are these
     leaves' (and these arrays' contents) names the executable's key; `env` is then
-    told which arrays the executable bakes in."""
-    cache = store()
+    told which arrays the executable bakes in. `enabled`: see `store`."""
+    cache = store(enabled)
     if cache is None or key is None:
         return None
     for deps, positions, labels in _read_variants(cache, key):
@@ -105,8 +134,9 @@ def load(key, leaves, device, env=None):
     return None
 
 
-def save(key, leaves, device, staged, executable, positions, owner, env=None):
-    cache = store()
+def save(key, leaves, device, staged, executable, positions, owner, env=None,
+         enabled=None):
+    cache = store(enabled)
     if cache is None or key is None or staged.host_callbacks:
         return
     positions = tuple(sorted(positions))

@@ -18,6 +18,8 @@ from npxla.runtime.xla import resident
 # the types of `jit`'s options
 StaticArgnums = Union[int, Sequence[int]]
 StaticArgnames = Union[str, Iterable[str]]
+DonateArgnums = Union[int, Sequence[int]]
+DonateArgnames = Union[str, Iterable[str]]
 Device = Any          # 'cpu', 'gpu', 'cuda:1', 'tpu', a jax Device, or None
 Output = Literal["numpy", "device"]
 
@@ -65,7 +67,9 @@ def jit(fun: Callable[..., Any], *, static_argnums: StaticArgnums = (),
         static_argnames: StaticArgnames = (), device: Device = None,
         output: Output = "numpy", shard: Optional[Mapping[str, Any]] = None,
         mesh: Optional[Mapping[str, int]] = None,
-        fast_math: bool = False) -> JittedFunction: ...
+        fast_math: bool = False, donate_argnums: DonateArgnums = (),
+        donate_argnames: DonateArgnames = (),
+        cache: Optional[bool] = None) -> JittedFunction: ...
 
 
 @overload
@@ -73,13 +77,17 @@ def jit(fun: None = None, *, static_argnums: StaticArgnums = (),
         static_argnames: StaticArgnames = (), device: Device = None,
         output: Output = "numpy", shard: Optional[Mapping[str, Any]] = None,
         mesh: Optional[Mapping[str, int]] = None,
-        fast_math: bool = False) -> Callable[[Callable[..., Any]], JittedFunction]: ...
+        fast_math: bool = False, donate_argnums: DonateArgnums = (),
+        donate_argnames: DonateArgnames = (), cache: Optional[bool] = None
+        ) -> Callable[[Callable[..., Any]], JittedFunction]: ...
 
 
 def jit(fun: Optional[Callable[..., Any]] = None, *, static_argnums: StaticArgnums = (),
         static_argnames: StaticArgnames = (), device: Device = None,
         output: Output = "numpy", shard: Optional[Mapping[str, Any]] = None,
-        mesh: Optional[Mapping[str, int]] = None, fast_math: bool = False
+        mesh: Optional[Mapping[str, int]] = None, fast_math: bool = False,
+        donate_argnums: DonateArgnums = (), donate_argnames: DonateArgnames = (),
+        cache: Optional[bool] = None
         ) -> Union[JittedFunction, Callable[[Callable[..., Any]], JittedFunction]]:
     """Compile a NumPy function with XLA; same calling conventions as `jax.jit`.
 
@@ -92,28 +100,43 @@ def jit(fun: Optional[Callable[..., Any]] = None, *, static_argnums: StaticArgnu
     `fast_math=True` lets XLA fuse a float product into the sum that uses it (one
     rounding instead of NumPy's two): faster on some kernels, no longer NumPy's bits.
     As with `jax.jit`, a `static_argnums` index or `static_argnames` name that no
-    parameter has is a ValueError here (negative indices count from the end).
+    parameter has is a ValueError here (negative indices count from the end), and so
+    is one of `donate_argnums`/`donate_argnames`, or a parameter both static and
+    donated. Donating a parameter gives its device buffer to the call: a DeviceArray
+    or jax Array passed there is deleted by the call (XLA may write a result into its
+    memory) unless the function updates it in place or returns it; a NumPy array is
+    unaffected (it is copied to the device anyway). `cache=False` keeps this function
+    out of the disk cache, `cache=True` uses it even when NPXLA_CACHE_DIR says off
+    (None, the default: as NPXLA_CACHE_DIR says; see docs/cache.md).
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,  # type: ignore
                                  static_argnames=static_argnames, device=device,
                                  output=output, shard=shard, mesh=mesh,
-                                 fast_math=fast_math)
+                                 fast_math=fast_math, donate_argnums=donate_argnums,
+                                 donate_argnames=donate_argnames, cache=cache)
     if isinstance(fun, JittedFunction):
         fun = fun.__wrapped__
     if shard is None and mesh is not None:
         raise ValueError("mesh= names device axes for shard=, which is not given\n"
                          "hint: add shard={'x': ('AXIS', None)} for the arrays to split")
+    if shard is not None and (donate_argnums or donate_argnames):
+        raise ValueError("donate_argnums/donate_argnames are not supported with shard= "
+                         "yet\nhint: leave donation out; the program still runs")
     options = (_freeze(static_argnums), _freeze(static_argnames), str(device), output,
-               freeze(shard), freeze(mesh), bool(fast_math))
+               freeze(shard), freeze(mesh), bool(fast_math), _freeze(donate_argnums),
+               _freeze(donate_argnames), cache)
     key = _identity_key(fun, options)
     hit = _JITTED.get(key)
     if hit is not None and _same_callable(hit.__wrapped__, fun):
         return hit
     common = dict(static_argnums=static_argnums, static_argnames=static_argnames,
                   device=device, output=output, fast_math=fast_math)
-    jitted = JittedFunction(fun, **common) if shard is None else \
-        ShardedFunction(fun, shard=shard, mesh=mesh, **common)
+    if shard is None:
+        jitted = JittedFunction(fun, donate_argnums=donate_argnums,
+                                donate_argnames=donate_argnames, cache=cache, **common)
+    else:       # a sharded program is never written to the disk cache
+        jitted = ShardedFunction(fun, shard=shard, mesh=mesh, **common)
     if len(_JITTED) >= _MAX_JITTED:
         _JITTED.clear()
     _JITTED[key] = jitted

@@ -15,7 +15,7 @@ import numpy as np
 
 from npxla.runtime.driver import residency
 from npxla.runtime.driver.results import build as build_result, to_result
-from npxla.runtime.numpy.errorflags import raise_for, uses_payloads
+from npxla.runtime.numpy.core.errorflags import raise_for, uses_payloads
 from npxla.runtime.operators.printing import execute as execute_with_callbacks
 from npxla.runtime.staging.bounded import WindowOverflow
 from npxla.runtime.staging.pytree import unflatten

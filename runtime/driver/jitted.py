@@ -24,7 +24,7 @@ from npxla.transpiler.base.errors import (ConcretizationError, InternalCompilerE
 from npxla.runtime import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
 from npxla.runtime.staging.pytree import check_static, flatten, leaf_key
 from npxla.runtime.driver.forwarding import forwarder
-from npxla.runtime.driver import guards, residency
+from npxla.runtime.driver import argspec, cacheinfo, guards, reasons, residency
 from npxla.runtime.driver.byteorder import native_order
 from npxla.runtime.driver.compiled import Compiled
 from npxla.runtime.driver import log
@@ -37,7 +37,7 @@ from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.driver import staging
 from npxla.runtime.driver.staging import (READ_ONLY, key_parts, memory_sharing, stage,
                                           read_only_leaves)
-from npxla.runtime.numpy.bounded_window import speculates, widened
+from npxla.runtime.numpy.indexing.bounded_window import speculates, widened
 from npxla.runtime.staging.bounded import WindowOverflow
 from npxla.runtime.driver.failures import classify, hidden_concretization, located
 from npxla.runtime.staging.trace import current_trace
@@ -48,7 +48,7 @@ from npxla.transpiler.conversion import convert
 
 _np_registry.load_all()
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
-_SPECIALISABLE = (int, bool)
+_SPECIALISABLE = (int, bool, float)
 _PY_SCALARS = frozenset({int, float, bool, complex})
 _MAX_SPECIALISE_RETRIES = 8
 _MAX_VARIANTS = 8              # environments kept per signature
@@ -57,6 +57,13 @@ _MAX_VARIANTS = 8              # environments kept per signature
 MAX_SIGNATURES = 512
 _LOCKS = threading.Lock()      # creates the per-function lock tables
 _JAX_ARRAY = None              # jax's array class, once a call has passed one
+
+
+def _values(leaves, positions):
+    """The key of specialised scalar values: a float by its bits, so that -0.0 and 0.0
+    (equal, one hash) get their own programs and a NaN finds its own again."""
+    return tuple(leaves[i].hex() if type(leaves[i]) is float else leaves[i]
+                 for i in positions)
 
 
 class Specialised:
@@ -70,11 +77,13 @@ class Specialised:
 
 class Variant:
     """One environment a signature was compiled for: its guard (None when the program
-    reads nothing from its environment) and the Compiled (or Specialised table)."""
-    __slots__ = ("guard", "entry", "by_value")
+    reads nothing from its environment) and the Compiled (or Specialised table);
+    `checks` says which captured value failed when the guard does (`reasons`)."""
+    __slots__ = ("guard", "entry", "by_value", "checks")
 
-    def __init__(self, guard, entry, by_value):
+    def __init__(self, guard, entry, by_value, checks=None):
         self.guard, self.entry, self.by_value = guard, entry, by_value
+        self.checks = checks
 
 
 class JittedFunction:
@@ -91,7 +100,8 @@ class JittedFunction:
     _host_library = True
 
     def __init__(self, fn, *, static_argnums=(), static_argnames=(), device=None,
-                 output="numpy", fast_math=False):
+                 output="numpy", fast_math=False, donate_argnums=(), donate_argnames=(),
+                 cache=None):
         if output not in ("numpy", "device"):
             raise ValueError("output must be 'numpy' or 'device'")
         self.__wrapped__ = fn
@@ -118,8 +128,18 @@ class JittedFunction:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
             self._signature = None
-        self._static_argnums, self._static_argnames = self._normalise_static(
-            static_argnums, static_argnames)
+        static = argspec.parameters(self._signature, self.__name__, static_argnums,
+                                    static_argnames)
+        self._static_argnums, self._static_argnames = static
+        # donated parameters: (positions, names); see `residency.consumed`
+        self._donate = argspec.parameters(self._signature, self.__name__, donate_argnums,
+                                          donate_argnames, "donate")
+        argspec.check_disjoint(self.__name__, static, self._donate)
+        if cache not in (None, True, False):
+            raise TypeError(f"cache must be True, False or None, got {cache!r}")
+        self._disk = cache         # the disk cache: None follows NPXLA_CACHE_DIR
+        self._hits = self._misses = 0
+        self._stats = cacheinfo.Stats()
         self._fast_ok = not (self._static_argnums or self._static_argnames)
         # parameters whose default is an array: passed explicitly when left out, so the
         # program reads the array's current values (and writes back into it) instead of
@@ -131,49 +151,6 @@ class JittedFunction:
             p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
     # --- static arguments ----------------------------------------------------------
-    def _normalise_static(self, argnums, argnames):
-        """(positions, names) of the static parameters, each completed from the other.
-        As `jax.jit`: an index or name that no parameter has is a ValueError (any index
-        with *args, any name with **kwargs), a negative index counts from the end of
-        the positional parameters."""
-        argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums or ())
-        argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames or ())
-        for i in argnums:
-            if not isinstance(i, (int, np.integer)) or isinstance(i, bool):
-                raise TypeError(f"static_argnums must be ints, got {i!r}")
-        for name in argnames:
-            if not isinstance(name, str):
-                raise TypeError(f"static_argnames must be strings, got {name!r}")
-        argnums = tuple(int(i) for i in argnums)
-        sig = self._signature
-        if sig is None:             # builtins without a signature: nothing to check
-            return frozenset(argnums), frozenset(argnames)
-        kinds = {p.kind for p in sig.parameters.values()}
-        params = [n for n, p in sig.parameters.items()
-                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        positional = [n for n, p in sig.parameters.items()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        n = len(positional)
-        for i in argnums:
-            if not -n <= i < n and (i < 0 or inspect.Parameter.VAR_POSITIONAL not in kinds):
-                raise ValueError(
-                    f"static_argnums={argnums!r}: {self.__name__} takes {n} positional "
-                    f"argument{'s' if n != 1 else ''}, so index {i} names none of them")
-        for name in argnames:
-            if name not in params and inspect.Parameter.VAR_KEYWORD not in kinds:
-                raise ValueError(
-                    f"static_argnames {name!r} is not a parameter of {self.__name__} "
-                    f"(parameters: {', '.join(params) or 'none'})")
-        nums = {i % n if i < 0 else i for i in argnums}
-        names = set(argnames)
-        for name in argnames:
-            if name in positional:
-                nums.add(positional.index(name))
-        for i in nums:
-            if i < n:
-                names.add(positional[i])
-        return frozenset(nums), frozenset(names)
-
     def _with_array_defaults(self, args, kwargs):
         """`kwargs` with the array defaults of the parameters the call left out."""
         missing = [(name, value) for k, name, value in self._array_defaults
@@ -197,27 +174,18 @@ class JittedFunction:
         OverflowError raised, or None when checking before a call)."""
         if isinstance(err, TranspileError):
             return err
-        params = [n for n, p in self._signature.parameters.items()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)] \
-            if self._signature else []
-        named = [(params[i] if i < len(params) else None, i, a) for i, a in enumerate(args)]
-        named += [(k, None, v) for k, v in kwargs.items()]
-        for name, i, value in named:
-            if i in self._static_argnums or name in self._static_argnames:
-                continue
-            leaves: list = []
-            flatten(value, leaves)
-            for leaf in leaves:
-                if type(leaf) is int and not _INT64_MIN <= leaf <= _INT64_MAX:
-                    what = f"argument {name!r}" if name else f"argument {i}"
-                    return self._at_definition(INT_ARGUMENT_OVERFLOW.error_for(
-                        value=leaf if abs(leaf) < 10 ** 30 else f"{leaf:.3e}", arg=what,
-                        fn=self.__name__))
+        found = argspec.int_beyond(self._signature, args, kwargs, self._static_argnums,
+                                   self._static_argnames, _INT64_MIN, _INT64_MAX)
+        if found is not None:
+            leaf, what = found
+            return self._at_definition(INT_ARGUMENT_OVERFLOW.error_for(
+                value=leaf if abs(leaf) < 10 ** 30 else f"{leaf:.3e}", arg=what,
+                fn=self.__name__))
         return err
 
     # --- conversion ----------------------------------------------------------------
     @property
-    def converted(self):
+    def converted(self) -> Any:
         if self._converted is None:
             with staging.LOCK:
                 started = time.perf_counter()
@@ -227,7 +195,7 @@ class JittedFunction:
         return self._converted
 
     @property
-    def device(self):
+    def device(self) -> Any:
         return devices.resolve(self._device_spec)
 
     # --- calling ---------------------------------------------------------------------
@@ -264,9 +232,11 @@ class JittedFunction:
                     if entry is not None:
                         guard, runner = entry
                         if guard is None:
+                            self._hits += 1
                             return runner(args)
                         extra = guard(args)
                         if extra is not None:
+                            self._hits += 1
                             return runner(args + extra)
             if current_trace() is not None:      # called from code being staged: inline it
                 return self.converted(*args, **kwargs)
@@ -313,19 +283,29 @@ class JittedFunction:
         read_only = read_only_leaves(leaves)
         if read_only:      # a write into one raises NumPy's ValueError where it happens
             key += ((READ_ONLY, read_only),)
-        hit = self._lookup(key, args, kwargs, leaves) or self._build(key, args, kwargs, leaves)
+        hit = self._lookup(key, args, kwargs, leaves)
+        if hit is None:
+            self._misses += 1
+            hit = self._build(key, args, kwargs, leaves)
+        else:
+            self._hits += 1
         variant, entry, extra = hit
+        consumed = () if not (self._donate[0] or self._donate[1]) else \
+            residency.consumed(entry, leaves, holders, args, kwargs, self._donate)
         if entry.staged.writeback:
             residency.refuse_immutable(self._fn, self._signature, entry.staged.writeback,
                                        leaves, holders, args, kwargs)
         # (a program compiled for arguments that are one array reads one parameter for
         # both: never the fast path's, which is keyed by shapes only)
         if fast_ok and not sharing and not kwargs and type(variant.entry) is Compiled and \
-                self._fast_ok and not entry.staged.effects:
+                self._fast_ok and not entry.staged.effects and not consumed:
             self._install_fast(variant, entry, given_args, len(extra))
         all_leaves = leaves + list(extra) if extra else leaves
         try:
-            if holders:
+            if consumed:        # the caller gave these buffers up (donate_argnums)
+                out = residency.run_consuming(entry, all_leaves, self._output, holders,
+                                              consumed, self.__qualname__)
+            elif holders:
                 out = entry.run(all_leaves, self._output, holders)
             else:
                 out = entry.run(all_leaves, self._output)
@@ -364,7 +344,7 @@ class JittedFunction:
                 continue
             entry = variant.entry
             if type(entry) is Specialised:
-                entry = entry.table.get(tuple(leaves[i] for i in entry.positions))
+                entry = entry.table.get(_values(leaves, entry.positions))
                 if entry is None:
                     continue
             return variant, entry, extra
@@ -390,9 +370,12 @@ class JittedFunction:
                 return hit
             env = self._environment(args, kwargs)
             device = self.device
-            disk_key = persist.signature_key(self._fn, self._options(), device, key, env)
-            clock = log.Clock(self, leaves, device)      # the `npxla` logger's times
-            hit = persist.load(disk_key, leaves, device, env)
+            disk_key = None if persist.store(self._disk) is None else \
+                persist.signature_key(self._fn, self._options(), device, key, env)
+            # the `npxla` logger's times and why this signature is (re)compiled
+            why = reasons.why(self, key, args, kwargs, leaves)
+            clock = log.Clock(self, leaves, device, why)
+            hit = persist.load(disk_key, leaves, device, env, self._disk)
             if hit is not None:
                 staged, exe, positions = hit
                 compiled = Compiled(staged, device, exe)
@@ -406,7 +389,7 @@ class JittedFunction:
                 compiled.executable  # compile now so errors surface at the first call
                 clock.compiled()
                 persist.save(disk_key, leaves, device, staged, compiled.executable,
-                             positions, self._fn, env)
+                             positions, self._fn, env, self._disk)
             writes = bool(staged.writeback)
             if writes and any(a is leaf for a in env.traced() for leaf in leaves):
                 raise self._at_definition(UnsupportedOperationError(
@@ -425,7 +408,7 @@ class JittedFunction:
         variants = self._cache.get(key, ())
         if positions:
             positions = tuple(sorted(positions))
-            values = tuple(leaves[i] for i in positions)
+            values = _values(leaves, positions)
             for v in variants:
                 if type(v.entry) is Specialised and v.entry.positions == positions and \
                         v.by_value == by_value and \
@@ -436,7 +419,8 @@ class JittedFunction:
             entry.table[values] = compiled
         else:
             entry = compiled
-        variant = Variant(None if env.trivial else env.guard(writes), entry, by_value)
+        variant = Variant(None if env.trivial else env.guard(writes), entry, by_value,
+                          None if env.trivial else reasons.checks(env))
         self._cache[key] = (variant,) + variants[:_MAX_VARIANTS - 1]
         while len(self._cache) > MAX_SIGNATURES:       # the oldest signature goes
             old = next(iter(self._cache))
@@ -574,18 +558,31 @@ class JittedFunction:
         staged, static = self._stage(args, kwargs, leaves, env)
         return Lowered(staged, self.device, self, key, leaves, static, env)
 
-    def clear_cache(self):
-        """Forget every executable, and the speculative windows' lengths learnt so far."""
+    def cache_info(self) -> cacheinfo.CacheInfo:
+        """What the caches hold for this function and what they have saved (as
+        `functools.lru_cache`'s `cache_info()`); see docs/cache.md."""
+        return cacheinfo.info(self)
+
+    def clear_cache(self, disk: bool = False) -> None:
+        """Forget every executable, the speculative windows' lengths learnt so far and
+        the counts of `cache_info()`; `disk=True` also removes this function's entries
+        from the disk cache."""
+        if disk:
+            persist.remove_entries(self._fn, self._disk)
+        self._hits = self._misses = 0
+        self._stats = cacheinfo.Stats()
         self._cache.clear()
         self._fast.clear()
         if self._windows is not None:
             self._windows = {}
         self.__dict__.get("_build_locks", {}).clear()
 
-    def __get__(self, obj, objtype=None):
+    cache_clear = clear_cache        # functools' spelling
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
             return self
         return types.MethodType(self, obj)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<npxla.jit {self.__qualname__}>"

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from npxla.runtime.driver import residency
 from npxla.runtime.driver.compiled import Compiled
 from npxla.runtime.driver.staging import READ_ONLY, memory_sharing, read_only_leaves
 from npxla.runtime.staging.bounded import WindowOverflow
@@ -118,7 +119,7 @@ class Lowered:
         """Compile for the function's device: a callable for this signature."""
         return CompiledFunction(self, self._executable())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         name = getattr(self._jitted, "__qualname__", "function")
         return f"<npxla Lowered {name}({self.signature})>"
 
@@ -144,7 +145,7 @@ class CompiledFunction:
         overflow = jitted._overflow(None, args, kwargs)
         if overflow is not None:
             raise overflow
-        key, leaves, _, _, holders = call_key(jitted, args, kwargs)
+        key, leaves, flat_args, flat_kwargs, holders = call_key(jitted, args, kwargs)
         if key is not None and key != lowered._key:
             raise TypeError(
                 f"{jitted.__qualname__} was compiled for arguments ({lowered.signature}) "
@@ -163,14 +164,20 @@ class CompiledFunction:
             # guards on what the program reads from its environment, replayed Python
             # effects, device arrays updated in place: the jitted function's own path
             return jitted(*args, **kwargs)
+        donate = jitted._donate
+        gone = () if not (donate[0] or donate[1]) else residency.consumed(
+            self._compiled, leaves, holders, flat_args, flat_kwargs, donate)
         try:
+            if gone:        # buffers the caller gave up (donate_argnums)
+                return residency.run_consuming(self._compiled, leaves, jitted._output,
+                                               holders, gone, jitted.__qualname__)
             if holders:
                 return self._compiled.run(leaves, jitted._output, holders)
             return self._compiled.run(leaves, jitted._output)
         except WindowOverflow:
             return jitted(*args, **kwargs)    # nothing was written back
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         name = getattr(self._lowered._jitted, "__qualname__", "function")
         return f"<npxla Compiled {name}({self._lowered.signature})>"
 

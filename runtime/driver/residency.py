@@ -22,6 +22,7 @@ import numpy as np
 from npxla.transpiler.base import catalogue
 from npxla.transpiler.base.errors import Location
 
+from npxla.runtime.driver import argspec
 from npxla.runtime.driver.results import build as build_result
 from npxla.runtime.driver.staging import READ_ONLY
 from npxla.runtime.operators.printing import execute as execute_with_callbacks
@@ -44,28 +45,32 @@ def donated(compiled, holders):
                  sum(h is holders[i] for h in held) == 1)
 
 
-def executable(compiled, donate):
+def executable(compiled, donate, reuse=()):
     """`compiled`'s executable whose write-back outputs are whole arrays, with the
-    parameters of the leaves `donate` aliased to theirs (compiled once per set)."""
-    exe = compiled.resident_exes.get(donate)
+    parameters of the leaves `donate` aliased to theirs, and those of the leaves
+    `reuse` (buffers the caller gave up) to free outputs of their type (compiled
+    once per pair of sets)."""
+    key = (donate, reuse) if reuse else donate
+    exe = compiled.resident_exes.get(key)
     if exe is None:
-        if not donate and compiled.writes_whole:
+        if not donate and not reuse and compiled.writes_whole:
             exe = compiled.executable
         else:
             pairs = [(compiled.param_of[i], k) for i, k in compiled.staged.writeback
                      if i in donate]
-            exe = compiled.compile_text(
-                resident.aliased_module(compiled.staged.module_text, pairs))
-        compiled.resident_exes[donate] = exe
+            exe = compiled.compile_text(resident.aliased_module(
+                compiled.staged.module_text, pairs, [compiled.param_of[i] for i in reuse]))
+        compiled.resident_exes[key] = exe
     return exe
 
 
-def run_resident(compiled, leaves, output, holders):
+def run_resident(compiled, leaves, output, holders, reuse=()):
     """One call of `compiled` whose program updates DeviceArrays (`holders`: {leaf
-    position: DeviceArray}); NumPy arguments it updates are written back whole."""
+    position: DeviceArray}), or that may write results into the donated buffers of
+    the leaves `reuse`; NumPy arguments it updates are written back whole."""
     st = compiled.staged
     donate = donated(compiled, holders)
-    exe = executable(compiled, donate)
+    exe = executable(compiled, donate, reuse)
     bufs = compiled.upload([leaves[i] for i in st.param_leaves])
     for i in donate:
         p = compiled.param_of[i]
@@ -80,6 +85,51 @@ def run_resident(compiled, leaves, output, holders):
     # a DeviceArray returned as itself: the holder, not the buffer it held on entry
     return build_result(st, outs, output, [holders.get(i, leaf)
                                            for i, leaf in enumerate(leaves)])
+
+
+def consumed(entry, leaves, holders, args, kwargs, donate):
+    """The flat leaves of the donated parameters (`donate`: positions, names) whose
+    device buffers a call consumes: DeviceArrays and jax Arrays. A NumPy array is
+    copied to the device for every call anyway, so donating one changes nothing; a
+    DeviceArray the program updates in place or returns as itself keeps its (new)
+    value, as without donation (NumPy's semantics come first)."""
+    positions = argspec.leaf_positions(args, kwargs, donate[0], donate[1])
+    if not positions:
+        return ()
+    st = entry.staged
+    kept = {i for i, _ in st.writeback} | {s[1] for s in st.out_slots if s[0] == "arg"}
+    return tuple(i for i in positions if i not in kept and i < len(leaves) and
+                 (i in holders or resident.is_jax_array(leaves[i])))
+
+
+def run_consuming(compiled, leaves, output, holders, gone, fn_name):
+    """A call whose caller donated the device buffers of the leaves `gone`: XLA may
+    write a result of the same shape and dtype into each (not when a run-time check
+    could fail: NumPy's exception leaves the arguments as they were), and each is
+    deleted once the call has returned."""
+    st = compiled.staged
+    read_only = any(type(leaves[i]) is np.ndarray and not leaves[i].flags.writeable
+                    for i, _ in st.writeback)
+    reuse = () if st.error_messages or read_only else tuple(
+        i for i in gone if i in compiled.param_of and _sole(i, leaves, holders) and
+        (i not in holders or holders[i]._owned))
+    if reuse or any(i in holders for i, _ in st.writeback):
+        out = run_resident(compiled, leaves, output, holders, reuse)
+    else:
+        out = compiled.run(leaves, output, holders)
+    for i in gone:
+        if i in holders:
+            holders[i]._give_away(fn_name)
+        else:
+            resident.delete_donated(leaves[i])
+    return out
+
+
+def _sole(i, leaves, holders):
+    """Whether leaf `i`'s buffer is passed once (one buffer cannot be consumed twice)."""
+    if i in holders:
+        return sum(h is holders[i] for h in holders.values()) == 1
+    return sum(x is leaves[i] for x in leaves) == 1
 
 
 def fast_runner(compiled, n_args, held, output, fallback):
@@ -109,10 +159,10 @@ def refuse_immutable(fn, signature, writeback, leaves, holders, args, kwargs):
             code = fn.__code__
             raise catalogue.IMMUTABLE_DEVICE_ARGUMENT.error_for(
                 Location(code.co_filename, code.co_firstlineno),
-                arg=_name_of(i, signature, args, kwargs), fn=fn.__name__)
+                arg=leaf_name(i, signature, args, kwargs), fn=fn.__name__)
 
 
-def _name_of(leaf, signature, args, kwargs):
+def leaf_name(leaf, signature, args, kwargs):
     """How to name flat leaf `leaf` of a call: its parameter, with an element path
     when the parameter holds several leaves."""
     positional = [n for n, p in signature.parameters.items()

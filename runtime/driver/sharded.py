@@ -26,7 +26,7 @@ from npxla.runtime.driver.results import to_result, trim
 from npxla.runtime.driver.jitted import JittedFunction
 from npxla.runtime.driver.shardspec import ShardSpec
 from npxla.runtime.driver.staging import key_parts
-from npxla.runtime.numpy.errorflags import raise_for, uses_payloads
+from npxla.runtime.numpy.core.errorflags import raise_for, uses_payloads
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from npxla.runtime.staging.pytree import flatten, unflatten
 from npxla.runtime.xla import devices as xla_devices

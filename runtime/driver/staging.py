@@ -17,18 +17,18 @@ from npxla.transpiler.base.errors import UnsupportedOperationError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.staging.bounded import BoundedArray
-from npxla.runtime.numpy.bounded_core import counts_vector, to_origin
+from npxla.runtime.numpy.core.extents import counts_vector, to_origin
 from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
-from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.lowering.hoist import hoist_loop_products
 from npxla.runtime.staging.pytypes import is_marked, mark_ndarray
 from npxla.runtime.staging.pytree import element_strides, flatten, unflatten
-from npxla.runtime.numpy.shape import set_layout
+from npxla.runtime.numpy.arrays.shape import set_layout
 from npxla.runtime.staging.trace import Trace
 from npxla.runtime.xla.program import Staged
 from npxla.runtime.operators.effects import Effects
-from npxla.runtime.numpy.errorflags import check_raises, message_payloads, output_slots
-from npxla.runtime.numpy.errorflags import combine
+from npxla.runtime.numpy.core.errorflags import check_raises, message_payloads, output_slots
+from npxla.runtime.numpy.core.errorflags import combine
 from npxla.transpiler.base.dtypes import dtype_of_python_scalar
 
 
@@ -140,7 +140,7 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
                 handles[j] = handles[i]
         trace.arguments = tuple(handles)
         trace.specialisable = frozenset(i for i, leaf in enumerate(leaves)
-                                        if type(leaf) in (int, bool) and i not in static_leaves)
+                                        if type(leaf) in (int, bool, float) and i not in static_leaves)
         call_args, call_kwargs = unflatten(treedef, iter(handles[:n_explicit]))
         original = fn
         if bind is not None:
@@ -181,7 +181,29 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     if effects.log:       # the payloads of the side effects: results like any other
         out_treedef = (tuple, (out_treedef, flatten(tuple(effects.payloads), out_leaves,
                                                     everything=True)))
-    outputs, slots = [], []
+    outputs: list = []
+    slots = _result_slots(out_leaves, n_result, outputs, handles, leaves, n_explicit,
+                          static_leaves, arguments_returned)
+    writeback = _writeback(handles, leaves, sharing, outputs)
+    messages = []
+    if trace.error_checks:
+        messages, payloads = output_slots(trace.error_checks)
+        if payloads:                      # the offending values, before the flags
+            outputs.append(combine(payloads))
+        outputs.append(combine([f for f, _ in trace.error_checks]))
+    trace.finish_function(outputs)
+    hoist_loop_products(trace.module)
+    text = trace.module.operation.get_asm(enable_debug_info=False)
+    return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
+                  trace.module, list(trace.host_callbacks), list(trace.dependencies),
+                  list(effects.log))
+
+
+def _result_slots(out_leaves, n_result, outputs, handles, leaves, n_explicit, static_leaves,
+                  arguments_returned):
+    """Where each result leaf comes from at run time: a program output (appended to
+    `outputs`), the caller's argument, a constant, or an earlier slot (one object)."""
+    slots: list = []
     first: dict = {}       # id(handle) -> position of its first result leaf
     for n, leaf in enumerate(out_leaves):
         if isinstance(leaf, AbstractArray) and id(leaf) in first and \
@@ -214,6 +236,12 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
                 outputs.append(leaf.ir)
         else:
             slots.append(("const", leaf))
+    return slots
+
+
+def _writeback(handles, leaves, sharing, outputs):
+    """(argument position, output position) of every argument updated in place, whose
+    new value is appended to `outputs`; refused where NumPy's aliasing cannot be kept."""
     for kind, i, j in sharing:
         if kind == "overlap" and (handles[i].mutated or handles[j].mutated):
             raise UnsupportedOperationError(
@@ -231,18 +259,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
         if h.mutated:
             writeback.append((i, len(outputs)))
             outputs.append(cast_to(h, h.dtype).ir)
-    messages = []
-    if trace.error_checks:
-        messages, payloads = output_slots(trace.error_checks)
-        if payloads:                      # the offending values, before the flags
-            outputs.append(combine(payloads))
-        outputs.append(combine([f for f, _ in trace.error_checks]))
-    trace.finish_function(outputs)
-    hoist_loop_products(trace.module)
-    text = trace.module.operation.get_asm(enable_debug_info=False)
-    return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
-                  trace.module, list(trace.host_callbacks), list(trace.dependencies),
-                  list(effects.log))
+    return writeback
 
 
 def _argument_position(leaf, handles, leaves, n_explicit, static_leaves):

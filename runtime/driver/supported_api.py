@@ -12,7 +12,8 @@ import textwrap
 
 import numpy as np
 
-from npxla.runtime.numpy import bounded_methods, registry
+from npxla.runtime.numpy.ndarray import bounded as bounded_methods
+from npxla.runtime.numpy.core import registry
 from npxla.runtime.numpy.support_table import FOLDED, SUPPORTED, _registry, status_of
 from npxla.runtime.operators import call, hostcalls, introspection
 from npxla.runtime.staging.abstract import AbstractArray
@@ -199,7 +200,7 @@ _TABLE_DOCS = {
     "NUMPY_RUN_TIME_LENGTH": "Supported NumPy callables that also accept an array whose "
                              "length is only known at run time (x[mask], "
                              "np.nonzero(m)[0], np.unique(x), a slice with traced "
-                             "bounds): from runtime/numpy/bounded_methods.py (HANDLERS, "
+                             "bounds): from runtime/numpy/ndarray/bounded.py (HANDLERS, "
                              "elementwise ufuncs). The others raise ConcretizationError "
                              "(NPX115) on such an array.",
     "NUMPY_UFUNCS": "Every NumPy ufunc, by each of its public names.",
@@ -222,7 +223,7 @@ _TABLE_DOCS = {
                      "type questions, logging and warnings at run time, map/filter/"
                      "sorted/reduce/partial with the function converted).",
     "SCIPY_SUPPORTED": "SciPy functions (and methods of SciPy objects, scipy.stats.norm.pdf) "
-                       "that compile on traced arrays (runtime/numpy/scipy_*.py).",
+                       "that compile on traced arrays (runtime/numpy/scipy/).",
     "REFUSED_MODULES": "Modules whose calls are refused outright (Python's random stream; "
                        "np.random is called when the program runs).",
 }

@@ -28,7 +28,8 @@ import textwrap
 
 import numpy as np
 
-from npxla.runtime.numpy import load_all, registry
+from npxla.runtime.numpy import load_all
+from npxla.runtime.numpy.core import registry
 
 COMMAND = "python -m npxla.runtime.numpy.support_table > docs/numpy-support.md"
 SUPPORTED = "supported"

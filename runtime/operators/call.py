@@ -31,9 +31,9 @@ from npxla.transpiler.base.origin import locate
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.staging.bounded import is_bounded
-from npxla.runtime.numpy.bounded_core import length as bounded_length
-from npxla.runtime.numpy.registry import call_entry, has_abstract, lookup
-from npxla.runtime.numpy.index_tricks import index_trick
+from npxla.runtime.numpy.core.extents import length as bounded_length
+from npxla.runtime.numpy.core.registry import call_entry, has_abstract, lookup
+from npxla.runtime.numpy.indexing.index_tricks import index_trick
 from npxla.runtime.operators import (effects, higher_order, hostcalls, introspection,
                                      random_calls)
 from npxla.transpiler.conversion import convert
@@ -158,7 +158,7 @@ def converted_call(f, args, kwargs):
     call = getattr(type(f), "__call__", None)
     if not isinstance(f, type) and is_user_function(call):   # a user's callable object
         return _call_user(call, f, args, kwargs)
-    if getattr(f, "__module__", None) == "npxla.runtime.numpy.registry":   # x.copy() etc.
+    if getattr(f, "__module__", None) == "npxla.runtime.numpy.core.registry":   # x.copy() etc.
         return introspection.mark_method_result(f, f(*args, **kwargs))
     return _plain_call(f, args, kwargs)
 

@@ -32,9 +32,9 @@ from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset
 from npxla.runtime.staging.variables import UndefinedReturnValue
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.inplace import update_slice
-from npxla.runtime.numpy.bounded_core import same_value
-from npxla.runtime.numpy.errorflags import check_raises, message_payloads
-from npxla.runtime.numpy.registry import dispatch
+from npxla.runtime.numpy.core.extents import same_value
+from npxla.runtime.numpy.core.errorflags import check_raises, message_payloads
+from npxla.runtime.numpy.core.registry import dispatch
 from npxla.transpiler.base.origin import locate_stack
 
 
@@ -100,12 +100,13 @@ def if_stmt(test, body, orelse, inputs, names):
                 return stage_if(pred, branches, names)
             return _stage_if_carrying(pred, branches, names, carried)
         except ContainerMutation as e:
-            # an attribute stored in a branch (`if c: self.count += 1`): staged again,
-            # carrying its value through both branches like a variable
+            # an attribute or existing item stored in a branch (`if c: self.count += 1`,
+            # `if c: acc[i] = s`): staged again, carrying its value through both
+            # branches like a variable
             key = getattr(e, "attribute", None)
             if key is None or any(key[0] is o and key[1] == n for o, n in carried) or \
                     len(carried) >= _MAX_CARRIED or \
-                    getattr(key[0], key[1], effects.MISSING) is effects.MISSING:
+                    effects.read_slot(*key) is effects.MISSING:
                 raise
             carried.append(key)
 
@@ -117,25 +118,26 @@ def _stage_if_carrying(pred, branches, names, carried):
     before the `if`, and the selected value is stored once after it (recorded for
     replay by `effects`, or carried again by an enclosing `if`)."""
     recorder = effects.recorder()
-    before = [getattr(o, n) for o, n in carried]
+    before = [effects.read_slot(o, n) for o, n in carried]
 
     def carry(fn):
         def run():
             with recorder.carrying(carried, len(journal._scopes)):
                 try:
                     out = fn()
-                    values = tuple(getattr(o, n) for o, n in carried)
+                    values = tuple(effects.read_slot(o, n) for o, n in carried)
                 finally:
                     for (o, n), v in zip(carried, before):
-                        setattr(o, n, v)
+                        effects.write_slot(o, n, v)
             return tuple(out) + values
         return run
 
-    labels = tuple(names) + tuple(f"{type(o).__name__}.{n}" for o, n in carried)
+    labels = tuple(names) + tuple(f"{type(o).__name__}{n!r}" if type(n) is effects.Item
+                                  else f"{type(o).__name__}.{n}" for o, n in carried)
     result = stage_if(pred, [carry(fn) for fn in branches], labels)
     k = len(names)
     for (o, n), v in zip(carried, result[k:]):
-        recorder.set_attr(o, n, v)
+        recorder.store(o, n, v)
     return tuple(result[:k])
 
 
@@ -301,7 +303,11 @@ def stage_if(pred, branches, names, single=False):
         elif isinstance(t, PythonValue):
             leaves.append(t.value)
         else:
-            out = AbstractArray(t.shape, t.dtype, ir=next(results), weak=t.weak, deps=deps)
+            # its own dependencies: another leaf's data (a returned slice beside the
+            # return flag) does not decide this one's value
+            own = pred.deps.union(*[b.leaves[k].deps for b in bodies
+                                    if is_abstract(b.leaves[k])])
+            out = AbstractArray(t.shape, t.dtype, ir=next(results), weak=t.weak, deps=own)
             older = _ambiguous_alias(bodies, k) if t.shape else ()
             if older:
                 switched = _switch(pred, bodies, k, out, lifted.get(k, ()))
@@ -332,15 +338,25 @@ def _unrolled_on_mismatch(pred):
     count (`kr:-1 + kr or None` in `for kr in range(2)`) whose paths give different
     Python values, shapes or structures: the branch needs the index as a Python value,
     so this raises ConcretizationError with those loops' tokens and staging restarts
-    with them unrolled (the same path as `x[:i]`). Conditions on array data keep the
-    refusal."""
+    with them unrolled (the same path as `x[:i]`). The same for a condition on Python
+    scalar arguments (`if order == 0: return np.eye(1)`): the driver specialises them.
+    Conditions on array data keep the refusal."""
     try:
         yield
     except (UnsupportedOperationError, ShapeMismatchError) as e:
-        if not pred.deps or not all(getattr(d, "static", None) is True for d in pred.deps):
+        trace = current_trace()
+        special = trace.specialisable if trace is not None else frozenset()
+        if not pred.deps or not all(d in special if type(d) is int
+                                    else getattr(d, "static", None) is True
+                                    for d in pred.deps):
             raise
-        raise ConcretizationError(f"a branch on a loop index needs its value: {e.message}",
-                                  deps=pred.deps) from e
+        raise ConcretizationError(f"a branch on {_decided_by(pred.deps)} needs its value: "
+                                  f"{e.message}", deps=pred.deps) from e
+
+
+def _decided_by(deps) -> str:
+    return "a loop index" if any(type(d) is not int for d in deps) else \
+        "a Python scalar argument"
 
 
 def _if_op(pred, bodies, result_types):

@@ -50,6 +50,47 @@ _ATOMS = (str, bytes, bool, int, float, complex, type(None), np.ndarray, np.gene
 _CONTAINERS = (list, dict, set)
 
 
+class Item:
+    """The name of an item slot (`lst[i]`, `d[k]`) beside attribute names: a branch of a
+    data-dependent `if` may carry an existing item through, as it carries an attribute."""
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __eq__(self, other):
+        return type(other) is Item and type(other.key) is type(self.key) and \
+            other.key == self.key
+
+    def __hash__(self):
+        return hash((Item, self.key))
+
+    def __repr__(self):
+        return f"[{self.key!r}]"
+
+
+def read_slot(obj, name):
+    """The value in slot `name` (an attribute name or an `Item`) of `obj`, or MISSING."""
+    if type(name) is not Item:
+        return getattr(obj, name, MISSING)
+    try:
+        return obj[name.key]
+    except (IndexError, KeyError, TypeError):
+        return MISSING
+
+
+def write_slot(obj, name, value):
+    if type(name) is Item:
+        obj[name.key] = value
+    else:
+        setattr(obj, name, value)
+
+
+def _carriable_key(key) -> bool:
+    return type(key) in (int, str, bool, bytes, float, tuple) and \
+        not any(isinstance(k, AbstractArray) for k in (key if type(key) is tuple else ()))
+
+
 def recorder():
     """The current staging run's `Effects`, or None outside staging."""
     trace = current_trace()
@@ -145,8 +186,26 @@ class Effects:
         globals_dict[name] = value
         self._append(("setitem", (root,), name), _snapshot(value))
 
+    def store(self, obj, name, value):
+        """Store a carried slot's value after the branches that carried it."""
+        if type(name) is Item:
+            self.call(obj, "__setitem__", (name.key, value), {})
+        else:
+            self.set_attr(obj, name, value)
+
     def call(self, owner, method, args, kwargs):
         """`owner.method(*args, **kwargs)` on a list, dict or set."""
+        if journal._scopes and method == "__setitem__" and len(args) == 2 and \
+                type(owner) in (list, dict) and _carriable_key(args[0]):
+            slot = (owner, Item(args[0]))
+            if self._carrying.get((id(owner), slot[1])) == len(journal._scopes):
+                owner[args[0]] = args[1]     # a branch's value, exported by `if_stmt`
+                return None
+            err = CONTAINER_MUTATION.error_for(
+                cls=ContainerMutation,
+                what=f"assignment into a Python {type(owner).__name__}")
+            err.attribute = slot             # `if_stmt` may carry the item through
+            raise err
         refuse_container_mutation(f"{type(owner).__name__}.{method}()")
         path = self.locate(owner)
         if path is None:
@@ -164,8 +223,9 @@ class Effects:
 
     @contextlib.contextmanager
     def carrying(self, keys, depth):
-        """Let a branch traced at region depth `depth` store attributes `keys` ((object,
-        name) pairs) on the staged objects: `if_stmt` exports them as branch results."""
+        """Let a branch traced at region depth `depth` store attributes and items `keys`
+        ((object, name or Item) pairs) on the staged objects: `if_stmt` exports them as
+        branch results."""
         saved = {(id(o), n): self._carrying.get((id(o), n)) for o, n in keys}
         self._carrying.update({k: depth for k in saved})
         try:

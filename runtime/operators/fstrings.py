@@ -33,7 +33,7 @@ from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.staging.pytypes import is_marked
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.numpy.text import format_field, text_refusal
+from npxla.runtime.numpy.core.text import format_field, text_refusal
 
 _FORMAT_CONVERSIONS = {None: -1, "s": 115, "r": 114, "a": 97}
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
-from npxla.runtime.numpy.fancy import refuse_outside_array
-from npxla.runtime.numpy.registry import dispatch
-from npxla.runtime.numpy.fancy import aug_assign
-from npxla.runtime.numpy.fancy import value_at
+from npxla.runtime.numpy.indexing.fancy import refuse_outside_array
+from npxla.runtime.numpy.core.registry import dispatch
+from npxla.runtime.numpy.indexing.fancy import aug_assign
+from npxla.runtime.numpy.indexing.fancy import value_at
 from npxla.runtime.operators.mutation import refuse_container_mutation
 from npxla.runtime.operators.effects import recorder as effects_recorder
 
@@ -53,9 +53,8 @@ def aug_set_item(target, idx, op, value):
     if not is_abstract(target):
         if isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
             refuse_outside_array(target)
-        if isinstance(target, (list, dict)):
-            refuse_container_mutation(f"an update of a Python {type(target).__name__} item")
-        item = target[idx]
+        item = target[idx]      # a list/dict item is stored by set_item (refused there
+        # inside data-dependent flow, or carried through a branch)
         set_item(target, idx, _python_inplace(item, op, value))
         return
     if aug_assign(target, idx, op, value):   # traced mask: computed everywhere, selected

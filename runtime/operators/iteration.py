@@ -15,8 +15,8 @@ from npxla.transpiler.base.catalogue import TRACED_RANGE_ITERATED
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.numpy import bounded_core as B
-from npxla.runtime.numpy.bounded_core import value_range
+from npxla.runtime.numpy.core import extents as B
+from npxla.runtime.numpy.core.extents import value_range
 
 
 def _static(x):

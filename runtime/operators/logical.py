@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from npxla.runtime.operators.conditionals import if_exp, is_traced, to_pred
-from npxla.runtime.numpy.registry import dispatch
+from npxla.runtime.numpy.core.registry import dispatch
 
 
 def and_(*operands):

@@ -16,7 +16,7 @@ import numpy as np
 from npxla.runtime.staging.abstract import AbstractArray, root_of
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.numpy.registry import dispatch
+from npxla.runtime.numpy.core.registry import dispatch
 from npxla.runtime.operators.conditionals import is_traced, to_pred
 from npxla.runtime.operators.unify import ArrayType
 

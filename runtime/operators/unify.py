@@ -21,7 +21,7 @@ from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.staging.bounded import BoundedArray
 from npxla.transpiler.base.dtypes import dtype_of_python_scalar, result_type
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
-from npxla.runtime.numpy.convert import cast_to
+from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.staging.pytree import flatten
 from npxla.runtime.staging.pytree import unflatten
 

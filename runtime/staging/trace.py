@@ -35,6 +35,12 @@ class Trace:
                  host_library=True, fast_math=False):
         """All state of one staging run lives here, none in module globals: threads that
         stage at once each have their own trace."""
+        self._policies(unrolled, platform, windows, host_library, fast_math)
+        self._program()
+        self._staging_state()
+
+    def _policies(self, unrolled, platform, windows, host_library, fast_math):
+        """What the caller decided for this run: platform, unrolling, speculation."""
         # the platform compiled for: lowerings that differ per platform read it
         self.platform = platform
         # whether a lowering may call a host library routine back (`callbacks`): not
@@ -44,6 +50,14 @@ class Trace:
         # one fused multiply-add (`lowering.rounding`); NumPy rounds both, so by
         # default every float product is rounded where it is computed
         self.fast_math = fast_math
+        # policy: code objects of loop bodies to unroll (see operators.loops.LoopToken)
+        self.unrolled = frozenset(unrolled)
+        # policy: {site: length} of the speculative windows of slices whose bounds come
+        # from data (`runtime/numpy/bounded_window.py`); None: no speculation
+        self.windows = windows
+
+    def _program(self):
+        """The module being built and what it needs at run time."""
         # {unsigned dtype: handle} of the run-time zero that hides a product's bits
         # from the code generator (`lowering.rounding`), made once per program
         self.opaque_zeros: dict = {}
@@ -74,8 +88,9 @@ class Trace:
         self.object_originals: dict = {}
         # user functions converted while staging (the disk cache re-checks them)
         self.dependencies: list = []
-        # policy: code objects of loop bodies to unroll (see operators.loops.LoopToken)
-        self.unrolled = frozenset(unrolled)
+
+    def _staging_state(self):
+        """What staging learns and remembers as it runs the function."""
         # the journal's state (see `journal`): the stamp of the newest handle
         # generation and the open region scopes
         self.serial = 0
@@ -85,12 +100,9 @@ class Trace:
         # the handles of the function's arguments, set by the driver once made (an
         # in-place reshape must not change the caller's array)
         self.arguments: tuple | None = None
-        # flat positions of the Python int/bool arguments: the driver can specialise a
+        # flat positions of the Python int/bool/float arguments: the driver can specialise a
         # value that depends on them (an exact shape beats a run-time length)
         self.specialisable: frozenset = frozenset()
-        # policy: {site: length} of the speculative windows of slices whose bounds come
-        # from data (`runtime/numpy/bounded_window.py`); None: no speculation
-        self.windows = windows
         # {loop body code: handles its last staging updated in place}: a nested loop is
         # staged again in every trace of its enclosing loop's body, and starting from
         # the handles it updated last time saves the retrace that would discover them

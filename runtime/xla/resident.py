@@ -104,6 +104,19 @@ def _unary(fn):
     return method
 
 
+class _Donated:
+    """What a DeviceArray holds once a call it was donated to (`donate_argnums`) took
+    its buffer: reading anything of it raises, saying so (as jax's deleted arrays do),
+    instead of failing later as a wrong value or an XLA error."""
+    __slots__ = ("message",)
+
+    def __init__(self, message):
+        self.message = message
+
+    def __getattr__(self, name):
+        raise RuntimeError(self.message)
+
+
 class DeviceArray:
     """A mutable array in device memory: `npxla.asarray(x)`.
 
@@ -112,7 +125,7 @@ class DeviceArray:
     the host). `np.asarray(a)` and `a.to_numpy()` copy it to a NumPy array; `a.value`
     is the current jax Array (a snapshot: later in-place updates do not change it)."""
     __slots__ = ("_value", "_owned", "__weakref__")
-    __hash__ = None          # mutable like an ndarray: never a static argument
+    __hash__ = None  # type: ignore[assignment]  # mutable like an ndarray: never static
 
     def __init__(self, value: Any, owned: bool = False) -> None:
         self._value = value
@@ -124,8 +137,33 @@ class DeviceArray:
     def value(self) -> Any:
         """The current jax Array. Once handed out it is never donated: the next
         in-place update writes into a copy, and this one keeps its value."""
+        self._live()
         self._owned = False
         return self._value
+
+    def is_deleted(self) -> bool:
+        """Whether a call this array was donated to (`jit(f, donate_argnums=...)`)
+        consumed it: any use of it then raises RuntimeError."""
+        return type(self._value) is _Donated
+
+    def _live(self):
+        if type(self._value) is _Donated:
+            raise RuntimeError(self._value.message)
+
+    def _give_away(self, fn_name: str) -> None:
+        """The array was donated to a call of `fn_name`: drop the buffer (freed now
+        unless another reference to it exists) and make every later use raise."""
+        buffer, owned = self._value, self._owned
+        if type(buffer) is _Donated:
+            return
+        what = f"{np.dtype(buffer.dtype).name}{list(buffer.shape)}"
+        self._value = _Donated(
+            f"this DeviceArray ({what}) was donated to a call of {fn_name} "
+            "(donate_argnums/donate_argnames) and has been deleted; pass a copy "
+            "(`a.copy()`) to keep using it, or leave it out of donate_argnums")
+        self._owned = False
+        if owned and not buffer.is_deleted():
+            buffer.delete()
 
     def _replace(self, buffer):
         """A call's result becomes the array's value; it is referenced from here only."""
@@ -182,6 +220,7 @@ class DeviceArray:
     # --- to the host ------------------------------------------------------------------
     def to_numpy(self) -> np.ndarray:
         """A writable NumPy copy of the current value (a device-to-host transfer)."""
+        self._live()
         _count_read()
         return np.array(self._value)
 
@@ -193,6 +232,8 @@ class DeviceArray:
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def __repr__(self) -> str:
+        if self.is_deleted():
+            return "DeviceArray(<deleted: donated to a call>)"
         body = np.array2string(self.to_numpy(), separator=", ", prefix="DeviceArray(")
         return f"DeviceArray({body}, dtype={self.dtype}, " \
                f"device={devices.name_of(self.device)!r})"
@@ -322,6 +363,8 @@ def unwrap(tree, holders: dict, pos: int = 0):
     object) where it holds no DeviceArray."""
     t = type(tree)
     if t is DeviceArray:
+        if type(tree._value) is _Donated:     # given to an earlier call: say so
+            raise RuntimeError(tree._value.message)
         holders[pos] = tree
         return tree._value, pos + 1
     if t is tuple or t is list or (isinstance(tree, tuple) and hasattr(t, "_fields")):
@@ -364,9 +407,12 @@ def stand_ins(tree):
     return tree
 
 
-def aliased_module(module_text, pairs):
+def aliased_module(module_text, pairs, consume=()):
     """`module_text` with parameter p of `main` aliased to output k for each (p, k): XLA
-    writes that output into the buffer the parameter consumes (the caller donates it)."""
+    writes that output into the buffer the parameter consumes (the caller donates it).
+    Each parameter in `consume` (a buffer the caller gave up: `donate_argnums`) is
+    aliased to the first output left of its type, if any: a donated buffer is worth
+    something only when a result can be written into it."""
     from jax._src.interpreters import mlir as jax_mlir  # lazy: JAX's MLIR context
     from jaxlib.mlir import ir
     with jax_mlir.make_ir_context(), ir.Location.unknown():
@@ -379,12 +425,37 @@ def aliased_module(module_text, pairs):
             if "arg_attrs" in main.attributes else []
         attrs += [ir.DictAttr.get({})] * (n_params - len(attrs))
         i32 = ir.IntegerType.get_signless(32)
+        pairs = list(pairs) + _free_outputs(main, consume, {k for _, k in pairs})
         for p, k in pairs:
             entries = {a.name: a.attr for a in ir.DictAttr(attrs[p])}
             entries["tf.aliasing_output"] = ir.IntegerAttr.get(i32, k)
             attrs[p] = ir.DictAttr.get(entries)
         main.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
         return module.operation.get_asm(enable_debug_info=False)
+
+
+def _free_outputs(main, params, taken):
+    """[(p, k)]: each parameter of `params` with an output of its type not in `taken`."""
+    from jaxlib.mlir import ir  # lazy: JAX's MLIR
+    if not params:
+        return []
+    fn_type = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    inputs, results = list(fn_type.inputs), [str(t) for t in fn_type.results]
+    out = []
+    for p in params:
+        wanted = str(inputs[p])
+        k = next((k for k, t in enumerate(results) if t == wanted and k not in taken), None)
+        if k is not None:
+            taken.add(k)
+            out.append((p, k))
+    return out
+
+
+def delete_donated(value) -> None:
+    """Free a jax Array the caller donated to a call (as `jax.jit` does: later uses
+    raise), unless the call already consumed it."""
+    if is_jax_array(value) and not value.is_deleted():
+        value.delete()
 
 
 def jax_array_type():

@@ -4,7 +4,7 @@ Run: python -m tests.benchmarks.scipy_speed [--quick] [--only NAME,...] [--out F
 (the published table: `--out docs/scipy-speed.md`).
 
 Every SciPy function npxla compiles (`transpiler/base/supported.py`'s SCIPY_SUPPORTED,
-implemented in `runtime/numpy/scipy_*.py`) gets a small legacy-style wrapper below: a
+implemented in `runtime/numpy/scipy/`) gets a small legacy-style wrapper below: a
 module-level `def` (so `npxla.jit` can read its source) that calls SciPy the way user code
 does. Each wrapper runs at two sizes on the same inputs with SciPy (the plain function)
 and with `npxla.jit(wrapper)`:

@@ -1,17 +1,22 @@
-"""The shell transcripts of docs/cli.md and the examples of README.md, run: a doc that no
-longer matches what the commands print fails here.
+"""The shell transcripts of every document (README.md, docs/*.md) and the `npxla` command
+lines of README.md, run: a doc that no longer matches what the commands print fails here.
+(The other blocks of the documents are checked by tests/docs.)
 
 A transcript is a fenced block whose first line starts with `$ `. In it, `$ cat FILE`
 followed by text creates FILE (in one scratch directory per document, which is shown as
 /tmp/demo), `$ npxla ...` runs the command line in-process (`| head -N` is honoured)
 and its output (standard output, then standard error) must be the lines that follow, a
 line `...` standing for any number of lines; `$ echo $?` checks the previous command's
-exit status. Commands whose output depends on the machine (`--version`, `devices`) are
-run and must succeed; other programs (`pre-commit`) are not run.
+exit status. A command with environment assignments (`$ NPXLA_DEVICE=cpu:1 npxla
+devices`) runs in a process of its own with them (and `JAX_PLATFORMS=cpu` unless it sets
+that, so that its output does not depend on the machine). Other commands whose output
+depends on the machine (`--version`, `devices`) are run and must succeed; other
+programs (`pre-commit`) are not run.
 
 `python tests/cli/test_cli_docs.py docs/cli.md` prints what each command prints today.
 """
 import contextlib
+import glob
 import io
 import os
 import re
@@ -24,6 +29,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHOWN_DIR = "/tmp/demo"
 MACHINE_DEPENDENT = (("--version",), ("devices",))
+_ENV_ASSIGN = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 
 
 def transcripts(text):
@@ -43,6 +49,28 @@ def transcripts(text):
         elif inside:
             lines.append(line)
     return blocks
+
+
+def transcript_docs():
+    """The documents (README.md, docs/*.md) that hold a transcript."""
+    docs = ["README.md"] + sorted(os.path.relpath(p, ROOT)
+                                  for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    found = []
+    for doc in docs:
+        with open(os.path.join(ROOT, doc), encoding="utf-8") as fh:
+            if transcripts(fh.read()):
+                found.append(doc)
+    return found
+
+
+def run_npxla_process(argv, cwd, env):
+    """(exit status, output lines) of `npxla ARGV` in a process of its own, with `env`
+    added to the environment."""
+    full = {**os.environ, "JAX_PLATFORMS": "cpu", **env}
+    out = subprocess.run([sys.executable, "-m", "npxla", *argv], capture_output=True,
+                         text=True, cwd=str(cwd), env=full, timeout=300)
+    lines = out.stdout.splitlines() + out.stderr.splitlines()
+    return out.returncode, [ln.replace(str(cwd), SHOWN_DIR).rstrip() for ln in lines]
 
 
 def run_npxla(argv, cwd):
@@ -104,6 +132,10 @@ def play(doc, cwd, report=None):
     for block in blocks:
         for command, expected in block:
             words = shlex.split(command)
+            env = {}
+            while words and _ENV_ASSIGN.match(words[0]):
+                name, _, value = words.pop(0).partition("=")
+                env[name] = value
             if words[:1] == ["cat"]:
                 with open(os.path.join(cwd, words[1]), "w", encoding="utf-8") as fh:
                     fh.write("\n".join(expected) + "\n")
@@ -115,10 +147,13 @@ def play(doc, cwd, report=None):
             if words[:1] != ["npxla"]:
                 continue
             ran += 1
-            last_code, actual = run_npxla(words[1:], cwd)
+            if env:
+                last_code, actual = run_npxla_process(words[1:], cwd, env)
+            else:
+                last_code, actual = run_npxla(words[1:], cwd)
             if report is not None:
                 report(f"$ {command}\n" + "\n".join(actual) + f"\n(exit {last_code})")
-            if any(tuple(words[1:1 + len(m)]) == m for m in MACHINE_DEPENDENT):
+            if not env and any(tuple(words[1:1 + len(m)]) == m for m in MACHINE_DEPENDENT):
                 if last_code != 0:
                     failures.append(f"{doc}: `{command}` exited {last_code}")
                 continue
@@ -128,9 +163,15 @@ def play(doc, cwd, report=None):
     return failures, ran
 
 
-def test_cli_md_transcripts_are_what_the_commands_print(tmp_path):
-    failures, ran = play("docs/cli.md", tmp_path)
-    assert ran >= 15
+def test_every_document_with_transcripts_is_played():
+    docs = transcript_docs()
+    assert {"docs/cli.md", "docs/devices.md"} <= set(docs), docs
+
+
+@pytest.mark.parametrize("doc", transcript_docs())
+def test_transcripts_are_what_the_commands_print(tmp_path, doc):
+    failures, ran = play(doc, tmp_path)
+    assert ran >= (15 if doc == "docs/cli.md" else 1)
     assert not failures, "\n\n".join(failures)
 
 
@@ -138,20 +179,6 @@ def _readme_blocks(lang, doc="README.md"):
     with open(os.path.join(ROOT, doc), encoding="utf-8") as fh:
         text = fh.read()
     return re.findall(rf"```{lang}\n(.*?)```", text, re.S)
-
-
-@pytest.mark.parametrize("doc", ["README.md", "docs/api.md"])
-def test_python_examples_run(tmp_path, doc):
-    """The Python blocks of a doc, run in order as one script (jit needs a file)."""
-    script = tmp_path / "doc_example.py"
-    body = "\n".join(_readme_blocks("python", doc))
-    script.write_text(body + "\nprint('readme example done')\n")
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         cwd=str(tmp_path), env={**os.environ, "NPXLA_CACHE_DIR": "off"},
-                         timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.rstrip().endswith("readme example done")
-    assert "Traceback" not in out.stderr, out.stderr
 
 
 def test_readme_command_lines_run(tmp_path):

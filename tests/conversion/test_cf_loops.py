@@ -198,7 +198,7 @@ def row_prefix(A):
 
 
 def test_index_used_as_slice_bound_stays_one_loop():
-    # x[:i] has a run-time length bounded by x's (runtime/numpy/bounded_*.py)
+    # x[:i] has a run-time length bounded by x's (runtime/numpy/*/bounded*.py)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NpxlaPerformanceWarning)
         check(prefix_slices, X)

@@ -6,7 +6,7 @@ check code without a retrace."""
 import numpy as np
 
 from npxla import jit
-from npxla.runtime.operators import loops
+from npxla.runtime.operators import while_staging
 
 
 def _nest(x, y):
@@ -26,12 +26,12 @@ def _nest(x, y):
 
 def test_an_eight_deep_nest_is_traced_a_linear_number_of_times(monkeypatch):
     traces = []
-    real = loops.trace_body
+    real = while_staging.trace_body
 
     def counting(*args, **kwargs):
         traces.append(1)
         return real(*args, **kwargs)
-    monkeypatch.setattr(loops, "trace_body", counting)
+    monkeypatch.setattr(while_staging, "trace_body", counting)
     x, y = np.arange(4.0), np.ones((3, 3))
     want_x = x.copy()
     want = _nest(want_x, y)

@@ -84,7 +84,7 @@ def test_program_families(family):
 def test_random_programs_with_one_element_windows(monkeypatch):
     """Every data-bounded slice starts as a window of one element (see
     `numpy/bounded_window`): nearly every such program overflows, widens and reruns."""
-    from npxla.runtime.numpy import bounded_window
+    from npxla.runtime.numpy.indexing import bounded_window
     monkeypatch.setattr(bounded_window, "FIRST", 1)
     monkeypatch.setattr(bounded_window, "MIN_AXIS", 4)
     report = run_campaign(range(2000, 2008), DEFAULT_FEATURES, shrink_seconds=30)

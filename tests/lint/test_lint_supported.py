@@ -30,7 +30,8 @@ def test_supported_table_is_generated_from_the_registry():
 
 
 def test_supported_table_agrees_with_the_registry_by_object():
-    from npxla.runtime.numpy import load_all, registry
+    from npxla.runtime.numpy import load_all
+    from npxla.runtime.numpy.core import registry
     load_all()
     for qual in ("numpy.sum", "numpy.abs", "numpy.linalg.norm", "numpy.fft.rfft",
                  "numpy.where", "numpy.float64"):
@@ -151,8 +152,11 @@ CASES = [
      "NPX153"),
     ("math_of_element", "def f(x):\n    return math.gamma(x[0])\n", "(np.arange(1.0, 3.0),)",
      "NPX153"),
+    # a Python float argument a call needs as a value is specialised, like an int
     ("math_of_float_argument", "def f(x, a):\n    return x * math.lgamma(a)\n",
-     "(np.ones(2), 2.5)", "NPX153"),
+     "(np.ones(2), 2.5)", None),
+    ("math_of_data", "def f(x):\n    return x * math.lgamma(x[0])\n",
+     "(np.ones(2),)", "NPX153"),
     ("math_of_int_argument", "def f(x, n):\n    return x * math.factorial(n)\n",
      "(np.ones(2), 4)", None),
     ("scipy_of_constant", "def f(x):\n    return x * scipy.special.erf(0.5)\n",
@@ -162,8 +166,14 @@ CASES = [
     # NPX135: None on one path of a data-dependent branch
     ("return_none", "def f(x):\n    if x.sum() > 0:\n        return None\n    return x\n",
      "(np.ones(2),)", "NPX135"),
-    ("bare_return", "def f(x, n):\n    if n > 1:\n        return\n    return x\n",
-     "(np.ones(2), 3)", "NPX135"),
+    # on a Python int condition @jit specialises instead; the linter cannot tell such a
+    # parameter from array data without evidence, so it flags it (a known false positive)
+    pytest.param("bare_return", "def f(x, n):\n    if n > 1:\n        return\n    return x\n",
+                 "(np.ones(2), 3)", None, marks=pytest.mark.xfail(
+                     strict=True, reason="NPX135 fires on a condition on a parameter "
+                     "without evidence, which @jit specialises")),
+    ("bare_return_on_data", "def f(x):\n    if x[0] > 1:\n        return\n    return x\n",
+     "(np.ones(2),)", "NPX135"),
     ("falls_off", "def f(x):\n    if x.sum() > 0:\n        return x * 2\n", "(np.ones(2),)",
      "NPX135"),
     ("both_branches", "def f(x):\n    if x.sum() > 0:\n        return x\n    else:\n"
@@ -195,7 +205,8 @@ def _module(tmp_path, name, source):
     return module, str(path)
 
 
-@pytest.mark.parametrize("name,body,args,code", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,body,args,code", CASES,
+                         ids=[c[0] if type(c) is tuple else c.values[0] for c in CASES])
 def test_rule_fires_exactly_when_jit_refuses(name, body, args, code, tmp_path):
     pytest.importorskip("scipy.special")
     from npxla import jit

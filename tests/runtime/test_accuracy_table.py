@@ -1,7 +1,7 @@
 """The transcendental accuracy table (tests/benchmarks/accuracy.py) on a few functions
 at a small n: the ulp metric itself, and float64 bounds that hold now and must keep
 holding (sqrt is exact; exp, log, sin, arctan2 stay within NumPy's own error, 1-2
-ulp; the functions of runtime/numpy/accurate_math.py within 1 ulp, and their float32
+ulp; the functions of runtime/numpy/ufuncs/accurate_math.py within 1 ulp, and their float32
 results correctly rounded but for rare double roundings). The full table:
 `python -m tests.benchmarks.accuracy` (docs/accuracy.md)."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Differential tests of the float64 functions rebuilt in runtime/numpy/accurate_math.py
+"""Differential tests of the float64 functions rebuilt in runtime/numpy/ufuncs/accurate_math.py
 (exp, log2, log10, log1p, expm1, sinh, cosh, tanh, cbrt, arcsin, arcsinh, arccosh,
 arctanh, and hypot): within
 1 ulp of NumPy over their domains, special values (NaN, +-inf, +-0, domain errors)

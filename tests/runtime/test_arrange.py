@@ -450,7 +450,7 @@ def test_indices_specialised():
 
 
 def grid_traced(a, b):
-    from npxla.runtime.numpy.grids import grid_item
+    from npxla.runtime.numpy.arrays.grids import grid_item
     return (grid_item(np.mgrid, slice(a, b, 5j)), grid_item(np.mgrid, (slice(a, b, 3j),
                                                                         slice(0, 4))),
             grid_item(np.ogrid, (slice(0, b, 4j), slice(a, 2.0, 2j))),

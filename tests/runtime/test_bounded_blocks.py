@@ -1,11 +1,11 @@
-"""Products of big bounded operands by tiles (runtime/numpy/bounded_blocks.py): the
+"""Products of big bounded operands by tiles (runtime/numpy/linalg/bounded_blocks.py): the
 same values as NumPy's for every window, edge and orientation, and only the window's
 values multiplied (infinities outside it do not leak in)."""
 import numpy as np
 import pytest
 
 from npxla import jit
-from npxla.runtime.numpy import bounded_blocks
+from npxla.runtime.numpy.linalg import bounded_blocks
 
 
 def _columns(M, v, lo, hi):

@@ -1,5 +1,5 @@
 """Writes of a run-time-length window through a view of a larger array, staged as a
-scatter of the valid elements (runtime/numpy/bounded_scatter.py): NumPy's values for
+scatter of the valid elements (runtime/numpy/indexing/bounded_scatter.py): NumPy's values for
 every kind of region (flipped, strided, with inserted axes, 2-D), the caller's array
 written back, aliases seeing the writes, and no whole-array copy per loop iteration
 (the reason for the scatter)."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from npxla import jit
-from npxla.runtime.numpy import bounded_scatter
+from npxla.runtime.numpy.indexing import bounded_scatter
 from tests.benchmarks.kernels import load_example
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from differential import branches_as_if, check
 from npxla import jit
-from npxla.runtime.numpy import bounded_core
+from npxla.runtime.numpy.core import extents as bounded_core
 
 
 def both_branches_write(x):

@@ -1,5 +1,5 @@
 """Differential tests: NumPy scalar-type constructors and float/int/bool/complex
-builtins on traced values (runtime/numpy/casts.py)."""
+builtins on traced values (runtime/numpy/core/casts.py)."""
 import numpy as np
 import pytest
 

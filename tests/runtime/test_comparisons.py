@@ -1,5 +1,5 @@
 """Differential tests: np.isclose, np.allclose, np.array_equal, np.array_equiv
-(runtime/numpy/comparisons.py): dtypes, tolerances, NaN/inf, broadcasting, Python
+(runtime/numpy/ufuncs/comparisons.py): dtypes, tolerances, NaN/inf, broadcasting, Python
 scalars, and the Python-bool results of the all-or-nothing forms."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Differential tests: np.cov and np.corrcoef (runtime/numpy/covariance.py): rowvar,
+"""Differential tests: np.cov and np.corrcoef (runtime/numpy/reductions/covariance.py): rowvar,
 bias, ddof, y, fweights/aweights (constant and traced), dtypes and degenerate shapes."""
 import numpy as np
 import pytest

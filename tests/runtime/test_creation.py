@@ -131,9 +131,19 @@ def arange_float(x):
     return np.arange(x)
 
 
-def test_arange_traced_float_refused():
+def test_arange_of_float_argument_is_specialised():
+    # a Python float argument that decides a shape is compiled for its value, like an int
+    for v in (3.0, 2.5, 0.5):
+        check(arange_float, v)
+
+
+def arange_of_data(x):
+    return np.arange(x.sum())
+
+
+def test_arange_of_array_data_refused():
     with pytest.raises(ConcretizationError):
-        jit(arange_float)(3.0)
+        jit(arange_of_data)(np.array([1.0, 2.0]))
 
 
 def eyes(n):

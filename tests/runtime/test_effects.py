@@ -223,6 +223,52 @@ def test_attribute_stores_in_data_dependent_branches_are_carried(values):
         assert type(staged.steps) is int
 
 
+def items_in_branches(x, acc, stats):
+    # NumPy scalars throughout: a value's type does not depend on the path taken (a
+    # Python float on one path and np.float64 on the other is np.float64 on both)
+    s = x[0] * 0
+    local = [s] * 3
+    for i in range(3):
+        if x[i] > 0:
+            s = s + x[i]
+            acc[i] = s               # an outside list's item
+            local[i] = x[i] * 2      # a list made in the call
+            stats["last"] = x[i]     # an outside dict's existing key
+        else:
+            acc[i] -= 1.0
+    return s, local
+
+
+@pytest.mark.parametrize("values", [[1.0, -2.0, 3.0], [-1.0, 5.0, -3.0], [-1.0, -1.0, -1.0]])
+def test_existing_items_stored_in_data_dependent_branches_are_carried(values):
+    """`if c: acc[i] = s` on array data, for an item that exists before the `if`: the
+    item is carried through both branches like an attribute, then stored once (an
+    outside list or dict: replayed after every run)."""
+    run = jit(items_in_branches)
+    plain = (list(np.array([0.0, 10.0, 20.0])), {"last": np.float64(0.0)})
+    staged = copy.deepcopy(plain)
+    for k in range(2):
+        x = np.array(values) * (k + 1)
+        want = items_in_branches(x, *plain)
+        got = run(x, *staged)
+        _compare(want, got, 0, 0, "result")
+        _compare(plain, staged, 0, 0, "state")
+        assert _no_traced(staged)
+
+
+def appends_in_branch(x, acc):
+    if x.sum() > 0:
+        acc.append(x[0])
+    return x
+
+
+def test_append_in_data_dependent_branch_stays_refused():
+    acc = []
+    with pytest.raises(UnsupportedOperationError, match="data-dependent"):
+        jit(appends_in_branch)(np.ones(2), acc)
+    assert acc == []
+
+
 def loopy(f, x):
     while x.sum() > 0.5:
         x = x / 2

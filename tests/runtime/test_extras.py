@@ -1,4 +1,4 @@
-"""Differential tests for runtime/numpy/extras.py: select, nan_to_num, append, the split
+"""Differential tests for runtime/numpy/arrays/extras.py: select, nan_to_num, append, the split
 family, dstack, rollaxis, tri, vander, digitize, trapezoid, isin, insert, delete,
 piecewise."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Differential tests: np.bincount and np.histogram (runtime/numpy/histograms.py):
+"""Differential tests: np.bincount and np.histogram (runtime/numpy/reductions/histograms.py):
 dtypes, weights, minlength, uniform and explicit edges, ranges (static and traced),
 density, values on bin edges, and the refusals for data-dependent lengths."""
 import numpy as np

@@ -1,5 +1,5 @@
 """Large matrix products on the CPU run NumPy's own BLAS call (syrk for `X.T @ X` and
-`X @ X.T`, gemm for others) through a host callback (`runtime/numpy/host_matmul.py`) that
+`X @ X.T`, gemm for others) through a host callback (`runtime/numpy/linalg/host_matmul.py`) that
 reads XLA's buffers and writes the result's in place: the result is NumPy's, bit for
 bit, in every spelling and inside loops; a centred Gram product (`X = data - mean`)
 hands the data and the mean over and NumPy centres them; small products, mat-vecs and

@@ -1,5 +1,5 @@
 """Large sorts on the CPU are NumPy's own, called back from the program
-(`runtime/numpy/host_sort.py`), and equal NumPy's stable sort bit for bit: the signs of
+(`runtime/numpy/reductions/host_sort.py`), and equal NumPy's stable sort bit for bit: the signs of
 tied zeros and the NaNs' payloads in input order, argsort's ties by position, along
 every axis, in place on an argument, inside loops, and through the functions built on
 sorting (median, percentile, unique, partition). Small, complex and multi-key sorts
@@ -11,7 +11,7 @@ from hypothesis import example, given, settings, strategies as st
 from differential import check
 from npxla import jit
 from npxla.runtime.lowering.callbacks import CPU_BUFFER_CALLBACK_TARGET
-from npxla.runtime.numpy.host_sort import MIN_ELEMENTS
+from npxla.runtime.numpy.reductions.host_sort import MIN_ELEMENTS
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 RNG = np.random.default_rng(11)

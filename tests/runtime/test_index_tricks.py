@@ -1,4 +1,4 @@
-"""`np.r_[...]` / `np.c_[...]` of traced values (runtime/numpy/index_tricks.py): the
+"""`np.r_[...]` / `np.c_[...]` of traced values (runtime/numpy/indexing/index_tricks.py): the
 concatenation NumPy's `__getitem__` builds, compared with NumPy (values, dtypes, shapes)."""
 import numpy as np
 import pytest

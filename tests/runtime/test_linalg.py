@@ -10,7 +10,7 @@ from differential import check, tolerance
 from npxla import jit
 from npxla.transpiler.base.errors import UnsupportedFunctionError
 
-import npxla.runtime.numpy.linalg_common as _impl
+import npxla.runtime.numpy.linalg.linalg_common as _impl
 
 RNG = np.random.default_rng(7)
 FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
@@ -151,7 +151,7 @@ def test_singular_raises():
 def test_runtime_flags_are_computed(monkeypatch):
     """The device-side checks behind LinAlgError, whatever exception class the core's
     error flags raise (IndexError until they take an `error=` class)."""
-    from npxla.runtime.numpy import errorflags
+    from npxla.runtime.numpy.core import errorflags
     original, takes_error = errorflags.check, _impl._CHECK_TAKES_ERROR
 
     def flag_check(flag, message, error=IndexError):

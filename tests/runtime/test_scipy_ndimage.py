@@ -1,5 +1,5 @@
 """Differential tests: scipy.ndimage convolve/correlate(1d), uniform_filter(1d) and
-gaussian_filter(1d) (runtime/numpy/scipy_ndimage.py) against SciPy itself: every boundary
+gaussian_filter(1d) (runtime/numpy/scipy/ndimage.py) against SciPy itself: every boundary
 mode, dtypes (integer results truncate as SciPy's C casts do), origins, kernels longer
 than the input, special values, errors, and inside data-dependent control flow."""
 import numpy as np

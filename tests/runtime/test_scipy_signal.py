@@ -1,5 +1,5 @@
 """Differential tests: scipy.signal.lfilter, convolve and fftconvolve
-(runtime/numpy/scipy_signal.py) against SciPy itself: values, dtypes, shapes, errors, and
+(runtime/numpy/scipy/signal.py) against SciPy itself: values, dtypes, shapes, errors, and
 inside data-dependent control flow."""
 import time
 

@@ -1,4 +1,4 @@
-"""scipy.special under jit against SciPy itself (runtime/numpy/scipy_special.py): values
+"""scipy.special under jit against SciPy itself (runtime/numpy/scipy/special.py): values
 within a few ulp over wide ranges (most of them SciPy's to the bit), special values,
 SciPy's dtypes and errors, logsumexp's options, and the functions inside staged
 control flow."""
@@ -10,7 +10,7 @@ from hypothesis.extra import numpy as hnp
 from differential import check
 from npxla import jit
 from npxla.transpiler.base.errors import UnsupportedFunctionError
-from npxla.runtime.numpy.scipy_special import loop_dtype
+from npxla.runtime.numpy.scipy.special import loop_dtype
 
 sc = pytest.importorskip("scipy.special")
 

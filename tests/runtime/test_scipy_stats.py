@@ -1,5 +1,5 @@
 """scipy.stats.norm and scipy.stats.multivariate_normal under jit against SciPy itself
-(runtime/numpy/scipy_stats.py): values, dtypes and scalar/array results, loc/scale as
+(runtime/numpy/scipy/stats.py): values, dtypes and scalar/array results, loc/scale as
 positional and keyword arguments, frozen distributions, SciPy's errors (bad arguments,
 covariances that are not positive (semi)definite), and staged control flow."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Differential tests: shape manipulation and views (runtime/numpy/shape.py).
+"""Differential tests: shape manipulation and views (runtime/numpy/arrays/shape.py).
 
 View write-through is tested with in-place operators (`v += 1` reaches the base and,
 through it, the caller's array); tests that need `a[i] = v` are marked `indexing`.
@@ -171,8 +171,8 @@ def test_ufunc_out_into_view():
     check(ufunc_out_into_view, _arr(np.float64), np.ones((3, 2)))
 
 
-def test_setitem_through_view():   # needs basic indexing (runtime/numpy/indexing.py)
-    pytest.importorskip("npxla.runtime.numpy.indexing")
+def test_setitem_through_view():   # needs basic indexing (runtime/numpy/indexing/indexing.py)
+    pytest.importorskip("npxla.runtime.numpy.indexing.indexing")
 
     def f(a):
         v = a.reshape(2, 3)

@@ -1,5 +1,5 @@
 """Differential tests: np.convolve, np.correlate, np.interp and np.polyval
-(runtime/numpy/signal.py) against NumPy over dtypes, lengths, modes and special values."""
+(runtime/numpy/spectral/signal.py) against NumPy over dtypes, lengths, modes and special values."""
 import warnings
 
 import numpy as np

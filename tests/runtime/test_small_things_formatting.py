@@ -86,12 +86,12 @@ def test_str_of_array_data_is_refused_located():
     assert "s = str(x.sum())" in str(info.value)
 
 
-def test_str_of_float_argument_is_refused_located():
+def test_str_of_float_argument_is_specialised():
+    # like a Python int, a Python float whose text is needed is compiled for its value
     def f(x, a):
-        return x, repr(a)
-    with pytest.raises(UnsupportedOperationError, match="repr") as info:
-        jit(f)(np.arange(3.0), 2.5)
-    assert "static_argnums" in str(info.value) and "repr(a)" in str(info.value)
+        return x, repr(a), "%.3f" % a
+    for a in (2.5, 0.1, -0.0):
+        assert jit(f)(np.arange(3.0), a)[1:] == (repr(a), "%.3f" % a)
     g = jit(f, static_argnums=1)
     assert g(np.arange(3.0), 2.5)[1] == "2.5"
 

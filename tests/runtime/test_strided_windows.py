@@ -1,7 +1,7 @@
 """Strided slices of run-time length: a step other than 1 with traced bounds (`x[j::3]`,
 `x[i:0:-2]`), a traced step (`x[::k]`), and any step on an axis that is already dynamic
 (`x[:k][::2]`, `x[mask][1::2]`). They were refused (or made their loop unroll); they are
-gathered views now (runtime/numpy/bounded_strided.py). Compared with NumPy: values,
+gathered views now (runtime/numpy/indexing/bounded_strided.py). Compared with NumPy: values,
 dtypes and the caller's arrays, for bounds from data and from a staged loop's index."""
 import warnings
 

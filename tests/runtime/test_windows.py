@@ -1,12 +1,12 @@
 """Speculative windows: slices whose bounds come from array data are staged at the length
 the data has needed so far, checked at run time, widened and rerun when too short
-(`runtime/numpy/bounded_window.py`). Each program is compared with NumPy, including the
+(`runtime/numpy/indexing/bounded_window.py`). Each program is compared with NumPy, including the
 caller's arrays after the call."""
 import numpy as np
 import pytest
 
 from npxla import jit
-from npxla.runtime.numpy import bounded_window
+from npxla.runtime.numpy.indexing import bounded_window
 from tests.benchmarks.real_kernels import csr_matvec
 
 

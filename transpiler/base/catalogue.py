@@ -150,27 +150,28 @@ BOOLEAN_MASK = _declare(
     "np.where(mask, x, fill)",
     "XLA needs every array shape at compile time: keep the shape with np.where(mask, x, "
     "fill), or reduce with a mask (np.sum(np.where(mask, x, 0)))",
-    unconverted=("runtime/numpy/fancy.py",))
+    unconverted=("runtime/numpy/indexing/fancy.py",))
 NONZERO = _declare(
     "NPX112", "nonzero-indices", DataDependentShapeError,
     "'{fn}' returns indices whose count depends on the data; use a mask with np.where "
     "instead",
     "work with the mask itself: np.where(mask, a, b), mask.sum(), np.argmax(mask) for "
     "the first index",
-    unconverted=("runtime/numpy/takeput.py", "runtime/numpy/bounded_results.py"))
+    unconverted=("runtime/numpy/indexing/takeput.py",
+                 "runtime/numpy/indexing/bounded_results.py"))
 DATA_DEPENDENT_SIZE = _declare(
     "NPX113", "data-dependent-size", DataDependentShapeError,
     "'{fn}' returns an array whose size depends on the data, which cannot be compiled",
     "compute it outside the jitted function, or keep the shape fixed with masks "
     "(count distinct sorted values with np.sum(np.diff(np.sort(x)) != 0) + 1)",
-    unconverted=("runtime/numpy/bounded_results.py", "runtime/numpy/histograms.py",
-                 "runtime/numpy/arrange.py"),
+    unconverted=("runtime/numpy/indexing/bounded_results.py",
+                 "runtime/numpy/reductions/histograms.py", "runtime/numpy/arrays/arrange.py"),
     also=(UnsupportedFunctionError,))
 WHERE_ONE_ARGUMENT = _declare(
     "NPX114", "where-one-argument", DataDependentShapeError,
     "np.where(condition) returns indices whose count depends on the data; use the "
     "3-argument form np.where(condition, x, y)",
-    unconverted=("runtime/numpy/bounded_results.py",))
+    unconverted=("runtime/numpy/indexing/bounded_results.py",))
 RUN_TIME_LENGTH = _declare(
     "NPX115", "run-time-length-argument", ConcretizationError,
     "{fn} is not supported on an array whose length is only known at run time (the "
@@ -200,7 +201,7 @@ TRACED_SHAPE = _declare(
     "a value computed from array data is used as {what}, which must be known when compiling",
     "derive it from shapes (x.shape[0], len(x)) or pass it as a static argument "
     "(static_argnums)",
-    unconverted=("runtime/staging/abstract.py", "runtime/numpy/reductions.py"))
+    unconverted=("runtime/staging/abstract.py", "runtime/numpy/reductions/reductions.py"))
 TRACED_RANGE_ITERATED = _declare(
     "NPX123", "traced-range-iterated-in-python", ConcretizationError,
     "a range whose length depends on array data is iterated in Python ({how}); only a for "
@@ -248,11 +249,11 @@ NONE_ON_PATH = _declare(
 UNSUPPORTED_FUNCTION = _declare(
     "NPX151", "unsupported-numpy-function", UnsupportedFunctionError,
     "'{fn}' is not supported on traced values: {why}{instead}",
-    unconverted=("runtime/numpy/registry.py",))
+    unconverted=("runtime/numpy/core/registry.py",))
 UNSUPPORTED_ATTRIBUTE = _declare(
     "NPX152", "unsupported-ndarray-attribute", UnsupportedFunctionError,
     "'.{attr}' is not supported on the arrays of a jitted function{instead}",
-    unconverted=("runtime/numpy/registry.py",))
+    unconverted=("runtime/numpy/core/registry.py",))
 LIBRARY_CALL = _declare(
     "NPX153", "library-call-on-traced-array", LibraryCallError,
     "'{fn}' comes from {lib}, which @jit does not compile: called as plain Python on a "
@@ -325,3 +326,30 @@ INT_ARGUMENT_OVERFLOW = _declare(
     "uint64's range, or float(...) for a float computation",
     only="compiler-only: the value of an argument is known when the function is called, "
          "not from its source")
+
+
+# --- masked arrays (NPX17x): np.ma arrays that mask nothing compile ---------------------------
+MASKED_MASK = _declare(
+    "NPX171", "masked-array-with-a-mask", UnsupportedOperationError,
+    "{what} gives a masked array that masks elements, which compiled code cannot hold: "
+    "only masked arrays whose mask is empty (np.ma.asarray(x) of a plain array) compile",
+    "pass and compute on the values (np.ma.getdata(x), or x.filled(value)) and the mask "
+    "(np.ma.getmaskarray(x)) as two plain arrays, and combine them with np.where",
+    only="compiler-only: whether an array is masked, and what its mask holds, is known "
+         "when the function is called, not from its source")
+MASKED_VALUES = _declare(
+    "NPX172", "masked-array-masks-values", UnsupportedOperationError,
+    "{what} on a masked array masks the elements where {why} (NumPy's masked result), "
+    "which compiled code cannot hold",
+    "compute on the values, np.ma.getdata(x), and test the domain yourself (np.where("
+    "b != 0, a / b, fill)); npxla raises this where the compiled program meets such an "
+    "element, or while compiling when it knows the values",
+    only="compiler-only: whether an operand is a masked array is known when the function "
+         "is called, and whether an element falls outside the domain when it runs")
+MASKED_OPERATION = _declare(
+    "NPX173", "masked-array-operation", UnsupportedFunctionError,
+    "'{fn}' on a masked array (np.ma) is not supported in compiled code: {why}",
+    "compute on the values, np.ma.getdata(x) (a plain array), or make the masked array "
+    "after the call",
+    only="compiler-only: whether an operand is a masked array is known when the function "
+         "is called, not from its source")

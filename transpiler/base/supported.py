@@ -251,7 +251,7 @@ NUMPY_COMPLEX_ONLY = frozenset({
 
 # Supported NumPy callables that also accept an array whose length is only known at run
 # time (x[mask], np.nonzero(m)[0], np.unique(x), a slice with traced bounds): from
-# runtime/numpy/bounded_methods.py (HANDLERS, elementwise ufuncs). The others raise
+# runtime/numpy/ndarray/bounded.py (HANDLERS, elementwise ufuncs). The others raise
 # ConcretizationError (NPX115) on such an array.
 NUMPY_RUN_TIME_LENGTH = frozenset({
     "numpy.abs", "numpy.absolute", "numpy.acos", "numpy.acosh", "numpy.add",
@@ -424,7 +424,7 @@ HANDLED_CALLS = frozenset({
 })
 
 # SciPy functions (and methods of SciPy objects, scipy.stats.norm.pdf) that compile on
-# traced arrays (runtime/numpy/scipy_*.py).
+# traced arrays (runtime/numpy/scipy/).
 SCIPY_SUPPORTED = frozenset({
     "scipy.linalg.block_diag", "scipy.linalg.cho_factor", "scipy.linalg.cho_solve",
     "scipy.linalg.cholesky", "scipy.linalg.eigh", "scipy.linalg.expm",

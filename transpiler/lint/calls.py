@@ -9,6 +9,7 @@ function learned; it lives here, apart from the generic expression evaluator.
 from __future__ import annotations
 
 import ast
+import os
 
 from npxla.transpiler.base import supported as S
 from npxla.transpiler.lint import knowledge as K
@@ -75,6 +76,7 @@ class CallsMixin:
             values = {k: _plain_argument(v) for k, v in values.items()}
         out = self.analysis.run_effects(node, self.flavor, values, closure,
                                         self.depth + 1, plain)
+        self.errors.extend(out.errors)      # (another module's analysis: its callees')
         if n is None:               # a nested function defined, not called: later
             self.deferred.update(out.effects)
             self.deferred.update(out.deferred)
@@ -108,20 +110,31 @@ class CallsMixin:
         plain = self.calls_plainly
         if plain:
             values = {k: _plain_argument(v) for k, v in values.items()}
-        other.muted += 1
-        try:
-            out = other.run_effects(fn, self.flavor, values, None, self.depth + 1, plain)
-            effects = out.effects
-            if fn.decorator_list and not plain:
-                effects = {**effects, **other.decorator_summary(fn)[0]}
-        finally:
-            other.muted -= 1
+        out = other.run_effects(fn, self.flavor, values, None, self.depth + 1, plain)
+        effects = out.effects
+        if fn.decorator_list and not plain:
+            effects = {**effects, **other.decorator_summary(fn)[0]}
         name = qual.rsplit(".", 1)[-1]
         if plain:
             self.plain_call(n, name, out, other, fn, args, kwargs)
         else:
             self.callee_effects(n, name, effects)
+            self.foreign_errors(n, name, out.errors)
         return out.value
+
+    def foreign_errors(self, n, name, errors):
+        """What `@jit` refuses in a converted function of another module (`Analysis.
+        collecting`): the first finding of each rule, reported at this call with the
+        rule's own code, naming where in the other file it is."""
+        if self.analysis.collecting:
+            self.errors.extend(errors)
+            return
+        done = set()
+        for rule, message, path, line in errors:
+            if rule.code not in done:
+                done.add(rule.code)
+                self.report(rule, n, f"{message} (in '{name}', "
+                                     f"{os.path.basename(path)}:{line})")
 
     def plain_call(self, n, name, out, owner, fn, args, kwargs):
         """`fn` (of `owner`'s module) was called as plain Python and gave `out`: what
@@ -359,33 +372,7 @@ class CallsMixin:
         level = max_level(allv)
         fresh = frozenset({("new", id(n))})
         if recv.kind in (LIST, DICT, SET):
-            if name in K.ANY_MUTATORS:
-                self.emit("container_mutation", n, recv, f"{recv.kind}.{name}()")
-                if name in ("append", "add", "insert", "setdefault") and args:
-                    new_elem = args[-1]
-                elif name in ("extend", "update") and args:
-                    new_elem = element_of(args[0])
-                else:
-                    new_elem = None
-                target = n.func.value if isinstance(n.func, ast.Attribute) else None
-                if isinstance(target, ast.Name) and new_elem is not None:
-                    old = self.lookup(target.id, self.env)
-                    if old.kind == recv.kind and target.id in self.env:
-                        self.env[target.id] = old.replace(
-                            elem=join(old.elem, new_elem), items=None,
-                            level=max(old.level, new_elem.level))
-                if name == "pop":
-                    return recv.elem if recv.elem is not None else UNKNOWN_STATIC
-                return const(None)
-            if name in ("get", "pop", "copy", "values", "items", "keys", "index", "count"):
-                if name in ("index", "count", "keys"):
-                    return Val(kind=NUMBER, nd=0)
-                if name == "copy":
-                    return recv.replace(origins=fresh)
-                if name in ("values", "items"):
-                    return Val(kind=ITER, level=recv.level, elem=recv.elem)
-                return recv.elem if recv.elem is not None else UNKNOWN_STATIC
-            return Val(level=recv.level)
+            return self.container_method(n, recv, name, args, fresh)
         if recv.kind == STR:
             return Val(kind=STR) if name not in ("split", "splitlines") else \
                 Val(kind=LIST, elem=Val(kind=STR))
@@ -434,6 +421,38 @@ class CallsMixin:
             return Val(level=min(level, MAYBE), origins=fresh)
         return Val(level=rlevel, kind=ARRAY if (array_method or recv.kind == ARRAY)
                    else UNKNOWN, origins=fresh)
+
+
+    def container_method(self, n, recv, name, args, fresh):
+        """`recv.name(*args)` on a Python list, dict or set: a method that mutates emits
+        `container_mutation` and widens the element value of the variable holding it."""
+        if name in K.ANY_MUTATORS:
+            self.emit("container_mutation", n, recv, f"{recv.kind}.{name}()")
+            if name in ("append", "add", "insert", "setdefault") and args:
+                new_elem = args[-1]
+            elif name in ("extend", "update") and args:
+                new_elem = element_of(args[0])
+            else:
+                new_elem = None
+            target = n.func.value if isinstance(n.func, ast.Attribute) else None
+            if isinstance(target, ast.Name) and new_elem is not None:
+                old = self.lookup(target.id, self.env)
+                if old.kind == recv.kind and target.id in self.env:
+                    self.env[target.id] = old.replace(
+                        elem=join(old.elem, new_elem), items=None,
+                        level=max(old.level, new_elem.level))
+            if name == "pop":
+                return recv.elem if recv.elem is not None else UNKNOWN_STATIC
+            return const(None)
+        if name in ("get", "pop", "copy", "values", "items", "keys", "index", "count"):
+            if name in ("index", "count", "keys"):
+                return Val(kind=NUMBER, nd=0)
+            if name == "copy":
+                return recv.replace(origins=fresh)
+            if name in ("values", "items"):
+                return Val(kind=ITER, level=recv.level, elem=recv.elem)
+            return recv.elem if recv.elem is not None else UNKNOWN_STATIC
+        return Val(level=recv.level)
 
 
 # NumPy functions whose result's length depends on the data (a traced argument): under

@@ -153,71 +153,22 @@ def run(args, stdout=None, stderr=None, stdin=None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     stdin = stdin or sys.stdin
-
-    if getattr(args, "list_rules", False):
-        return _list_rules(stdout)
-    if getattr(args, "explain", None):
-        rule = lookup(args.explain)
-        if rule is None:
-            stderr.write(f"npxla lint: unknown rule {args.explain!r} "
-                         "(see --list-rules)\n")
-            return 2
-        stdout.write(rule.explain_text() + "\n")
-        return 0
-    try:
-        selected(args.select, args.ignore)
-    except ValueError as e:
-        stderr.write(f"npxla lint: {e}\n")
+    status = _informational(args, stdout, stderr)
+    if status is not None:
+        return status
+    files = _files(args.paths, stderr)
+    if files is None:
         return 2
-    if not args.paths:
-        stderr.write("npxla lint: no paths given (use '-' for standard input)\n")
-        return 2
-
-    files = []
-    for p in args.paths:
-        if p == "-":
-            files.append("-")
-        elif not os.path.exists(p):
-            stderr.write(f"npxla lint: {p}: no such file or directory\n")
-            return 2
-        else:
-            files.extend(iter_files([p]))
-
     color = args.format == "text" and _use_color(args.color, stdout)
     progress = Progress(len(files), stderr, enabled=(
         not args.no_progress and len(files) >= PROGRESS_MIN_FILES and _isatty(stderr)))
-    options = dict(assume_jit=args.assume_jit, jit_wrappers=tuple(args.jit_wrapper))
     findings, failed = [], False
     started = time.perf_counter()
     progress.draw(force=True)
     for path in files:
-        shown = path
-        try:
-            if path == "-":
-                shown = args.stdin_filename or "<stdin>"
-                source = stdin.read()
-                if isinstance(source, bytes):
-                    source = decode_source(source)
-            else:
-                with open(path, "rb") as fh:
-                    source = decode_source(fh.read())
-            found = lint_source(source, shown, args.select, args.ignore, **options)
-        except SyntaxError as e:
-            progress.clear()
-            stderr.write(f"{shown}:{e.lineno or 1}:{e.offset or 1}: cannot parse: "
-                         f"{e.msg}\n")
-            failed = True
-            found = []
-        except OSError as e:
-            progress.clear()
-            stderr.write(f"npxla lint: {shown}: {e.strerror or e}\n")
-            failed = True
-            found = []
-        except LintInternalError as e:
-            progress.clear()
-            stderr.write(f"npxla lint: internal error (please report it): {e}\n")
-            failed = True
-            found = []
+        found = _lint_one(path, args, stdin, stderr, progress)
+        failed = failed or found is None
+        found = found or []
         if found and args.format == "text":
             progress.clear()
             for f in found:
@@ -239,6 +190,70 @@ def run(args, stdout=None, stderr=None, stdin=None) -> int:
     if failed:
         return 2
     return 1 if findings and not args.exit_zero else 0
+
+
+def _informational(args, stdout, stderr):
+    """The exit status of `--list-rules`, `--explain` and of a usage error; None when
+    the files are to be linted."""
+    if getattr(args, "list_rules", False):
+        return _list_rules(stdout)
+    if getattr(args, "explain", None):
+        rule = lookup(args.explain)
+        if rule is None:
+            stderr.write(f"npxla lint: unknown rule {args.explain!r} "
+                         "(see --list-rules)\n")
+            return 2
+        stdout.write(rule.explain_text() + "\n")
+        return 0
+    try:
+        selected(args.select, args.ignore)
+    except ValueError as e:
+        stderr.write(f"npxla lint: {e}\n")
+        return 2
+    if not args.paths:
+        stderr.write("npxla lint: no paths given (use '-' for standard input)\n")
+        return 2
+    return None
+
+
+def _files(paths, stderr):
+    """The files to lint ("-" for standard input), or None when a path is missing."""
+    files = []
+    for p in paths:
+        if p == "-":
+            files.append("-")
+        elif not os.path.exists(p):
+            stderr.write(f"npxla lint: {p}: no such file or directory\n")
+            return None
+        else:
+            files.extend(iter_files([p]))
+    return files
+
+
+def _lint_one(path, args, stdin, stderr, progress):
+    """The findings of one file, or None when it could not be read, parsed or analysed
+    (said on `stderr`)."""
+    shown = path
+    options = dict(assume_jit=args.assume_jit, jit_wrappers=tuple(args.jit_wrapper))
+    try:
+        if path == "-":
+            shown = args.stdin_filename or "<stdin>"
+            source = stdin.read()
+            if isinstance(source, bytes):
+                source = decode_source(source)
+        else:
+            with open(path, "rb") as fh:
+                source = decode_source(fh.read())
+        return lint_source(source, shown, args.select, args.ignore, **options)
+    except SyntaxError as e:
+        message = f"{shown}:{e.lineno or 1}:{e.offset or 1}: cannot parse: {e.msg}"
+    except OSError as e:
+        message = f"npxla lint: {shown}: {e.strerror or e}"
+    except LintInternalError as e:
+        message = f"npxla lint: internal error (please report it): {e}"
+    progress.clear()
+    stderr.write(message + "\n")
+    return None
 
 
 def main(argv=None) -> int:

@@ -41,8 +41,10 @@ same file). A bare `jit` that no import binds counts as npxla's; one imported fr
 another package (numba, ...) is not checked. `--assume-jit` checks every function;
 `--jit-wrapper NAME` treats `NAME(f, ...)` like `jit(f)`. Functions that a checked
 function calls (in the same file), nested functions and lambdas are checked with the
-argument values they receive; helpers in other modules of your project are read for
-the Python lists they change. A checked function in an installed package (a file under
+argument values they receive; helpers in other modules of your project (and of an installed package @jit converts)
+are checked too, and what @jit refuses there is reported at the call. Branches on an
+option that a plain call leaves at its default (`x=None`, `deg=True`) are checked only
+for that value. A checked function in an installed package (a file under
 `site-packages`) is converted alone by `@jit`, which calls the package's other
 functions as plain Python: the linter then reads those (same file, sibling modules,
 their decorators) as plain code and reports a call that would fail on traced values

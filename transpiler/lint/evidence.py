@@ -1,10 +1,12 @@
 """What a jitted function's parameters will be at run time, read from how it uses them.
 
-npxla's `@jit` traces every non-static argument, but it specialises Python `int`/`bool`
-arguments (and containers of them) when it needs their values: a branch on such an
-argument runs in Python. A branch on a float, a NumPy scalar or an array is compiled
-into the program, with the restrictions that come with it (NPX131-NPX133). The linter
-cannot see the caller, so it decides from the function's own code:
+npxla's `@jit` traces every non-static argument, but it specialises Python `int`,
+`bool` and `float` arguments (and containers of them) when it needs their values: a
+branch on such an argument runs in Python. A branch on a NumPy scalar or an array is
+compiled into the program, with the restrictions that come with it (NPX131-NPX133).
+The linter cannot see the caller, so it decides from the function's own code (a
+parameter with real-number evidence is a number, but it may be a Python float, so it
+is not array data):
 
 * *array evidence*: the parameter is used as an array or a sequence before it is rebound
   (`x.shape`, `x.sum()`, `x[:, 0]`, `x[0]`, `x[x > 0]`, `x @ y`, `a, b, c = x`), or

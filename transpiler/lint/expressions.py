@@ -309,6 +309,8 @@ class ExpressionsMixin:
         v = self.ev(n.operand)
         if isinstance(n.op, ast.Not):
             self.emit("control", n, "not", v)
+            if _truth(v) is not None:
+                return const(not _truth(v))
             return Val(level=v.condition_level, kind=BOOL, nd=0)
         c = _noconst()
         if v.has_const and isinstance(v.const, (int, float, complex)):
@@ -335,7 +337,15 @@ class ExpressionsMixin:
         if len(n.ops) > 1:
             self.emit("control", n, "compare", join_all(operands))
         if all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+            if len(n.ops) == 1:
+                same = _identical(left, comps[0])
+                if same is not None:
+                    return const(same == isinstance(n.ops[0], ast.Is))
             return Val(kind=BOOL, nd=0)
+        if len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.NotEq)) and \
+                all(isinstance(v.const, str) for v in operands if v.has_const) and \
+                left.has_const and comps[0].has_const:
+            return const((left.const == comps[0].const) == isinstance(n.ops[0], ast.Eq))
         if any(v.kind in (STR, NONE) for v in operands):
             return Val(kind=BOOL, nd=0)
         level = max(v.condition_level if v.kind not in CONTAINERS else v.level
@@ -349,6 +359,8 @@ class ExpressionsMixin:
     def e_IfExp(self, n):
         cond = self.ev(n.test)
         self.emit("control", n, "ifexp", cond)
+        if _truth(cond) is not None:        # decided while compiling: one side runs
+            return self.ev(n.body if _truth(cond) else n.orelse)
         a = self.ev(n.body)
         b = self.ev(n.orelse)
         v = join(a, b)
@@ -400,6 +412,32 @@ def _subscript_length(base, parts):
     if base.dyn and any(p.kind in ("slice", NONE, BOOL) for p in parts):
         return base.dyn
     return None
+
+
+# kinds of values that are never None
+_NOT_NONE = frozenset({ARRAY, NUMBER, STR, LIST, TUPLE, DICT, SET, FUNC, METHOD, RNG})
+
+
+def _identical(a, b):
+    """Whether `a is b` is known while compiling: True/False when one side is the
+    constant None and the other is None or of a kind that is never None; else None."""
+    for x, y in ((a, b), (b, a)):
+        if x.kind == NONE:
+            if y.kind == NONE:
+                return True
+            if y.kind in _NOT_NONE or (y.kind == BOOL and y.level == STATIC):
+                return False
+    return None
+
+
+def truth(v):
+    """The truth value of `v` when it is a constant known while compiling, else None."""
+    if not v.has_const or not isinstance(v.const, (type(None), bool, int, float, str)):
+        return None
+    return bool(v.const)
+
+
+_truth = truth
 
 
 def _noconst():

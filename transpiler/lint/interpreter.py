@@ -32,6 +32,9 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
         self.plain = plain
         self.failures = []
         self.deferred_failures = []
+        # in another module's analysis (`Analysis.collecting`): the error findings of
+        # the rules, reported at the linted file's call: [(rule, message, path, line)]
+        self.errors = []
         self.closure = closure or {}
         self.env = dict(args)
         self.params = frozenset(args)
@@ -72,7 +75,13 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
             return
         if self.plain:
             self.failures.append((message, self.info.path, getattr(node, "lineno", 0)))
-        elif not self.analysis.muted:
+        elif self.analysis.muted:
+            return
+        elif self.analysis.collecting:
+            if rule.severity == "error" and rule.code.startswith("NPX1"):
+                self.errors.append((rule, message, self.info.path,
+                                    getattr(node, "lineno", 0)))
+        else:
             self.analysis.report_cb(rule, node, message, end)
 
     @property
@@ -110,7 +119,8 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
 
     def run(self):
         key = (id(self.fn), "plain" if self.plain else self.flavor)
-        if key not in self.analysis._seen:
+        # (a collecting analysis keeps each call's findings: the syntax rules run for each)
+        if key not in self.analysis._seen or self.analysis.collecting:
             self.analysis._seen.add(key)
             self.emit("function", self.fn)
         if isinstance(self.fn, ast.Lambda):

@@ -22,7 +22,6 @@ a branch only on array data (`DATA`).
 """
 from __future__ import annotations
 
-from npxla.transpiler.lint.rules.support import INT_ARGUMENTS
 from npxla.transpiler.lint.values import ARRAY, BOOL, DATA, REF, traced_argument
 
 # NumPy functions that turn their first argument into a NumPy array (`__array__`): a
@@ -57,7 +56,9 @@ class PlainFailures:
             if any(traced_argument(a) for a in args[:1]):
                 ctx.report(self, node, f"{_short(qual)}() of a traced value")
         elif qual.startswith("math."):
-            if any(traced_argument(a, qual in INT_ARGUMENTS) for a in args):
+            # math's functions take Python numbers: a Python scalar argument, which
+            # @jit specialises, is fine; only array data fails
+            if any(traced_argument(a, ints=True) for a in args):
                 ctx.report(self, node, f"{qual}() of a traced value")
 
     def on_subscript(self, ctx, node, base, index, mode, value):

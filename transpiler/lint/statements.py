@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.analysis.jit_discovery import collect_imports
+from npxla.transpiler.lint.expressions import truth
 from npxla.transpiler.lint.values import (CONTAINERS, DICT, FUNC, LIST, MAYBE, NUMBER,
                                           PYTHON_ONLY, RANGE, REF, SET, STATIC, TUPLE,
                                           UNKNOWN_STATIC, Val, const, element_of, join,
@@ -261,6 +262,11 @@ class StatementsMixin:
         level = cond.condition_level
         self.emit("control", s, "if", cond)
         before = self.env
+        decided = truth(cond)
+        if decided is not None:          # decided while compiling: one arm runs
+            out = self.block(s.body if decided else s.orelse, dict(before))
+            self.env = out
+            return out
         self.frames.append(Frame("if", s, level))
         try:
             then = self.block(s.body, dict(before))
@@ -269,8 +275,22 @@ class StatementsMixin:
             self.frames.pop()
         names = self.facts.modified(s, ("body", "orelse"))
         out = self.staged_join(before, [then, other], level, names, views_only=True)
+        if level >= MAYBE and out is not None:
+            live = [p for p in (then, other) if p is not None]
+            self.carried(s, [n for n in names if n in before or
+                             all(n in p for p in live)], out, before)
         self.env = out
         return out
+
+    def carried(self, s, names, after, before):
+        """Tell the rules which variables a staged branch or loop `s` carries (rebinds,
+        and had before it or binds on every path), with their values after it."""
+        if self.plain:
+            return
+        for name in sorted(names):
+            v = after.get(name)
+            if v is not None:
+                self.emit("carry", s, name, join(v, before.get(name)))
 
     def s_While(self, s, env):
         names = self.facts.modified(s, ("body",))
@@ -280,6 +300,7 @@ class StatementsMixin:
         level = cond.condition_level
         if isinstance(s.test, ast.Constant):
             level = STATIC
+        entry = dict(head)
         exit_env, head = self._loop(s, head, names, level,
                                     lambda e: self._while_test(s, e))
         self.env = dict(head)
@@ -287,6 +308,8 @@ class StatementsMixin:
         if isinstance(s.test, ast.Constant):
             final = Val()
         self.emit("control", s, "while", final)
+        if final.condition_level >= MAYBE:
+            self.carried(s, [n for n in names if n in entry], head, entry)
         return self._loop_else(s, head, exit_env, final.condition_level, names)
 
     def _while_test(self, s, env):
@@ -309,7 +332,10 @@ class StatementsMixin:
             self.env = e
             self.bind(s.target, item, s)
             return self.env
+        entry = dict(self.env)
         exit_env, head = self._loop(s, head, names, level, None, bind_target)
+        if it.kind == RANGE:          # @jit stages a loop over a range, even a static one
+            self.carried(s, [n for n in names if n in entry], head, entry)
         return self._loop_else(s, head, exit_env, level, names)
 
     s_AsyncFor = s_For

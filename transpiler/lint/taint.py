@@ -67,7 +67,7 @@ from npxla.transpiler.lint.calls import default_of, parameters
 from npxla.transpiler.lint.evidence import parameter_evidence
 from npxla.transpiler.lint.interpreter import FunctionContext
 from npxla.transpiler.lint.values import (ARRAY, DATA, DICT, FUNC, LIST, MAYBE, REF, RNG,
-                                          NUMBER, SET, STR, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val,
+                                          NUMBER, SET, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val,
                                           const, max_level)
 
 _MAX_CALL_DEPTH = 4
@@ -86,6 +86,10 @@ class Analysis:
         self.project = project if project is not None else {"modules": {}, "decorators": {},
                                                             "busy": set()}
         self.muted = 0                    # > 0: analysing for effects only, no reports
+        # another module of the user's code, read for a call from the linted file: what
+        # its rules find is collected with the call's outcome (`Outcome.errors`) and
+        # reported at the call, not at lines of a file that is not being linted
+        self.collecting = report is None
         # a file of an installed package: @jit converts only its jitted functions and
         # calls the package's other functions, in any of its modules, as plain Python
         self.library = modules.installed_file(info.path)
@@ -208,12 +212,15 @@ class Analysis:
             elif fn.args.kwarg is not None and a is fn.args.kwarg:
                 args[name] = Val(level=MAYBE, kind=DICT, elem=Val(level=MAYBE))
             else:
-                level = DATA if name in arrays or name in reals else MAYBE
+                # a real number may be a Python float, which @jit specialises like an int
+                level = DATA if name in arrays else MAYBE
                 kind = ARRAY if name in arrays else NUMBER if name in reals else UNKNOWN
                 default = default_of(fn, a)
-                if default is not None and isinstance(default, ast.Constant) and \
-                        isinstance(default.value, str):
-                    args[name] = Val(kind=STR)
+                if isinstance(default, ast.Constant) and (
+                        default.value is None or isinstance(default.value, (str, bool))):
+                    # an option left at its default, as a plain call leaves it: the
+                    # branches on it that such a call never takes are not checked
+                    args[name] = const(default.value)
                     continue
                 nd = 1 if name in arrays else 0 if name in reals else None
                 args[name] = Val(level=level, kind=kind, nd=nd,
@@ -242,7 +249,7 @@ class Analysis:
         try:
             ctx = FunctionContext(self, fn, flavor, args, closure, depth, plain)
             result = Outcome(ctx.run(), ctx.effects, ctx.deferred, ctx.failures,
-                             ctx.deferred_failures)
+                             ctx.deferred_failures, tuple(ctx.errors))
         finally:
             self._active.discard(id(fn))
         if key is not None:
@@ -280,10 +287,10 @@ class Analysis:
         real = os.path.realpath(path)
         if real not in table:
             info = modules.parse_module(path)
-            # silent: converted, it runs for its effects only; plain, for its failures
+            # converted, it runs for its effects and the errors its rules find
+            # (`collecting`); plain, for its failures
             table[real] = None if info is None else Analysis(
-                info, {"plain": self.handlers.get("plain", {})}, _ignore_report,
-                self.project, depth)
+                info, self.handlers, None, self.project, depth)
         return table[real]
 
     def exported(self, name, seen):
@@ -365,21 +372,20 @@ class Outcome(NamedTuple):
     changes the call makes, `deferred`: those of the functions it defines without
     calling them ({(path, line, col): (kind, what, path, line)}); `failures`, for a
     function run as plain Python: what fails in it on traced values, and in the
-    functions it defines ([(message, path, line)])."""
+    functions it defines ([(message, path, line)]); `errors`, for a converted function
+    of another module (`Analysis.collecting`): the error findings of its rules, its
+    callees' included ([(rule, message, path, line)])."""
     value: Val
     effects: dict
     deferred: dict
     failures: list
     deferred_failures: list
+    errors: tuple = ()
 
 
 # qualified names never looked for in the user's files (libraries @jit knows or calls
 # as they are; `resolve` also refuses every file that lives with the libraries)
 _NOT_FOLLOWED = ("numpy.", "jax.", "builtins.", "math.", "npxla.", "scipy.", "functools.")
-
-
-def _ignore_report(rule, node, message, end=None):
-    """Analyses of other modules run for effects only: they report nothing."""
 
 
 _NAMESPACE_QUALS = {"np": "numpy", "numpy": "numpy", "xp": "numpy", "jnp": "jax.numpy",

@@ -7,10 +7,10 @@ be the same array as (`origins`, for the aliasing rule).
 Levels:
 
 * `STATIC`: known while compiling (constants, shapes, `len(x)`, static arguments).
-* `MAYBE`: derived from a non-static argument that may be a Python `int`/`bool`. Under
-  `jax.jit` it is traced. Under npxla's `@jit` it is traced too, but npxla specialises
-  Python `int`/`bool` arguments automatically when it needs them as Python values, so
-  rules about values needed as Python values do not fire on it.
+* `MAYBE`: derived from a non-static argument that may be a Python `int`/`bool`/`float`.
+  Under `jax.jit` it is traced. Under npxla's `@jit` it is traced too, but npxla
+  specialises Python scalar arguments automatically when it needs them as Python values,
+  so rules about values needed as Python values do not fire on it.
 * `DATA`: certainly computed from array data (an array method such as `x.sum()`, an
   element of an array, a loop variable of a data-dependent loop).
 

@@ -147,17 +147,7 @@ def run(args) -> int:
     """`npxla convert`: validate the argument combinations first (usage errors exit 2),
     then convert each file and write, diff or print it; with --strict, a file the
     linter flags fails the command even when its functions convert."""
-    if args.write and "-" in args.paths:
-        raise UsageError("'-' (standard input) cannot be combined with -w/--write")
-    if args.output_dir and "-" in args.paths:
-        raise UsageError("'-' (standard input) cannot be combined with -o/--output-dir")
-    if args.paths.count("-") > 1:
-        raise UsageError("'-' can be given only once")
-    if args.output_dir and os.path.exists(args.output_dir) and not os.path.isdir(
-            args.output_dir):
-        raise UsageError(f"-o {args.output_dir}: not a directory")
-    if args.strict and not _linter_available():
-        raise UsageError("--strict needs the linter (transpiler.lint), which cannot be loaded")
+    _validate(args)
     files = _collect(args.paths)
     out, err = sys.stdout, sys.stderr
     color = getattr(args, "color", "auto")
@@ -178,21 +168,7 @@ def run(args) -> int:
             result = convert_module(source, shown, all_functions=args.all_functions,
                                     keep_decorators=args.keep_decorators)
             progress.advance(shown)
-            lint = _Lint(source, shown)
-            diags = []
-            if result.syntax_error is not None:
-                diags.append(diagnostic_from_error(result.syntax_error, shown))
-            for f in result.functions:
-                if f.error is None:
-                    continue
-                own = diagnostic_from_error(f.error, shown)
-                diags.append(own)
-                diags.extend(d for d in lint.within([f]) if (d.line, d.col) != (own.line,
-                                                                                own.col))
-            if args.strict and result.ok and result.functions:
-                found = lint.within(result.functions)
-                counts["lint"] += bool(found)
-                diags.extend(found)
+            diags = _diagnostics(args, result, source, shown, counts)
             for d in diags:
                 progress.write(d.render(estyle))
             if diags:
@@ -200,44 +176,92 @@ def run(args) -> int:
             if not result.ok:
                 counts["failed"] += 1
                 continue
-            converted = result.converted
             counts["converted" if result.changed else "unchanged"] += 1
-            if args.diff:
-                _print_diff(out, source, converted, shown, ostyle)
-            if args.output_dir:
-                target = os.path.join(args.output_dir, rel)
-                if args.check:
-                    if _read_or_none(target, encoding) != converted:
-                        progress.write(f"{estyle.bold(target)}: "
-                                       f"{'out of date' if os.path.exists(target) else 'missing'}"
-                                       f" (converted from {shown})")
-                        counts["stale"] += 1
-                        status = max(status, 1)
-                else:
-                    _write(target, converted, encoding)
-            elif args.write:
-                if result.changed and not args.check:
-                    _write(path, converted, encoding)
-            elif not args.check and not args.diff:
-                if len(files) > 1:
-                    out.write(ostyle.dim(f"# ---- {shown} (npxla convert) ----") + "\n")
-                if converted and not converted.endswith("\n"):
-                    converted += "\n"
-                _print_source(out, converted, encoding)
-    if args.quiet:
-        return status
+            if not _deliver(args, result, source, path, rel, shown, encoding, len(files),
+                            progress, (out, ostyle, estyle), counts):
+                status = max(status, 1)
+    if not args.quiet:
+        _summary(args, counts, len(files), err)
+    return status
+
+
+def _validate(args):
+    """Refuse argument combinations that make no sense (exit 2) before any work."""
+    if args.write and "-" in args.paths:
+        raise UsageError("'-' (standard input) cannot be combined with -w/--write")
+    if args.output_dir and "-" in args.paths:
+        raise UsageError("'-' (standard input) cannot be combined with -o/--output-dir")
+    if args.paths.count("-") > 1:
+        raise UsageError("'-' can be given only once")
+    if args.output_dir and os.path.exists(args.output_dir) and not os.path.isdir(
+            args.output_dir):
+        raise UsageError(f"-o {args.output_dir}: not a directory")
+    if args.strict and not _linter_available():
+        raise UsageError("--strict needs the linter (transpiler.lint), which cannot be loaded")
+
+
+def _diagnostics(args, result, source, shown, counts):
+    """The file's refusals, each with the lint findings inside the refused function
+    (and, with --strict, the findings in functions that converted)."""
+    lint = _Lint(source, shown)
+    diags = []
+    if result.syntax_error is not None:
+        diags.append(diagnostic_from_error(result.syntax_error, shown))
+    for f in result.functions:
+        if f.error is None:
+            continue
+        own = diagnostic_from_error(f.error, shown)
+        diags.append(own)
+        diags.extend(d for d in lint.within([f]) if (d.line, d.col) != (own.line, own.col))
+    if args.strict and result.ok and result.functions:
+        found = lint.within(result.functions)
+        counts["lint"] += bool(found)
+        diags.extend(found)
+    return diags
+
+
+def _deliver(args, result, source, path, rel, shown, encoding, n_files, progress, styles,
+             counts) -> bool:
+    """Write, diff, check or print one converted file; False when --check finds the
+    output directory's copy stale."""
+    out, ostyle, estyle = styles
+    converted = result.converted
+    if args.diff:
+        _print_diff(out, source, converted, shown, ostyle)
+    if args.output_dir:
+        target = os.path.join(args.output_dir, rel)
+        if not args.check:
+            _write(target, converted, encoding)
+        elif _read_or_none(target, encoding) != converted:
+            progress.write(f"{estyle.bold(target)}: "
+                           f"{'out of date' if os.path.exists(target) else 'missing'}"
+                           f" (converted from {shown})")
+            counts["stale"] += 1
+            return False
+    elif args.write:
+        if result.changed and not args.check:
+            _write(path, converted, encoding)
+    elif not args.check and not args.diff:
+        if n_files > 1:
+            out.write(ostyle.dim(f"# ---- {shown} (npxla convert) ----") + "\n")
+        if converted and not converted.endswith("\n"):
+            converted += "\n"
+        _print_source(out, converted, encoding)
+    return True
+
+
+def _summary(args, counts, n_files, err):
     if args.check:
         problems = [f"{counts['failed']} cannot be converted" if counts["failed"] else "",
                     f"{counts['stale']} out of date" if counts["stale"] else "",
                     f"{counts['lint']} with lint findings" if counts["lint"] else ""]
         if any(problems):
             err.write(f"{', '.join(p for p in problems if p)} "
-                      f"({_plural(len(files), 'file')} checked)\n")
-    elif (args.write or args.output_dir) and len(files) > 1:
+                      f"({_plural(n_files, 'file')} checked)\n")
+    elif (args.write or args.output_dir) and n_files > 1:
         parts = [f"{n} {k}" for k, n in counts.items() if n and k in ("converted",
                                                                        "unchanged", "failed")]
-        err.write(", ".join(parts) + f" ({_plural(len(files), 'file')})\n")
-    return status
+        err.write(", ".join(parts) + f" ({_plural(n_files, 'file')})\n")
 
 
 def _plural(n, word):

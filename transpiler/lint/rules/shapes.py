@@ -278,7 +278,11 @@ class RunTimeLengthArgument(Rule):
                 if qual not in S.NUMPY_SUPPORTED or qual in S.NUMPY_RUN_TIME_LENGTH:
                     return
                 fn = "np." + qual[len("numpy."):]
-            elif qual in _LENGTH_BUILTINS or (qual == "builtins.len" and ctx.plain):
+            elif qual in _LENGTH_BUILTINS or (qual == "builtins.len" and ctx.plain) or (
+                    qual in S.BUILTINS_REGISTERED and qual not in S.NUMPY_RUN_TIME_LENGTH
+                    and qual != "builtins.setattr"):
+                # (`abs`, `sum`, `max` of such an array: the registry's builtins take
+                # arrays of static shape only)
                 fn = qual[len("builtins."):] + "()"
             else:
                 return
@@ -293,3 +297,11 @@ class RunTimeLengthArgument(Rule):
                     name in S.NDARRAY_UNSUPPORTED:
                 return
             self.report(ctx, node, fn=f"ndarray.{name}", how=recv.dyn)
+
+    def on_carry(self, ctx, node, name, value):
+        """A staged branch or loop carries a variable: one static type per variable,
+        which an array of run-time length does not have."""
+        how = _run_time_length(value) if value.kind not in CONTAINERS else None
+        if how is not None:
+            self.report(ctx, node, fn=f"keeping '{name}' in a variable across a staged "
+                        "branch or loop iteration", how=how)

@@ -413,8 +413,8 @@ class LibraryCallOnTracedArray(Rule):
         (SciPy, pandas, scikit-learn, `statistics`, any package installed in
         site-packages) or a `math` function npxla has no lowering for (`math.gamma`,
         `math.erf`, ...) is called as plain Python while compiling: it works on
-        constants and on Python `int` arguments (@jit recompiles for their value), but
-        given array data or a traced `float` @jit raises LibraryCallError. Compute it
+        constants and on Python `int`, `bool` and `float` arguments (@jit recompiles for
+        their values), but given array data @jit raises LibraryCallError. Compute it
         outside the jitted function and pass the result in, or write it with NumPy
         functions. Modules of your own project are compiled like the jitted function
         and are not reported, nor are a library's private helpers (`_name`), which
@@ -457,7 +457,9 @@ class LibraryCallOnTracedArray(Rule):
             if lib is None or (ctx.calls_plainly and
                                ctx.analysis.foreign_function(qual) is not None):
                 return          # the package's own function: read (`on_plain_call`)
-        if _any_traced(args, kwargs, qual in INT_ARGUMENTS, node):
+        # math's functions take Python numbers: a Python scalar argument (which @jit
+        # specialises) is fine there, only array data fails
+        if _any_traced(args, kwargs, qual in INT_ARGUMENTS or lib == "math", node):
             self.report(ctx, node, fn=_display(node.func, qual), lib=lib,
                         instead=_instead(instead))
 

@@ -317,3 +317,109 @@ class JumpInFinally(Rule):
             for jump in _jumps_out_of(node.finalbody):
                 self.report(ctx, jump, what=type(jump).__name__.lower())
                 break
+
+
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _names_read(stmts):
+    """The names the statements mention (read or assigned), nested scopes included."""
+    return {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name)}
+
+
+def _looked_up(call, parent):
+    """The variable names looked up by string in the namespace `call` gives: a string
+    passed beside it (`check(locals(), "v", ...)`) or its subscript (`locals()["v"]`)."""
+    if isinstance(parent, ast.Call):
+        items = list(parent.args) + [k.value for k in parent.keywords]
+        if any(i is call for i in items):
+            return [i.value for i in items
+                    if isinstance(i, ast.Constant) and isinstance(i.value, str)]
+    if isinstance(parent, ast.Subscript) and parent.value is call and \
+            isinstance(parent.slice, ast.Constant) and isinstance(parent.slice.value, str):
+        return [parent.slice.value]
+    return []
+
+
+def _namespace_misses(fn):
+    """`locals()` / `vars()` calls inside an `if`, `for` or `while` arm of `fn` (not in
+    the functions it defines) that look up, by string, a variable of `fn` the arm does
+    not mention by name: (call, name, missing variable)."""
+    variables = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} | {
+        n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and
+        isinstance(n.ctx, ast.Store)}
+    stack = [(child, None, None) for child in fn.body]
+    while stack:
+        node, arm, parent = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if arm is not None and isinstance(node, ast.Call) and not node.args and \
+                not node.keywords and isinstance(node.func, ast.Name) and \
+                node.func.id in ("locals", "vars"):
+            mentioned = _names_read(arm)
+            for name in _looked_up(node, parent):
+                if name in variables and name not in mentioned:
+                    yield node, node.func.id, name
+                    break
+        block = isinstance(node, _BLOCKS)
+        for field, value in ast.iter_fields(node):
+            inner = value if block and field in ("body", "orelse") else None
+            for child in (value if isinstance(value, list) else [value]):
+                if isinstance(child, ast.AST):
+                    stack.append((child, inner if inner else arm, node))
+
+
+@register
+class NamespaceInBlock(Rule):
+    code = "NPX108"
+    name = "locals-in-block"
+    message = "'{fn}()' inside an if/for/while body has no '{name}' under @jit: the " \
+              "body is converted into a function of its own, which sees only the " \
+              "variables it mentions"
+    defaults = {"fn": "locals", "name": "v"}
+    targets = frozenset({NPXLA})
+    error = "none yet: the converted body's own namespace (a KeyError, or another " \
+            "value) where UnsupportedSyntaxError (NPX001) belongs"
+    explain = """
+        @jit converts the body of every `if`, `for` and `while` (whether or not its
+        condition depends on the data) into a function of its own, which the runtime
+        calls or stages. `locals()` or `vars()` there gives that function's namespace,
+        which lacks the variables the body does not mention by name, so looking one
+        up by string (`check(locals(), "v", (3,))`, `locals()["v"]`) fails. Call
+        `locals()` before the statement, or pass the values themselves."""
+    bad = """
+        import numpy as np
+        from npxla import jit
+
+        def check(namespace, name):
+            assert namespace[name].ndim == 1
+
+        @jit
+        def f(v):
+            if v.ndim == 1:
+                check(locals(), "v")
+            return v * 2
+        """
+    example_args = None
+    good = """
+        import numpy as np
+        from npxla import jit
+
+        def check(namespace, name):
+            assert namespace[name].ndim == 1
+
+        @jit
+        def f(v):
+            namespace = locals()
+            if v.ndim == 1:
+                check(namespace, "v")
+            return v * 2
+        """
+
+    def on_function(self, ctx, fn):
+        if isinstance(fn, ast.Lambda) or "locals" in ctx.info.functions:
+            return
+        for call, fn_name, name in _namespace_misses(fn):
+            if ctx.qualify(call.func) in ("builtins.locals", "builtins.vars", None):
+                self.report(ctx, call, fn=fn_name, name=name)

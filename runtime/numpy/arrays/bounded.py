@@ -1,0 +1,149 @@
+"""Joining, flipping, rolling, repeating and tiling arrays of run-time length (bounded
+arrays), and np.trapezoid of one.
+
+Each runs the static implementation on the buffers, moving every valid window to the
+front first where the result's layout needs it, and keeps the traced counts.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
+
+from npxla.runtime.staging.abstract import as_abstract
+from npxla.runtime.staging.bounded import is_bounded
+from npxla.runtime.lowering import structural as S
+from npxla.runtime.numpy.core import extents as B
+from npxla.runtime.numpy.ufuncs import bounded as ops
+from npxla.runtime.numpy.ufuncs.bounded import one_d
+from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.core.registry import dispatch
+
+
+_I64 = np.dtype(np.int64)
+
+
+# --- joining and differences ----------------------------------------------------------------
+def _as_vector(x, name):
+    x = B.as_operand(x)
+    if x.ndim != 1:
+        ops.first_bounded(x).refuse(f"np.{name} of arrays that are not 1-d")
+    return x
+
+
+def join(parts, name):
+    """1-d arrays end to end: each part's window is written at the running length, so
+    the result's buffer is as long as the bounds together and its count their sum."""
+    parts = [_as_vector(p, name) for p in parts]
+    dtype = np.result_type(*[p.dtype for p in parts])
+    total = sum(B.parts(p)[0].shape[0] for p in parts)
+    buf = broadcast_to_shape(as_abstract(np.zeros((), dtype)), (total,))
+    length = 0
+    for p in parts:
+        p = p.astype(dtype) if is_bounded(p) else cast_to(p, dtype)
+        pb, (e,) = B.parts(p)
+        if e is not None and B.known(e.offset) != 0:
+            pb = B.relocate(pb, 0, e.offset, 0, pb.shape[0])
+        buf = S.dynamic_update_slice(buf, pb, B.traced(length))
+        length = B.add(length, e.count if e is not None else pb.shape[0])
+    return B.make(buf, (B.Extent(0, length),), B.extent_deps(*parts))
+
+
+def _concatenate(fn, args, kwargs):
+    """np.concatenate / np.hstack / np.concat of 1-d arrays (axis 0 or None)."""
+    seq = args[0] if args else kwargs.get("arrays", kwargs.get("tup"))
+    axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
+    extra = {k for k in kwargs if k not in ("arrays", "tup", "axis")}
+    if axis not in (0, -1, None) or extra or len(args) > 2:
+        ops.first_bounded(seq).refuse(f"np.{fn.__name__} with axis=, out=, dtype= or "
+                                      "casting=")
+    if axis is None:
+        seq = [one_d(p, "ravel") if is_bounded(p) else dispatch(np.ravel, (p,), {})
+               for p in seq]
+    return join(list(seq), fn.__name__)
+
+
+def _append(fn, args, kwargs):
+    params = ops.bind(fn, args, kwargs)
+    if params.get("axis") is not None:
+        ops.first_bounded(args).refuse("np.append with axis=")
+    flat = [p if is_bounded(p) else dispatch(np.ravel, (as_abstract(p),), {})
+            for p in (params["arr"], params["values"])]
+    return join(flat, "append")
+
+
+def _flip(fn, args, kwargs):
+    params = ops.bind(fn, args, kwargs)
+    b = params["m"]
+    axis = params.get("axis")
+    axes = range(b.ndim) if axis is None else \
+        [normalize_axis_index(operator.index(a), b.ndim)
+         for a in (axis if isinstance(axis, tuple) else (axis,))]
+    index = tuple(slice(None, None, -1) if a in axes else slice(None) for a in range(b.ndim))
+    return b[index]
+
+
+def _trapezoid(fn, args, kwargs):
+    """np.trapezoid of a 1-d array of run-time length with a scalar dx: NumPy's
+    `(d * (y[1:] + y[:-1]) / 2.0).sum()`."""
+    params = ops.bind(fn, args, kwargs)
+    y = one_d(params.pop("y"), "trapezoid")
+    if params.get("x") is not None or params.pop("axis", -1) not in (0, -1):
+        y.refuse("np.trapezoid with x= or axis=")
+    d = params.get("dx", 1.0)
+    return dispatch(np.sum, (ops.elementwise(np.true_divide, (
+        ops.elementwise(np.multiply, (d, ops.elementwise(np.add, (y[1:], y[:-1]), {})),
+                        {}), 2.0), {}),), {})
+
+
+# --- rotation, repetition, convolution ------------------------------------------------------
+def _roll(fn, args, kwargs):
+    """np.roll of a 1-d array of run-time length by a shift: element i of the result is
+    element (i - shift) mod length, gathered from the window moved first."""
+    params = ops.bind(fn, args, kwargs)
+    b = one_d(params.pop("a"), "roll")
+    if params.get("axis") is not None:
+        normalize_axis_index(operator.index(params.pop("axis")), 1)
+    shift = params.pop("shift")
+    b = B.at_front(b)
+    n = b.bound[0]
+    count = B.traced(b.ext[0].count)
+    pos = S.iota(shape=(n,), dtype=_I64, dim=0)
+    safe = dispatch(np.maximum, (count, 1), {})
+    src = dispatch(np.mod, (dispatch(np.subtract, (pos, cast_to(as_abstract(shift), _I64)), {}),
+                            safe), {})
+    return B.make(dispatch(np.take, (b.buf, src), {}), b.ext, b.extent_deps)
+
+
+def _repeat(fn, args, kwargs):
+    """np.repeat of a 1-d array of run-time length by a scalar count r: the window moved
+    first, repeated, is the first r * length elements of the repeated buffer."""
+    params = ops.bind(fn, args, kwargs)
+    b = one_d(params.pop("a"), "repeat")
+    r = params.pop("repeats")
+    if params.get("axis") is not None:
+        normalize_axis_index(operator.index(params.pop("axis")), 1)
+    if not isinstance(r, (int, np.integer)) or r < 0:
+        b.refuse("np.repeat with an array of repeats or a traced count")
+    b = B.at_front(b)
+    out = dispatch(np.repeat, (b.buf, int(r)), {})
+    return B.make(out, (B.Extent(0, B.mul(b.ext[0].count, int(r))),), b.extent_deps)
+
+
+def _tile(fn, args, kwargs):
+    """np.tile of a 1-d array of run-time length by a count: its copies joined."""
+    params = ops.bind(fn, args, kwargs)
+    b, reps = one_d(params["A"], "tile"), params["reps"]
+    if not isinstance(reps, (int, np.integer)) or reps < 0:
+        b.refuse("np.tile with a tuple of repetitions or a traced count")
+    if reps == 0:
+        return B.make(b.buf[:0], (B.Extent(0, 0),), b.extent_deps)
+    return join([b] * int(reps), "tile")
+
+
+HANDLERS = {
+    "np.concatenate": _concatenate, "np.hstack": _concatenate, "np.concat": _concatenate,
+    "np.append": _append, "np.trapezoid": _trapezoid, "np.roll": _roll, "np.repeat": _repeat,
+    "np.tile": _tile, "np.flip": _flip,
+}

@@ -3,8 +3,9 @@ namespace (the contract is written down in docs/architecture.md)."""
 import sys as _sys
 
 from npxla.runtime.operators.call import converted_call, set_attr, set_global  # noqa: F401
-from npxla.runtime.operators.conditionals import (if_exp, if_stmt, reraise_refusal,  # noqa: F401
+from npxla.runtime.operators.conditionals import (if_exp, reraise_refusal,  # noqa: F401
                                                    test_in_try)
+from npxla.runtime.operators.if_statements import if_stmt  # noqa: F401
 from npxla.runtime.operators.fstrings import format_string, percent_format  # noqa: F401
 from npxla.runtime.operators.items import aug_set_item, index, set_item  # noqa: F401
 from npxla.runtime.operators.logical import and_, compare_chain, not_, or_  # noqa: F401

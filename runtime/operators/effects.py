@@ -18,7 +18,7 @@ followed by attribute and item steps. So a program served for another call (or f
 the disk cache, in another process) changes that call's objects. An object found on no
 such path was made during the call: changing it is ordinary Python. An attribute stored
 in a branch of a data-dependent `if` is carried through the branches like a variable
-(`conditionals.if_stmt`) and stored once after it with the selected value. Any other
+(`if_statements.if_stmt`) and stored once after it with the selected value. Any other
 change inside data-dependent control flow would run once while staging, not once per
 iteration or branch taken: it is refused there (located), and the refusal names the
 condition, so the driver can specialise the arguments it depends on.

@@ -188,29 +188,46 @@ def bind(fn, specs, statics: dict, qualname: str, static_names=frozenset()):
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                   and p.name not in statics and p.name not in static_names]
     values: dict = {}
-    extra = []
+    extra: list = []
     if specs is not None:
-        by_name = [s for s in specs if s.name is not None]
-        ordered = [s for s in specs if s.name is None]
-        for s in by_name:
-            if s.name not in names:
-                raise SignatureError(f"--sig {s.name}=...: {qualname} has no parameter "
-                                     f"{s.name!r}")
-            if s.name in statics:
-                raise SignatureError(f"{s.name!r} is given both in --sig and --static")
-            values[s.name] = s
-        free = [p for p in positional if p.name not in values]
-        if len(ordered) > len(free):
-            if any(p.kind is p.VAR_POSITIONAL for p in params):
-                extra = ordered[len(free):]
-            else:
-                n, given = len(free), len(ordered)
-                named = ", besides those given by name" if by_name else ""
-                raise SignatureError(
-                    f"{qualname} takes {n} positional argument{'' if n == 1 else 's'}"
-                    f"{named}, {given} given in --sig (parameters: "
-                    f"{', '.join(p.name for p in free) or 'none'})")
-        values.update(zip((p.name for p in free), ordered))
+        extra = _from_specs(specs, params, positional, names, statics, qualname, values)
+    _from_annotations(params, values, statics, static_names, specs, qualname)
+    args, kwargs = _call_arguments(params, values, statics, extra, qualname)
+    described = {name: str(spec) for name, spec in values.items()}
+    return tuple(args), kwargs, described
+
+
+def _from_specs(specs, params, positional, names, statics, qualname, values):
+    """Fill `values` from --sig (by name, then in order); the specs left over for a
+    `*args` parameter."""
+    by_name = [s for s in specs if s.name is not None]
+    ordered = [s for s in specs if s.name is None]
+    for s in by_name:
+        if s.name not in names:
+            raise SignatureError(f"--sig {s.name}=...: {qualname} has no parameter "
+                                 f"{s.name!r}")
+        if s.name in statics:
+            raise SignatureError(f"{s.name!r} is given both in --sig and --static")
+        values[s.name] = s
+    free = [p for p in positional if p.name not in values]
+    extra = []
+    if len(ordered) > len(free):
+        if any(p.kind is p.VAR_POSITIONAL for p in params):
+            extra = ordered[len(free):]
+        else:
+            n, given = len(free), len(ordered)
+            named = ", besides those given by name" if by_name else ""
+            raise SignatureError(
+                f"{qualname} takes {n} positional argument{'' if n == 1 else 's'}"
+                f"{named}, {given} given in --sig (parameters: "
+                f"{', '.join(p.name for p in free) or 'none'})")
+    values.update(zip((p.name for p in free), ordered))
+    return extra
+
+
+def _from_annotations(params, values, statics, static_names, specs, qualname):
+    """Fill `values` for the parameters --sig left out, from their annotations; a
+    parameter with neither a spec, an annotation nor a default is an error."""
     for p in params:
         if p.name in values or p.name in statics or p.kind in (p.VAR_POSITIONAL,
                                                                 p.VAR_KEYWORD):
@@ -232,6 +249,11 @@ def bind(fn, specs, statics: dict, qualname: str, static_names=frozenset()):
             how = "add an entry to --sig" if specs is not None else \
                 f"pass --sig, or annotate it (e.g. {p.name}: 'f64[100]')"
             raise SignatureError(f"no signature for parameter {p.name!r} of {qualname}: {how}")
+
+
+def _call_arguments(params, values, statics, extra, qualname):
+    """(args, kwargs): positional while no parameter is left to its default, then by
+    keyword."""
     args, kwargs = [], {}
     filling = True
     for p in params:
@@ -257,5 +279,4 @@ def bind(fn, specs, statics: dict, qualname: str, static_names=frozenset()):
                 raise SignatureError(f"positional-only parameter {p.name!r} of {qualname} "
                                      "follows one left to its default; give it a value")
             kwargs[p.name] = value
-    described = {name: str(spec) for name, spec in values.items()}
-    return tuple(args), kwargs, described
+    return args, kwargs

@@ -426,11 +426,12 @@ HANDLED_CALLS = frozenset({
 # SciPy functions (and methods of SciPy objects, scipy.stats.norm.pdf) that compile on
 # traced arrays (runtime/numpy/scipy/).
 SCIPY_SUPPORTED = frozenset({
-    "scipy.linalg.block_diag", "scipy.linalg.cho_factor", "scipy.linalg.cho_solve",
-    "scipy.linalg.cholesky", "scipy.linalg.eigh", "scipy.linalg.expm",
-    "scipy.linalg.inv", "scipy.linalg.lapack.dgtsv", "scipy.linalg.lapack.sgtsv",
-    "scipy.linalg.lu", "scipy.linalg.lu_factor", "scipy.linalg.lu_solve",
-    "scipy.linalg.norm", "scipy.linalg.pinv", "scipy.linalg.qr", "scipy.linalg.solve",
+    "scipy.integrate.simpson", "scipy.integrate.trapezoid", "scipy.linalg.block_diag",
+    "scipy.linalg.cho_factor", "scipy.linalg.cho_solve", "scipy.linalg.cholesky",
+    "scipy.linalg.eigh", "scipy.linalg.expm", "scipy.linalg.inv",
+    "scipy.linalg.lapack.dgtsv", "scipy.linalg.lapack.sgtsv", "scipy.linalg.lu",
+    "scipy.linalg.lu_factor", "scipy.linalg.lu_solve", "scipy.linalg.norm",
+    "scipy.linalg.pinv", "scipy.linalg.qr", "scipy.linalg.solve",
     "scipy.linalg.solve_banded", "scipy.linalg.solve_triangular", "scipy.linalg.svd",
     "scipy.ndimage.convolve", "scipy.ndimage.convolve1d", "scipy.ndimage.correlate",
     "scipy.ndimage.correlate1d", "scipy.ndimage.gaussian_filter",

@@ -74,3 +74,32 @@ def test_emit_prints_the_readable_form(capsys):
     assert main(["emit", f"{TARGET}::mismatch", "--sig", "f64[3], f64[3]"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("module") and "func.func public @main" in out
+
+
+# --- one meaning per option name, ruff's spellings; the old ones still work ---------------
+@pytest.mark.parametrize("flag", ["--output-format", "--format"])
+def test_lint_report_format_spellings(capsys, kernels, flag):
+    code = main(["lint", "--assume-jit=jax", flag, "json", kernels])
+    out, _ = capsys.readouterr()
+    assert code == 1 and out.lstrip().startswith(("[", "{")) and "NPX111" in out
+
+
+@pytest.mark.parametrize("flag", ["--ir", "--format"])
+def test_emit_ir_spellings(capsys, flag):
+    assert main(["emit", f"{TARGET}::mismatch", "--sig", "f64[3], f64[3]", flag, "stablehlo"]) == 0
+    out, _ = capsys.readouterr()
+    assert "stablehlo" in out or "func.func" in out
+
+
+@pytest.mark.parametrize("flag", ["-o", "--output-file", "--output"])
+def test_emit_output_file_spellings(capsys, tmp_path, flag):
+    target = tmp_path / "ir.mlir"
+    assert main(["emit", f"{TARGET}::mismatch", "--sig", "f64[3], f64[3]", flag, str(target)]) == 0
+    assert "func.func" in target.read_text()
+
+
+@pytest.mark.parametrize("flag", ["--output-dir", "-o"])
+def test_convert_output_dir_spellings(capsys, tmp_path, kernels, flag):
+    out_dir = tmp_path / "out"
+    assert main(["convert", "--all", flag, str(out_dir), kernels]) == 0
+    assert (out_dir / "kernels.py").exists()

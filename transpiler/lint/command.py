@@ -51,8 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or directories to lint ('-' reads standard input)")
-    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text",
-                        help="output format (default: text, 'path:line:col: CODE message')")
+    parser.add_argument("--output-format", "--format", dest="format",
+                        choices=("text", "json", "sarif"), default="text",
+                        help="report format, as ruff's (default: text, 'path:line:col: "
+                             "CODE message'); --format is the old spelling")
     parser.add_argument("--select", action="append", metavar="CODES",
                         help="only these codes or prefixes, comma-separated (e.g. NPX1,NPX301)")
     parser.add_argument("--ignore", action="append", metavar="CODES",

@@ -56,10 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser):
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("-w", "--write", action="store_true",
                       help="rewrite the files in place")
-    mode.add_argument("-o", "--output-dir", metavar="DIR",
+    mode.add_argument("--output-dir", "-o", metavar="DIR",
                       help="write the converted files under DIR (a file argument goes to "
                            "DIR/<name>, files found in a directory argument keep their path "
-                           "relative to it)")
+                           "relative to it); -o is the old spelling (a file in emit)")
     parser.add_argument("--diff", action="store_true",
                         help="print a unified diff instead of the converted source")
     parser.add_argument("--check", action="store_true",

@@ -59,17 +59,20 @@ def add_arguments(parser: argparse.ArgumentParser):
     parser.add_argument("--sig", metavar="SIGNATURE",
                         help="argument types, e.g. 'f64[100,100], i64[], int' (default: "
                              "the parameters' annotations)")
-    parser.add_argument("--format", choices=("stablehlo", "hlo"), default="stablehlo",
-                        help="stablehlo: the module npxla builds (default); hlo: XLA's HLO "
-                             "after compiling for --device")
+    parser.add_argument("--ir", "--format", dest="format", choices=("stablehlo", "hlo"),
+                        default="stablehlo",
+                        help="which IR: stablehlo, the module npxla builds (default); hlo, "
+                             "XLA's HLO after compiling for --device (--format is the old "
+                             "spelling)")
     parser.add_argument("--device", metavar="DEVICE",
                         help="cpu, gpu, cuda:N or tpu (default: the function's own device, "
                              "else the best available)")
     parser.add_argument("--static", metavar="NAME=VALUE", action="append", default=[],
                         help="make parameter NAME static with the Python value VALUE "
                              "(repeatable)")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write the IR to FILE instead of standard output")
+    parser.add_argument("-o", "--output-file", "--output", dest="output", metavar="FILE",
+                        help="write the IR to FILE instead of standard output (as ruff's "
+                             "--output-file)")
 
 
 def split_target(target: str):

@@ -27,7 +27,7 @@ performance pitfalls. Rules: --list-rules; details: --explain CODE."""
 EPILOG = """\
 examples:
   npxla lint src/                       lint every .py file under src/
-  npxla lint model.py --format json     machine-readable findings
+  npxla lint model.py --output-format json   machine-readable findings
   npxla lint . --select NPX1 --ignore NPX141
   npxla lint --explain NPX111           what a rule means, with a bad/good example
   cat f.py | npxla lint - --stdin-filename f.py

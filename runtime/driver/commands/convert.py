@@ -36,7 +36,7 @@ examples:
   npxla convert model.py                  print model.py with its @jit functions converted
   npxla convert --diff model.py           show what conversion changes, as a unified diff
   npxla convert -w src/                   rewrite every .py file under src/ in place
-  npxla convert -o build/converted src/   write the converted files under build/converted
+  npxla convert --output-dir build/converted src/   write the converted files there
   npxla convert --all helpers.py          convert every top-level function
   cat model.py | npxla convert -          read standard input, print to standard output
   npxla convert --check src/              exit 1 if some @jit function cannot be converted

@@ -40,7 +40,7 @@ Values that decide shapes (n in np.zeros(n)) should be static."""
 EPILOG = """\
 examples:
   npxla emit model.py::step --sig 'f64[100,100], i64[]'
-  npxla emit model.py::step --sig 'f64[100,100], int' --format hlo
+  npxla emit model.py::step --sig 'f64[100,100], int' --ir hlo
   npxla emit model.py::heat --sig 'u=f64[1000], alpha=f64' --static steps=50
   npxla emit model.py::step              # shapes from annotations: def step(x: "f64[100,100]")
   npxla emit model.py --sig 'f32[8]'     # FILE with exactly one @jit function

@@ -104,10 +104,11 @@ def jit(fun: Optional[Callable[..., Any]] = None, *, static_argnums: StaticArgnu
     is one of `donate_argnums`/`donate_argnames`, or a parameter both static and
     donated. Donating a parameter gives its device buffer to the call: a DeviceArray
     or jax Array passed there is deleted by the call (XLA may write a result into its
-    memory) unless the function updates it in place or returns it; a NumPy array is
-    unaffected (it is copied to the device anyway). `cache=False` keeps this function
-    out of the disk cache, `cache=True` uses it even when NPXLA_CACHE_DIR says off
-    (None, the default: as NPXLA_CACHE_DIR says; see docs/cache.md).
+    memory; not with shard=) unless the function updates it in place or returns it; a
+    NumPy array is unaffected (it is copied to the device anyway). `cache=False` keeps
+    this function out of the disk cache, `cache=True` uses it even when NPXLA_CACHE_DIR
+    says off (None, the default: as NPXLA_CACHE_DIR says; see docs/cache.md); sharded
+    programs are never stored there, so `cache=True` with shard= is a ValueError.
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,  # type: ignore
@@ -120,9 +121,6 @@ def jit(fun: Optional[Callable[..., Any]] = None, *, static_argnums: StaticArgnu
     if shard is None and mesh is not None:
         raise ValueError("mesh= names device axes for shard=, which is not given\n"
                          "hint: add shard={'x': ('AXIS', None)} for the arrays to split")
-    if shard is not None and (donate_argnums or donate_argnames):
-        raise ValueError("donate_argnums/donate_argnames are not supported with shard= "
-                         "yet\nhint: leave donation out; the program still runs")
     options = (_freeze(static_argnums), _freeze(static_argnames), str(device), output,
                freeze(shard), freeze(mesh), bool(fast_math), _freeze(donate_argnums),
                _freeze(donate_argnames), cache)
@@ -131,11 +129,12 @@ def jit(fun: Optional[Callable[..., Any]] = None, *, static_argnums: StaticArgnu
     if hit is not None and _same_callable(hit.__wrapped__, fun):
         return hit
     common = dict(static_argnums=static_argnums, static_argnames=static_argnames,
-                  device=device, output=output, fast_math=fast_math)
+                  device=device, output=output, fast_math=fast_math,
+                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                  cache=cache)
     if shard is None:
-        jitted = JittedFunction(fun, donate_argnums=donate_argnums,
-                                donate_argnames=donate_argnames, cache=cache, **common)
-    else:       # a sharded program is never written to the disk cache
+        jitted = JittedFunction(fun, **common)
+    else:       # a sharded program is never written to the disk cache (see there)
         jitted = ShardedFunction(fun, shard=shard, mesh=mesh, **common)
     if len(_JITTED) >= _MAX_JITTED:
         _JITTED.clear()

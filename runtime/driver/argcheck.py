@@ -12,6 +12,8 @@ import numpy as np
 
 from npxla.transpiler.base.errors import DTypeError
 
+from npxla.runtime.staging.pytree import plain_masked
+
 _UNSUPPORTED_KINDS = {"O": "object", "U": "string", "S": "bytes", "V": "structured/void",
                       "M": "datetime64", "m": "timedelta64"}
 
@@ -30,9 +32,13 @@ def _bad_leaf(value, path):
             if hit is not None:
                 return hit
     elif isinstance(value, np.ma.MaskedArray):
-        return path, "a masked array (np.ma)", (
-            "XLA arrays carry no mask, so the mask would be silently dropped; pass "
-            "x.filled(value), or x.data and np.ma.getmaskarray(x) as two arguments")
+        if plain_masked(value) and value.dtype.kind not in _UNSUPPORTED_KINDS:
+            return None             # masks nothing: compiled as a masked array
+        return path, "a masked array (np.ma) with a mask", (
+            "XLA arrays carry no mask, so the mask would be silently dropped (only masked "
+            "arrays whose mask is np.ma.nomask compile, such as np.ma.asarray(x) of a "
+            "plain array); pass x.filled(value), or np.ma.getdata(x) and "
+            "np.ma.getmaskarray(x) as two arguments")
     elif isinstance(value, np.matrix):
         return path, "an np.matrix", (
             "its operators differ from ndarray's (* is a matrix product); pass "

@@ -1,25 +1,21 @@
-"""One executable for one signature: the staged program's per-call path (placing the
-arguments, running, the run-time checks, write-back, NumPy results).
+"""One executable for one signature, and how to execute it on one device: placing the
+parameters, the variant of the executable a call needs, running it.
 
 `JittedFunction` (`jitted.py`) decides *which* program a call needs (signatures,
-guards, staging policy); a `Compiled` runs it. The executable is compiled lazily from
-the module text, and variants of it (arguments passed as aligned supersets, resident
-arguments aliased to their outputs) hang off this object.
+guards, staging policy); `runpath` runs it, and `finish` turns its outputs into what
+the caller sees (checks, write-back, results, effects). The executable is compiled
+lazily from the module text, and variants of it hang off this object: arguments passed
+as aligned supersets (`superset`), write-back outputs written into spare buffers
+(`writeback.Plan`), updated DeviceArrays aliased to their outputs (`resident_executable`).
 """
 from __future__ import annotations
 
 import dataclasses
-import functools
 
-import numpy as np
-
-from npxla.runtime.driver import residency
-from npxla.runtime.driver.results import build as build_result, to_result
-from npxla.runtime.numpy.core.errorflags import raise_for, uses_payloads
+from npxla.runtime.driver import runpath
+from npxla.runtime.driver.finish import DeviceOutputs, Finisher
 from npxla.runtime.operators.printing import execute as execute_with_callbacks
-from npxla.runtime.staging.bounded import WindowOverflow
-from npxla.runtime.staging.pytree import unflatten
-from npxla.runtime.xla import fastcall, writeback
+from npxla.runtime.xla import resident, writeback
 from npxla.runtime.xla.compile import compile_module
 from npxla.runtime.xla.superset import Shifter
 from npxla.runtime.xla.transfer import Uploader
@@ -30,8 +26,7 @@ class Compiled:
 
     def __init__(self, staged, device, executable=None):
         """Everything a call needs that does not depend on the call: the write-back plan
-        (which changes the module compiled), the superset shifter, the run-time checks
-        that name values or windows, and which shorter result path applies."""
+        (which changes the module compiled), the superset shifter, the finisher."""
         # the MLIR module (and with it its context, ~0.5 MB) is not kept: the text is
         # what compiling needs, and a cache of many signatures must not hold contexts
         if staged.module is not None:
@@ -45,26 +40,21 @@ class Compiled:
         # module, so the executable is compiled from the plan's text
         self._plan = writeback.plan(staged)
         self._text = staged.module_text if self._plan is None else self._plan.module_text
+        self.finisher = Finisher(staged) if self._plan is None else \
+            Finisher(staged, self._plan.writeback, self._plan.regions)
+        # spare buffers to hand over and take back on each run (`writeback.Plan`)
+        self._spares = self._plan if self._plan is not None and self._plan.spares else None
         # arguments not 64-byte aligned may go in without a copy (see `superset`)
         self._shift = Shifter.make(self._text, staged.arg_avals, device, self.compile_text)
-        # checks that name an offending value have them as the output before the flags
-        self._payloads = uses_payloads(staged.error_messages)
-        # checks that a speculative window held its slice: (flag index, site, payload)
-        self._window_checks = [(k, m[1], m[3]) for k, m in enumerate(staged.error_messages)
-                               if type(m) is tuple and m[0] is WindowOverflow]
         self.param_leaves = staged.param_leaves
-        # results that are all plain outputs (no write-back, checks, callbacks or
-        # constants) take a shorter path: [(output index, weak)]
-        plain = not (staged.writeback or staged.error_messages or staged.host_callbacks)
-        self._plain = [(slot[1], slot[2]) for slot in staged.out_slots] if plain and all(
-            slot[0] == "out" for slot in staged.out_slots) else None
-        # the same, allowing in-place updates of DeviceArrays and constant results
-        # (`return None`): the fast path of calls with device arrays
-        self.resident_plain = not (staged.error_messages or staged.host_callbacks) and \
-            all(s[0] in ("out", "const") for s in staged.out_slots)
         self.param_of = {leaf: p for p, leaf in enumerate(staged.param_leaves)}
         self.writes_whole = self._plan is None      # the staged module as compiled
-        self.resident_exes: dict = {}    # see `residency.executable`
+        self.resident_exes: dict = {}    # see `resident_executable`
+        # whether calls may take the fast path (`runpath.fast_runner`): no checks, host
+        # callbacks or effects, results that are outputs or constants
+        self.fast_eligible = not (staged.error_messages or staged.host_callbacks or
+                                  staged.effects) and \
+            all(s[0] in ("out", "const") for s in staged.out_slots)
 
     def compile_text(self, text):
         return compile_module(text, self.device, self.staged.host_callbacks)
@@ -75,6 +65,24 @@ class Compiled:
             self._exe = self.compile_text(self._text)
         return self._exe
 
+    def run(self, leaves, output="numpy", holders=None):
+        """One call on flat arguments (see `runpath.run`)."""
+        return runpath.run(self, leaves, output, holders)
+
+    # --- executing once ----------------------------------------------------------------
+    def execute(self, leaves, holders=None, reuse=()):
+        """Run once: (outputs, the Finisher that reads them). A DeviceArray the program
+        updates (`holders`: {leaf position: DeviceArray}), or buffers the caller gave up
+        that results may be written into (`reuse`), take the resident executable."""
+        st = self.staged
+        if reuse or (holders and any(i in holders for i, _ in st.writeback)):
+            return self._execute_resident(leaves, holders or {}, reuse)
+        exe, bufs = self._placed(leaves)
+        if self._spares is not None:
+            bufs = self._spares.donate(bufs, self.device)
+        outs = execute_with_callbacks(exe, bufs) if st.host_callbacks else exe.execute(bufs)
+        return DeviceOutputs(outs, self._spares, self.device), self.finisher
+
     def _placed(self, leaves):
         """(executable, parameter buffers) for one call."""
         params = [leaves[i] for i in self.param_leaves]
@@ -84,103 +92,63 @@ class Compiled:
                 return variant[0], variant[1](params)
         return self.executable, self.upload(params)
 
-    def fast_runner(self, n_args):
-        """A callable taking the positional NumPy arguments (all parameters, plain
-        results) and returning the result: dispatched by JAX's C++ path when available,
-        else `run`."""
-        return fastcall.make(self.executable, self.device, self.upload, n_args,
-                             self._finish, self._shift) or self.run
-
-    @functools.cached_property
-    def _finish(self):
-        """Device outputs -> the user's result, specialised to the result's structure
-        (this runs on every call)."""
-        plain, treedef = self._plain, self.staged.out_treedef
-        if treedef is None and len(plain) == 1:
-            (k, weak), = plain
-            return lambda outs: to_result(outs[k], weak)
-        if treedef is not None and treedef[0] is tuple and all(d is None for d in treedef[1]):
-            return lambda outs: tuple([to_result(outs[k], weak) for k, weak in plain])
-        return lambda outs: unflatten(treedef, iter([to_result(outs[k], weak)
-                                                     for k, weak in plain]))
-
-    def run(self, leaves, output="numpy", holders=None):
-        """Execute for one call: plain outputs take a short path; otherwise host callbacks,
-        run-time checks (raised as the NumPy exception they stand for, before
-        anything is written back), write-back into the caller's arrays and
-        results rebuilt as NumPy values or left on the device. `holders`: {leaf
-        position: DeviceArray} of the arguments passed as DeviceArrays."""
-        if holders and any(i in holders for i, _ in self.staged.writeback):
-            return residency.run_resident(self, leaves, output, holders)
-        for i, _ in self.staged.writeback:
-            leaf = leaves[i]
-            if type(leaf) is np.ndarray and not leaf.flags.writeable:
-                return self._run_read_only(leaves, output, holders)
-        if self._plain and output == "numpy":
-            exe, bufs = self._placed(leaves)
-            outs = exe.execute(bufs)
-            results = [to_result(outs[k], weak) for k, weak in self._plain]
-            return unflatten(self.staged.out_treedef, iter(results))
-        st, plan = self.staged, self._plan
-        exe, bufs = self._placed(leaves)
-        if plan is not None:
-            bufs = plan.donate(bufs, self.device)
+    def _execute_resident(self, leaves, holders, reuse):
+        """The run of a program that updates DeviceArrays, or that may write results
+        into the donated buffers of the leaves `reuse`: updated DeviceArrays are donated
+        and aliased to their outputs (no host trip), and every write-back is whole."""
+        st = self.staged
+        donate = self.donated(holders)
+        exe = self.resident_executable(donate, reuse)
+        bufs = self.upload([leaves[i] for i in st.param_leaves])
+        for i in donate:
+            p = self.param_of[i]
+            bufs[p] = holders[i].donatable(bufs[p])
         outs = execute_with_callbacks(exe, bufs) if st.host_callbacks else exe.execute(bufs)
-        try:
-            self.check(outs)
-            if plan is not None:
-                plan.write(leaves, outs)
-        finally:
-            if plan is not None:
-                plan.keep(outs, self.device)
-        return self._results(outs, output, leaves)
+        return DeviceOutputs(outs), self.finisher.whole_arrays()
 
-    def _run_read_only(self, leaves, output, holders):
-        """A call where some array the program writes back is read-only: NumPy raises
-        `ValueError` at the write, if one happens. The program runs on copies of the
-        arguments it writes back; a read-only one it changed raises before anything
-        reaches the caller (the caller's arrays stay untouched: docs/semantics.md),
-        otherwise the copies are written back into the writable ones."""
-        targets = {i for i, _ in self.staged.writeback}
-        copies = {i: np.array(leaves[i], copy=True) for i in targets
-                  if type(leaves[i]) is np.ndarray}
-        result = self.run([copies.get(i, leaf) for i, leaf in enumerate(leaves)], output,
-                          holders)
-        for i, copy in copies.items():
-            if not leaves[i].flags.writeable and copy.tobytes() != leaves[i].tobytes():
-                raise ValueError("assignment destination is read-only")
-        for i, copy in copies.items():
-            if leaves[i].flags.writeable:
-                np.copyto(leaves[i], copy)
-        originals = {id(copy): leaves[i] for i, copy in copies.items()}
-        return _replace(result, originals)
+    # --- donation ------------------------------------------------------------------------
+    def donated(self, holders):
+        """Leaf positions of the updated DeviceArrays whose buffers the program
+        consumes: none when a run-time check may fail (they must keep their values),
+        and not a DeviceArray passed twice (one buffer cannot be consumed twice)."""
+        if self.staged.error_messages:
+            return ()
+        held = list(holders.values())
+        return tuple(i for i, _ in self.staged.writeback if i in holders and
+                     sum(h is holders[i] for h in held) == 1)
 
-    def check(self, outs):
-        """Raise the NumPy exception of the first run-time check that failed."""
-        messages = self.staged.error_messages
-        if messages:
-            flags = np.asarray(outs[-1])
-            if flags.any():
-                payloads = np.asarray(outs[-2]) if self._payloads else None
-                # a window too short makes the rest of the run meaningless: widen first
-                needs = {site: int(payloads[slot]) for k, site, slot in self._window_checks
-                         if flags[k]}
-                if needs:
-                    raise WindowOverflow(needs)
-                raise raise_for(messages[int(np.argmax(flags))], payloads)
+    def reusable(self, gone, leaves, holders):
+        """Of the leaves `gone` (device buffers the caller donated), those a result may
+        be written into: not when a run-time check could fail (NumPy's exception leaves
+        the arguments as they were), and only a buffer passed once that nothing else
+        references."""
+        if self.staged.error_messages:
+            return ()
+        holders = holders or {}
+        return tuple(i for i in gone if i in self.param_of and _sole(i, leaves, holders)
+                     and (i not in holders or holders[i]._owned))
 
-    def _results(self, outs, output, leaves):
-        return build_result(self.staged, outs, output, leaves)
+    def resident_executable(self, donate, reuse=()):
+        """The executable whose write-back outputs are whole arrays, with the parameters
+        of the leaves `donate` aliased to theirs, and those of the leaves `reuse`
+        (buffers the caller gave up) to free outputs of their type (compiled once per
+        pair of sets)."""
+        key = (donate, reuse) if reuse else donate
+        exe = self.resident_exes.get(key)
+        if exe is None:
+            if not donate and not reuse and self.writes_whole:
+                exe = self.executable
+            else:
+                pairs = [(self.param_of[i], k) for i, k in self.staged.writeback
+                         if i in donate]
+                exe = self.compile_text(resident.aliased_module(
+                    self.staged.module_text, pairs, [self.param_of[i] for i in reuse]))
+            self.resident_exes[key] = exe
+        return exe
 
 
-def _replace(tree, originals):
-    """`tree` (a result) with the argument copies of `_run_read_only` replaced by the
-    caller's arrays they stand for."""
-    t = type(tree)
-    if t in (list, tuple):
-        return t(_replace(x, originals) for x in tree)
-    if isinstance(tree, tuple) and hasattr(t, "_fields"):
-        return t(*[_replace(x, originals) for x in tree])
-    if t is dict:
-        return {k: _replace(v, originals) for k, v in tree.items()}
-    return originals.get(id(tree), tree)
+def _sole(i, leaves, holders):
+    """Whether leaf `i`'s buffer is passed once (one buffer cannot be consumed twice)."""
+    if i in holders:
+        return sum(h is holders[i] for h in holders.values()) == 1
+    return sum(x is leaves[i] for x in leaves) == 1

@@ -24,14 +24,14 @@ from npxla.transpiler.base.errors import (ConcretizationError, InternalCompilerE
 from npxla.runtime import numpy as _np_registry  # noqa: F401  (registers the NumPy API)
 from npxla.runtime.staging.pytree import check_static, flatten, leaf_key
 from npxla.runtime.driver.forwarding import forwarder
-from npxla.runtime.driver import argspec, cacheinfo, guards, reasons, residency
+from npxla.runtime.driver import argspec, cacheinfo, guards, reasons, residency, runpath
 from npxla.runtime.driver.byteorder import native_order
 from npxla.runtime.driver.compiled import Compiled
 from npxla.runtime.driver import log
 from npxla.runtime.driver.lowered import Lowered, call_key
 from npxla.runtime.cache import persist
 from npxla.runtime import operators
-from npxla.runtime.operators import effects, loops
+from npxla.runtime.operators import loops
 from npxla.runtime.operators.conditionals import raises_at_run_time
 from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.driver import staging
@@ -50,6 +50,7 @@ _np_registry.load_all()
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 _SPECIALISABLE = (int, bool, float)
 _PY_SCALARS = frozenset({int, float, bool, complex})
+_NDARRAY = np.ndarray
 _MAX_SPECIALISE_RETRIES = 8
 _MAX_VARIANTS = 8              # environments kept per signature
 # signatures kept per function (each holds an executable, ~0.4 MB on the CPU): a caller
@@ -208,11 +209,12 @@ class JittedFunction:
             # shapes and dtypes without building a tree definition. The entry's guard (None:
             # the program reads nothing from its environment) re-checks what the program
             # baked in and gives the implicit array inputs.
-            if not kwargs and self._fast_ok:
+            fast = self._fast       # empty until a call installs a runner
+            if fast and not kwargs:
                 key = []
                 for a in args:         # a loop: faster than a comprehension here
                     t = type(a)
-                    if t is np.ndarray:
+                    if t is _NDARRAY:
                         flags = a.flags
                         if not flags.c_contiguous:
                             break            # another layout: the general path's key
@@ -228,7 +230,7 @@ class JittedFunction:
                     else:
                         break
                 else:
-                    entry = self._fast.get(tuple(key))
+                    entry = fast.get(tuple(key))
                     if entry is not None:
                         guard, runner = entry
                         if guard is None:
@@ -298,40 +300,30 @@ class JittedFunction:
         # (a program compiled for arguments that are one array reads one parameter for
         # both: never the fast path's, which is keyed by shapes only)
         if fast_ok and not sharing and not kwargs and type(variant.entry) is Compiled and \
-                self._fast_ok and not entry.staged.effects and not consumed:
+                self._fast_ok and not consumed and runpath.may_run_fast(entry, given_args):
             self._install_fast(variant, entry, given_args, len(extra))
         all_leaves = leaves + list(extra) if extra else leaves
         try:
-            if consumed:        # the caller gave these buffers up (donate_argnums)
-                out = residency.run_consuming(entry, all_leaves, self._output, holders,
-                                              consumed, self.__qualname__)
-            elif holders:
-                out = entry.run(all_leaves, self._output, holders)
-            else:
-                out = entry.run(all_leaves, self._output)
+            return runpath.run(entry, all_leaves, self._output, holders, consumed,
+                               self.__qualname__, (given_args, given_kwargs, self._fn))
         except WindowOverflow as e:
             # the run wrote nothing back: widen the windows, build again, run again
             self._windows = widened(self._windows, e.needs)
             self._cache.pop(key, None)
             self._fast.clear()
             return self._call(given_args, given_kwargs, fast_ok)
-        if entry.staged.effects:     # Python side effects, with this run's values
-            out, payloads = out
-            effects.replay(entry.staged.effects, payloads, given_args, given_kwargs,
-                           self._fn)
-        return out
 
     def _install_fast(self, variant, entry, args, n_extra):
         """Let later calls with positional arguments of these kinds take the fast path."""
         global _JAX_ARRAY
         if any(type(a) is not np.ndarray and type(a) not in _PY_SCALARS for a in args):
             _JAX_ARRAY = resident.jax_array_type()
-        key = residency.fast_key(args, _JAX_ARRAY)
+        key = runpath.fast_key(args, _JAX_ARRAY)
         if key is None:
             return
         n = len(args)       # the runner's arguments: these, then the implicit arrays
-        runner = residency.runner_for(entry, args, n_extra, self._output,
-                                      lambda a: self._call(tuple(a[:n]), {}, fast_ok=False))
+        runner = runpath.fast_runner(entry, args, n_extra, self._output,
+                                     lambda a: self._call(tuple(a[:n]), {}, fast_ok=False))
         if runner is not None:
             self._fast[key] = (variant.guard, runner)
 

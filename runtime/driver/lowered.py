@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from npxla.runtime.driver import residency
+from npxla.runtime.driver import residency, runpath
 from npxla.runtime.driver.compiled import Compiled
 from npxla.runtime.driver.staging import READ_ONLY, memory_sharing, read_only_leaves
 from npxla.runtime.staging.bounded import WindowOverflow
@@ -168,12 +168,8 @@ class CompiledFunction:
         gone = () if not (donate[0] or donate[1]) else residency.consumed(
             self._compiled, leaves, holders, flat_args, flat_kwargs, donate)
         try:
-            if gone:        # buffers the caller gave up (donate_argnums)
-                return residency.run_consuming(self._compiled, leaves, jitted._output,
-                                               holders, gone, jitted.__qualname__)
-            if holders:
-                return self._compiled.run(leaves, jitted._output, holders)
-            return self._compiled.run(leaves, jitted._output)
+            return runpath.run(self._compiled, leaves, jitted._output, holders, gone,
+                               jitted.__qualname__)
         except WindowOverflow:
             return jitted(*args, **kwargs)    # nothing was written back
 

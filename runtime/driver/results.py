@@ -1,46 +1,27 @@
-"""A call's result from its program's output buffers: NumPy values as NumPy returns
-them (Python scalars, NumPy scalars, 0-d arrays, writable arrays), or left on the
-device with output="device". Shared by the single-device and split programs."""
+"""What one output buffer of a run becomes for the caller: NumPy values as NumPy returns
+them (Python scalars, NumPy scalars, 0-d arrays, writable arrays, masked arrays), a
+bounded result trimmed to its run-time length, or left on the device with
+output="device". `finish.Finisher` builds whole results from these, on every path."""
 from __future__ import annotations
 
 import numpy as np
 
-from npxla.runtime.driver.staging import ARRAY
-from npxla.runtime.staging.pytree import unflatten
-from npxla.runtime.xla.transfer import to_numpy, writable
+from npxla.runtime.driver.staging import ARRAY, MASKED, MASKED_FALSE, as_masked
+from npxla.runtime.xla.transfer import _VIEW_MIN_BYTES, writable
 
-
-def build(staged, outs, output="numpy", leaves=None):
-    """The user's result from the output buffers `outs` of `staged`'s program;
-    `leaves`: the call's flat arguments (a result that is an argument is that object,
-    see `staging.stage`)."""
-    results = []
-    for slot in staged.out_slots:
-        if slot[0] == "arg":
-            results.append(leaves[slot[1]])
-        elif slot[0] == "dup":           # the same object as an earlier result leaf
-            results.append(results[slot[1]])
-        elif slot[0] == "bounded":
-            results.append(trim(outs[slot[1]], outs[slot[2]], slot[3], output))
-        elif slot[0] == "out":
-            buf = outs[slot[1]]
-            if output == "device":
-                results.append(buf)
-                continue
-            arr = to_numpy(buf)
-            if arr.ndim == 0:
-                arr = to_result(arr, slot[2])
-            results.append(arr)
-        else:
-            value = slot[1]
-            results.append(value.copy() if isinstance(value, np.ndarray) else value)
-    return unflatten(staged.out_treedef, iter(results))
+# below this a result array is a copy of the output buffer (see `transfer.writable`)
+SMALL_RESULT_BYTES = _VIEW_MIN_BYTES
+# kinds whose arrays of one or more dimensions come back as plain ndarrays
+PLAIN_KINDS = (True, False, ARRAY)
 
 
 def to_result(buf, kind):
-    """A result buffer as NumPy returns it; `kind` for 0-d results (see
-    `staging._kind`): a Python scalar, a 0-d array, or a NumPy scalar."""
+    """A result buffer as NumPy returns it; `kind` (see `staging._kind`): a masked
+    array (any shape), else for 0-d results a Python scalar, a 0-d array, or a NumPy
+    scalar."""
     view = np.asarray(buf)
+    if kind == MASKED or kind == MASKED_FALSE:
+        return as_masked(writable(view, buf) if view.ndim else np.array(view), kind)
     if view.ndim == 0:
         if kind == ARRAY:
             return np.array(view)
@@ -48,13 +29,19 @@ def to_result(buf, kind):
     return writable(view, buf)
 
 
-def trim(buf, counts, axes, output="numpy"):
-    """A result whose size depended on data (`x[x < 0]`, `np.nonzero`): the staged
-    program returned it at the front of a buffer of its bound, with its lengths."""
-    counts = np.asarray(counts)
-    index = [slice(None)] * len(buf.shape)
-    for a, n in zip(axes, counts):
-        index[a] = slice(0, int(n))
+def trim(outs, k, counts, axes, output="numpy"):
+    """A result whose size depended on data (`x[x < 0]`, `np.nonzero`): the program
+    returned it at the front of output `k`, a buffer of its bound, with its lengths in
+    output `counts`."""
+    lengths = outs.numpy(counts)
     if output == "device":
+        buf = outs.device(k)
+        index = [slice(None)] * len(buf.shape)
+        for a, n in zip(axes, lengths):
+            index[a] = slice(0, int(n))
         return buf[tuple(index)]
-    return np.array(np.asarray(buf)[tuple(index)])
+    whole = outs.numpy(k)
+    index = [slice(None)] * whole.ndim
+    for a, n in zip(axes, lengths):
+        index[a] = slice(0, int(n))
+    return np.array(whole[tuple(index)])

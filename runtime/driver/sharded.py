@@ -22,18 +22,19 @@ import numpy as np
 from npxla.transpiler.base.errors import TranspileError, UnsupportedOperationError
 
 # `to_result`: how a 0-d result comes back (Python or NumPy scalar, 0-d array), one rule
-from npxla.runtime.driver.results import to_result, trim
+from npxla.runtime.driver import log, reasons, runpath
+from npxla.runtime.driver.finish import Finisher
+from npxla.runtime.driver.results import to_result
 from npxla.runtime.driver.jitted import JittedFunction
 from npxla.runtime.driver.shardspec import ShardSpec
-from npxla.runtime.driver.staging import key_parts
-from npxla.runtime.numpy.core.errorflags import raise_for, uses_payloads
+from npxla.runtime.driver.staging import ARRAY, key_parts
+from npxla.runtime.numpy.core.errorflags import uses_payloads
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
-from npxla.runtime.staging.pytree import flatten, unflatten
+from npxla.runtime.staging.pytree import flatten
 from npxla.runtime.xla import devices as xla_devices
 from npxla.runtime.xla import resident
 from npxla.runtime.xla import sharding
 from npxla.runtime.xla.compile import hlo_text
-from npxla.runtime.xla.transfer import copy_into
 
 
 class ShardedFunction(JittedFunction):
@@ -44,9 +45,22 @@ class ShardedFunction(JittedFunction):
     _host_library = False
 
     def __init__(self, fn, *, shard, mesh=None, static_argnums=(), static_argnames=(),
-                 device=None, output="numpy", fast_math=False):
+                 device=None, output="numpy", fast_math=False, donate_argnums=(),
+                 donate_argnames=(), cache=None):
+        """As `JittedFunction`, plus the layouts (`shard`, `mesh`). Donated DeviceArrays
+        and jax Arrays are deleted by the call (as `jax.jit` does); their buffers take
+        no result (the SPMD module aliases nothing). Sharded programs are compiled for
+        one mesh and never stored in the disk cache: `cache=True` is a ValueError."""
         super().__init__(fn, static_argnums=static_argnums, static_argnames=static_argnames,
-                         device=device, output=output, fast_math=fast_math)
+                         device=device, output=output, fast_math=fast_math,
+                         donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                         cache=cache)
+        if cache is True:
+            raise ValueError(
+                f"{self.__name__}: cache=True, but a program split over devices (shard=) "
+                "is compiled for one mesh and never stored in the disk cache\n"
+                "hint: leave cache= out (or pass cache=False)")
+        self._disk = False        # never read or written: cache_info().on_disk is None
         self._windows = None      # no speculative windows: a sharded run is not retried
         self.spec = ShardSpec(shard, mesh, self._signature, self._static_argnames,
                               self.__name__)
@@ -83,6 +97,9 @@ class ShardedFunction(JittedFunction):
                 return hit
             env = self._environment(args, kwargs)
             layouts = self._layouts(args, kwargs)
+            # the `npxla` logger's times and why this signature is (re)compiled
+            clock = log.Clock(self, leaves, self.device,
+                              reasons.why(self, key, args, kwargs, leaves))
             local = self.process_local
             stage_args, stage_kwargs = (args, kwargs) if not local else \
                 self._whole(args, kwargs, layouts)
@@ -91,8 +108,10 @@ class ShardedFunction(JittedFunction):
             sharing, read_only = key_parts(key)
             staged, positions = self._stage(stage_args, stage_kwargs, stage_leaves, env,
                                             None if local else sharing, read_only)
+            clock.staged()
             compiled = self._compiled(staged, layouts, local)
             compiled.executable     # compile now so errors surface at the first call
+            clock.compiled()
             self._warn_uneven(compiled, args, kwargs)
             writes = bool(staged.writeback)
             if writes and any(a is leaf for a in env.traced() for leaf in leaves):
@@ -208,7 +227,6 @@ class ShardedCompiled:
     """One signature's program for a mesh: annotated module, SPMD executable, the
     placement of its arguments and the recipe that rebuilds results."""
 
-    _plain = None           # never the JittedFunction's single-device fast path
 
     def __init__(self, staged, mesh, specs, process_local=False):
         if staged.host_callbacks:
@@ -218,6 +236,7 @@ class ShardedCompiled:
         if staged.module is not None:
             staged = dataclasses.replace(staged, module=None)
         self.staged = staged
+        self.finisher = Finisher(staged)
         self.param_leaves = staged.param_leaves
         self.mesh = mesh
         self.devices = list(mesh.devices.flat)
@@ -279,46 +298,52 @@ class ShardedCompiled:
         return self
 
     def run(self, leaves, output="numpy", holders=None):
-        """Place the parameters, execute on every device of the mesh, raise a failed
-        run-time check, write mutated arguments back (a DeviceArray in `holders`, {leaf
-        position: DeviceArray}, takes the new array laid out over the mesh), rebuild
-        the results."""
-        st = self.staged
-        placed = self.placement([leaves[i] for i in st.param_leaves])
+        """One call on flat arguments (see `runpath.run`)."""
+        return runpath.run(self, leaves, output, holders)
+
+    def execute(self, leaves, holders=None, reuse=()):
+        """Place the parameters and execute on every device of the mesh: (outputs, the
+        Finisher that reads them). A DeviceArray written back (`holders`) takes the
+        new array laid out over the mesh (see `finish`)."""
+        placed = self.placement([leaves[i] for i in self.staged.param_leaves])
         exe = self.executable
         try:
             outs = exe.execute_sharded(placed).disassemble_into_single_device_arrays()
         except Exception as e:  # noqa: BLE001 - XLA's run-time errors, without its trace
             raise RuntimeError(f"the sharded program failed on the devices: "
                                f"{str(e).splitlines()[0]}") from None
-        res = sharding.Results(self._out_shardings, self.devices, self.shapes, outs)
-        if st.error_messages:
-            flags = res.numpy(len(outs) - 1)
-            if flags.any():
-                payloads = res.numpy(len(outs) - 2) if self._has_payloads() else None
-                raise raise_for(st.error_messages[int(np.argmax(flags))], payloads)
-        for i, k in st.writeback:
-            if holders and i in holders:
-                holders[i]._replace(res.device(k))
-            else:
-                copy_into(leaves[i], res.local(k), casting="unsafe")
-        results = []
-        for slot in st.out_slots:
-            if slot[0] == "arg":
-                results.append(leaves[slot[1]])
-            elif slot[0] == "dup":
-                results.append(results[slot[1]])
-            elif slot[0] == "bounded":
-                buf = res.device(slot[1]) if output == "device" else res.numpy(slot[1])
-                results.append(trim(buf, res.numpy(slot[2]), slot[3], output))
-            elif slot[0] == "out":
-                if output == "device":
-                    results.append(res.device(slot[1]))
-                    continue
-                array = res.numpy(slot[1])       # whole and writable
-                results.append(to_result(array, slot[2]) if array.ndim == 0 else array)
-            else:
-                value = slot[1]
-                results.append(value.copy() if isinstance(value, np.ndarray) else value)
-        return unflatten(st.out_treedef, iter(results))
+        return ShardedOutputs(self._out_shardings, self.devices, self.shapes, outs), \
+            self.finisher
 
+    def reusable(self, gone, leaves, holders):
+        """No donated buffer takes a result: the SPMD module aliases nothing (donated
+        buffers are still deleted after the call, as `jax.jit` does)."""
+        return ()
+
+
+class ShardedOutputs(sharding.Results):
+    """The outputs of one sharded run, read as `finish` reads one device's
+    (`finish.DeviceOutputs`): `numpy(k)` whole, `local(k)` this process's block (what a
+    write-back copies into a process's own argument), `device(k)` a sharded jax Array,
+    `result(k, kind)` the caller's result."""
+
+    def __init__(self, shardings, devices, shapes, outs):
+        super().__init__(shardings, devices, shapes, outs)
+        self._n = len(outs)
+
+    def numpy(self, k):
+        return super().numpy(k % self._n)
+
+    def local(self, k):
+        return super().local(k % self._n)
+
+    def device(self, k):
+        return super().device(k % self._n)
+
+    def result(self, k, kind):
+        array = self.numpy(k)        # whole and writable
+        return to_result(array, kind) if array.ndim == 0 or \
+            kind not in (True, False, ARRAY) else array
+
+    def done(self):
+        pass

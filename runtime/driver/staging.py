@@ -21,7 +21,8 @@ from npxla.runtime.numpy.core.extents import counts_vector, to_origin
 from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
 from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.lowering.hoist import hoist_loop_products
-from npxla.runtime.staging.pytypes import is_marked, mark_ndarray
+from npxla.runtime.staging.pytypes import (FALSE, NOMASK, is_marked, mark_masked,
+                                           mark_ndarray, mask_state)
 from npxla.runtime.staging.pytree import element_strides, flatten, unflatten
 from npxla.runtime.numpy.arrays.shape import set_layout
 from npxla.runtime.staging.trace import Trace
@@ -51,7 +52,8 @@ def memory_sharing(leaves) -> tuple:
     """((kind, i, j), ...) for array leaves i < j that are one array ("same") or may
     share memory ("overlap", e.g. two views of one array). Part of the cache key: a
     program compiled for separate arrays would lose NumPy's aliasing between them."""
-    arrays = [(i, x) for i, x in enumerate(leaves) if type(x) is np.ndarray and x.size]
+    arrays = [(i, x) for i, x in enumerate(leaves)
+              if type(x) in (np.ndarray, np.ma.MaskedArray) and x.size]
     if len(arrays) < 2:
         return ()
     out = []
@@ -72,7 +74,8 @@ def read_only_leaves(leaves) -> frozenset:
     """Positions of the read-only arrays among a call's leaves: NumPy raises where the
     function writes one, so these calls get a program staged knowing which they are."""
     return frozenset(i for i, leaf in enumerate(leaves)
-                     if type(leaf) is np.ndarray and not leaf.flags.writeable)
+                     if type(leaf) in (np.ndarray, np.ma.MaskedArray) and
+                     not leaf.flags.writeable)
 
 
 def key_parts(key):
@@ -129,6 +132,8 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
                                   deps=frozenset([i]))
                 if isinstance(leaf, np.ndarray):    # a 0-d array, not a NumPy scalar
                     mark_ndarray(h)
+                    if type(leaf) is np.ma.MaskedArray:     # one that masks nothing
+                        mark_masked(h, NOMASK)
                     h._readonly = i in read_only
                     if not leaf.flags.c_contiguous:        # transposed, Fortran, strided
                         strides = element_strides(leaf)
@@ -272,17 +277,33 @@ def _argument_position(leaf, handles, leaves, n_explicit, static_leaves):
 
 
 def _kind(leaf):
-    """How a 0-d result comes back: True, a Python scalar (weak); ARRAY, a 0-d array
-    (a handle NumPy keeps as one, see `pytypes`); False, a NumPy scalar."""
+    """How a result comes back: MASKED or MASKED_FALSE, an `np.ma.MaskedArray` whose
+    mask is `nomask` or all False (any shape, see `pytypes`); for other 0-d results:
+    True, a Python scalar (weak); ARRAY, a 0-d array (a handle NumPy keeps as one);
+    False, a NumPy scalar."""
+    state = mask_state(leaf)
+    if state is not None:
+        return MASKED_FALSE if state == FALSE else MASKED
     if leaf.weak:
         return True
     return ARRAY if not leaf.shape and is_marked(leaf) else False
 
 
 ARRAY = "array"
+MASKED = "masked"               # a masked array, mask nomask
+MASKED_FALSE = "masked-false"   # a masked array whose mask is all False
+
+
+def as_masked(value, kind):
+    """NumPy array `value` as the masked array a MASKED or MASKED_FALSE result is."""
+    if kind == MASKED:
+        return np.ma.MaskedArray(value)
+    return np.ma.MaskedArray(value, mask=np.zeros(value.shape, bool))
 
 
 def _python_or_numpy(value, kind):
+    if kind == MASKED or kind == MASKED_FALSE:
+        return as_masked(np.array(value), kind)
     if value.ndim == 0:       # like a computed result: a Python or a NumPy scalar
         if kind == ARRAY:
             return np.array(value)

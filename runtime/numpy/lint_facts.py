@@ -237,9 +237,11 @@ def facts() -> dict:
            "REDUCTIONS": {n for n in scalar if kinds[n] == "scalar"},
            "BOOL_REDUCTIONS": {n for n in scalar if kinds[n] == "bool"},
            "VIEW_FUNCTIONS": {n for n, k in kinds.items() if k == "view"}}
-    # creation functions whose values do not depend on an array argument's values
+    # creation functions whose values do not depend on an array argument's values (the
+    # np.ma constructors, outside NAMESPACES so not probed, take them from their data)
     out["CREATION"] = {n for n, e in registered.items() if e.creates and
-                       kinds.get(n) != "view" and not varies.get(n)}
+                       kinds.get(n) != "view" and not varies.get(n) and
+                       e.family != "masked"}
     out["FILL_ARGS"] = {n: (_index(signatures[n], "fill_value"), "fill_value")
                         for n in sorted(out["CREATION"])
                         if n in signatures and _has(signatures[n], "fill_value")}

@@ -94,6 +94,12 @@ def _record(fn):
         trace.dependencies.append(fn)
 
 
+def _object_array(args) -> bool:
+    """An object array among concrete arguments (`np.asarray(np.atleast_1d(f))` of a
+    Python function): NumPy's own call makes the object array Python indexes later."""
+    return any(isinstance(a, np.ndarray) and a.dtype == object for a in args)
+
+
 def converted_call(f, args, kwargs):
     """Every call in converted code. The order matters: print and the iteration builtins
     first, then container mutations (refused inside staged regions), registered
@@ -126,7 +132,8 @@ def converted_call(f, args, kwargs):
     if entry is not None:
         if f is min or f is max:
             kwargs = higher_order.with_routed_key(kwargs, converted_call)
-        if has_abstract(args, kwargs) or (entry.creates and current_trace() is not None):
+        if has_abstract(args, kwargs) or (entry.creates and current_trace() is not None
+                                          and not _object_array(args)):
             result = call_entry(entry, f, args, kwargs, explicit=True)
             out = kwargs.get("out")
             if out is not None and result is (out[0] if isinstance(out, tuple) and

@@ -26,6 +26,7 @@ from npxla.runtime.staging.pytree import unflatten
 from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.operators.mutation import staged_on
+from npxla.runtime.operators import bounded_carry
 from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset,
                                            index_tree, lift, reflatten, unify, zeros)
 from npxla.runtime.staging.variables import UndefinedReturnValue
@@ -98,7 +99,9 @@ def leaf_names(treedef, names, single=False):
     out = []
     for name, sub in zip(names, treedef[1]):
         n = _count(sub)
-        out += [name] * n if n == 1 else [f"{name} (element {i})" for i in range(n)]
+        whole = n == 1 or (sub is not None and sub[0] == "namedtuple" and
+                           sub[1] is bounded_carry.Parts)     # an array of run-time length
+        out += [name] * n if whole else [f"{name} (element {i})" for i in range(n)]
     return out
 
 
@@ -199,7 +202,13 @@ def _until_raise(taken, branch, exc, checked):
 
 
 def stage_if(pred, branches, names, single=False):
-    """Trace `branches` (true first) into one `stablehlo.if`; returns their result."""
+    """Trace `branches` (true first) into one `stablehlo.if`; returns their result
+    (arrays of run-time length carried as their parts: `bounded_carry`)."""
+    return bounded_carry.stage_if(pred, branches, names, single, _stage_if,
+                                  grow=not _specialisable(pred))
+
+
+def _stage_if(pred, branches, names, single=False):
     with staged_on(pred):
         bodies, raised = _trace_branches(branches)
         if raised is not None:
@@ -287,14 +296,20 @@ def _unrolled_on_mismatch(pred):
     try:
         yield
     except (UnsupportedOperationError, ShapeMismatchError) as e:
-        trace = current_trace()
-        special = trace.specialisable if trace is not None else frozenset()
-        if not pred.deps or not all(d in special if type(d) is int
-                                    else getattr(d, "static", None) is True
-                                    for d in pred.deps):
+        if not _specialisable(pred):
             raise
         raise ConcretizationError(f"a branch on {_decided_by(pred.deps)} needs its value: "
                                   f"{e.message}", deps=pred.deps) from e
+
+
+def _specialisable(pred) -> bool:
+    """Whether `pred` depends only on static loops' indices and Python arguments (which
+    unrolling or specialising makes Python values)."""
+    trace = current_trace()
+    special = trace.specialisable if trace is not None else frozenset()
+    return bool(pred.deps) and all(d in special if type(d) is int
+                                   else getattr(d, "static", None) is True
+                                   for d in pred.deps)
 
 
 def _decided_by(deps) -> str:

@@ -1,11 +1,12 @@
 """What a `for` loop iterates over, described so it can be staged by index.
 
-`range` objects, arrays (rows), and `range`/`enumerate`/`zip` over traced values are
-described by an `Iteration`: a trip count (a Python int when static) and the item for
-a traced index. Anything else (lists, tuples, dicts, generators) is not described and
-the loop stays a Python loop. `converted_call` routes `range`, `enumerate` and `zip`
-with traced arguments here; the descriptors still iterate like the builtins they
-replace when used outside a `for` (`list(enumerate(x))`).
+`range` objects, arrays (rows; of an array of run-time length, a traced count of them),
+and `range`/`enumerate`/`zip` over traced values are described by an `Iteration`: a
+trip count (a Python int when static) and the item for a traced index. Anything else
+(lists, tuples, dicts, generators) is not described and the loop stays a Python loop.
+`converted_call` routes `range`, `enumerate` and `zip` with traced arguments here; the
+descriptors still iterate like the builtins they replace when used outside a `for`
+(`list(enumerate(x))`).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 from npxla.transpiler.base.catalogue import TRACED_RANGE_ITERATED
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.core.extents import value_range
@@ -119,6 +121,31 @@ class Rows(Iteration):
         return (self.array[k] for k in range(self.count))
 
 
+class BoundedRows(Iteration):
+    """The rows of an array of run-time length (`for v in x[x > 0]`): a traced trip
+    count when its first axis is the dynamic one (the loop is then one staged `while`,
+    as over `range(len(x))`), each row read from the buffer at the window's offset."""
+
+    def __init__(self, array):
+        self.array = array
+        e = array.ext[0]
+        self.count = array.bound[0] if e is None or array.bound[0] == 0 else \
+            B.weak_count(e.count, array.extent_deps, array.bound[0])
+
+    def item(self, i):
+        a = self.array
+        e = a.ext[0]
+        if e is None:           # a static first axis: rows of run-time length
+            return a[i]
+        index = B.traced(B.add(e.offset, i))
+        zero = as_abstract(np.int64(0))
+        row = S.dynamic_slice(a.buf, index, *[zero] * (a.ndim - 1), sizes=(1,) + a.bound[1:])
+        return B.make(S.reshape(row, shape=a.bound[1:]), a.ext[1:], a.extent_deps)
+
+    def python(self):
+        return (self.array[k] for k in range(self.count))
+
+
 class Enumerate(Iteration):
     def __init__(self, inner, start=0):
         self.inner, self.start = inner, start
@@ -150,6 +177,15 @@ class Zip(Iteration):
         return zip(*[p.python() for p in self.parts])
 
 
+def over_run_time_length(it) -> bool:
+    """Whether `it` iterates over the rows of an array of run-time length."""
+    if isinstance(it, BoundedRows):
+        return True
+    if isinstance(it, Enumerate):
+        return over_run_time_length(it.inner)
+    return isinstance(it, Zip) and any(over_run_time_length(p) for p in it.parts)
+
+
 def iteration_of(x):
     """The Iteration describing `x`, or None when `x` is iterated as Python."""
     if isinstance(x, Iteration):
@@ -158,6 +194,8 @@ def iteration_of(x):
         return RangeItems(x.start, x.stop, x.step)
     if type(x) is AbstractArray:
         return Rows(x)
+    if is_bounded(x):
+        return BoundedRows(x)
     return None
 
 

@@ -22,7 +22,7 @@ from npxla.runtime.staging.abstract import AbstractArray, is_abstract
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.operators.conditionals import (is_traced, raise_uncatchable,
                                                   refuse_in_try, stage_if, to_pred)
-from npxla.runtime.operators.iteration import Iteration, iteration_of
+from npxla.runtime.operators.iteration import Iteration, iteration_of, over_run_time_length
 from npxla.runtime.operators.loop_tokens import (  # noqa: F401  (loops' public names)
     LoopToken, NpxlaPerformanceWarning, _unrolled, warn_unrolled)
 from npxla.runtime.operators.while_staging import FUSE_MIN_ELEMENTS, stage_while  # noqa: F401
@@ -113,8 +113,9 @@ def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False):
         try:
             out = _staged_for(it, extra_test, body, carried, names, token,
                               probe=it.static, fuse=fuse)
-        except ContainerMutation:
+        except ContainerMutation as e:
             if not it.static:
+                _hint_for_run_time_length(e, it, token)
                 raise
             out = None
         if out is not None:
@@ -123,6 +124,18 @@ def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False):
     if fuse and token.code in trace.fused_loops:
         return _fused_for(it, extra_test, body, carried, names, trace)
     return _python_for(it.python(), extra_test, body, carried, names)
+
+
+def _hint_for_run_time_length(e, it, token):
+    """A Python container changed in a loop over an array of run-time length (`for c in
+    x[m]: out.append(f(c))`) would have a run-time length itself: say what to write.
+    The loop's token leaves the dependencies, so the driver keeps this hint."""
+    if not over_run_time_length(it):
+        return
+    e.hint = ("a list filled in a loop over an array of run-time length would have a "
+              "run-time length too; fill a preallocated array instead: out = "
+              "np.zeros(len(v)), then out[i] = ... in `for i, e in enumerate(v)`")
+    e.deps = frozenset(d for d in e.deps if d != token)
 
 
 def _fused_for(it, extra_test, body, carried, names, trace):
@@ -201,9 +214,12 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe, f
         pred0 = AbstractArray.from_const(np.bool_(True), weak=False)
     else:
         pred0 = to_pred(pred0)
+    # a static trip count bounds what grows by a step per iteration; without a `break`
+    # such a loop is unrolled instead, which keeps the final length static
+    trips = it.count if it.static and extra_test is not None else None
     out = stage_while(pred0, test, step, (start,) + carried, ("<loop index>",) + tuple(names),
                       probe=token if probe else None,
-                      fuse=fuse, key=body.__code__)
+                      fuse=fuse, key=body.__code__, trips=trips)
     return None if out is None else out[1:]
 
 

@@ -24,6 +24,8 @@ from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
 from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.staging.pytree import flatten
 from npxla.runtime.staging.pytree import unflatten
+from npxla.runtime.staging.pytypes import mask_state
+from npxla.runtime.numpy.masked.standins import refuse_across_flow
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -47,6 +49,8 @@ class PythonValue:
 def type_of(x):
     """ArrayType of an array-like leaf, None for other Python objects."""
     if type(x) is AbstractArray:
+        if mask_state(x) is not None:       # the merged value would be a plain array
+            refuse_across_flow()
         return ArrayType(x.shape, x.dtype, x.weak)
     if type(x) is BoundedArray:     # one static type per variable: its extent cannot vary
         x.refuse("keeping it in a variable across a staged branch or loop iteration")

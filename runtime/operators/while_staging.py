@@ -42,6 +42,7 @@ from npxla.runtime.numpy.core.errorflags import check_raises
 from npxla.runtime.numpy.core.registry import dispatch
 from npxla.runtime.operators.logical import and_
 from npxla.runtime.operators.mutation import staged_on
+from npxla.runtime.operators import bounded_carry
 
 _MAX_ATTEMPTS = 10
 # a short static loop over at least this many elements is unrolled after all (`loops`)
@@ -55,7 +56,16 @@ _CODE = np.dtype(np.int32)     # which check failed in a staged loop (see `_expo
 
 
 def stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=None,
-                key=None):
+                key=None, trips=None):
+    """`_stage_while` with carried arrays of run-time length carried as their parts
+    (`bounded_carry`; `trips`: a static trip count, with which a variable may grow by
+    a fixed step per iteration)."""
+    return bounded_carry.stage_while(pred0, test, body, init, names, _stage_while,
+                                     trips=trips, probe=probe, fuse=fuse, peel=peel, key=key)
+
+
+def _stage_while(pred0, test, body, init, names, probe=None, fuse=False, peel=None,
+                 key=None):
     """One `stablehlo.while` running `body` while `test` holds, from `init`.
 
     Carried types are found by fixed-point iteration: trace the body, unify every value
@@ -344,7 +354,7 @@ def _peel(pred0, test, body, init, names, probe, fuse, born, key):
         if not pred:
             return first
         pred = AbstractArray.from_const(np.bool_(True), weak=False)
-    out = stage_while(to_pred(pred), test, body, first, names, probe=probe, fuse=fuse,
+    out = _stage_while(to_pred(pred), test, body, first, names, probe=probe, fuse=fuse,
                       peel=(born, trusted), key=key)
     return out          # never None: a peeled loop cannot restart as a Python loop
 

@@ -88,13 +88,17 @@ class BoundedArray:
     def dynamic_axes(self):
         return [a for a, e in enumerate(self.ext) if e is not None]
 
-    def refuse(self, what):
+    def refuse(self, what, hint=None):
         """Raise for an operation that needs this array's shape as a Python value (the
-        catalogue's NPX115, which the linter reports from the source)."""
-        raise RUN_TIME_LENGTH.error_for(
+        catalogue's NPX115, which the linter reports from the source); `hint`, when
+        given, says what to write instead of the catalogue's general advice."""
+        err = RUN_TIME_LENGTH.error_for(
             deps=self.extent_deps, fn=what,
             how=f"a slice bound or selection traced while the program runs; at most "
                 f"{self.bound}")
+        if hint is not None:
+            err.hint = hint
+        raise err
 
     def __bool__(self):
         self.refuse("truth testing")
@@ -109,7 +113,11 @@ class BoundedArray:
         self.refuse("float()")
 
     def __iter__(self):
-        self.refuse("iterating over it")
+        # a `for` statement is staged as a loop with the run-time count as its trip
+        # count (`operators.iteration.BoundedRows`); what reaches here iterates in
+        # Python: a comprehension, list(), tuple(), unpacking
+        self.refuse("iterating over it in Python (a comprehension, list(), unpacking)",
+                    hint=ITERATION_HINT)
 
     def __array__(self, dtype=None, copy=None):
         self.refuse("converting it to a NumPy array")
@@ -123,6 +131,14 @@ class BoundedArray:
     def __repr__(self):
         dims = ", ".join("?" if e is not None else str(n) for n, e in zip(self.bound, self.ext))
         return f"BoundedArray(shape=({dims}), bound={self.bound}, dtype={self.dtype})"
+
+
+ITERATION_HINT = (
+    "a Python list of run-time length cannot be compiled; compute the values as an array "
+    "instead: an expression on the whole array (np.log(v) for [np.log(e) for e in v]), "
+    "or a `for` statement that fills a preallocated one (out = np.zeros(len(v)); "
+    "for i, e in enumerate(v): out[i] = f(e)), which runs as one loop of the run-time "
+    "length")
 
 
 class WindowOverflow(Exception):

@@ -34,6 +34,14 @@ def element_strides(x):
     return ("bytes",) + tuple(x.strides)
 
 
+def plain_masked(x) -> bool:
+    """Whether masked array `x` masks nothing and carries nothing an array made in
+    compiled code lacks: its mask is `np.ma.nomask`, it has no fill value or hard mask,
+    and it is a MaskedArray itself (not a subclass). Only those compile."""
+    return type(x) is np.ma.MaskedArray and x._mask is np.ma.nomask and \
+        x._fill_value is None and not x._hardmask
+
+
 def leaf_key(x):
     """Cache-key component of one traced leaf: shape, dtype and weak-ness."""
     t = type(x)
@@ -45,6 +53,9 @@ def leaf_key(x):
         return (x.shape, x.dtype, element_strides(x))
     if t in _SCALARS:
         return t
+    if t is np.ma.MaskedArray:       # a masked array: its own program (or a refusal)
+        return (x.shape, x.dtype, t, plain_masked(x)) + (
+            () if x.flags.c_contiguous else (element_strides(x),))
     if isinstance(x, np.generic):        # not a 0-d array: `type(x)` differs in the program
         return ((), x.dtype, np.generic)
     if isinstance(x, AbstractArray):

@@ -16,6 +16,12 @@ follows from what the handle records:
 A mark belongs to the handle (its identity), so in-place updates keep it; a new handle
 made by control flow (the merged value of a data-dependent `if`) is unmarked, i.e. a
 NumPy scalar (see docs/semantics.md).
+
+A handle of any shape may also stand for an `np.ma.MaskedArray` that masks nothing
+(`np.ma.asarray(x)` of a plain array, `np.ma.atleast_2d(x)`): `mark_masked` records
+which mask NumPy's array holds, `NOMASK` (`mask is np.ma.nomask`) or `FALSE` (a boolean
+array of the data's shape, all False). The NumPy layer (`runtime/numpy/masked/`) keeps
+these marks as NumPy would and refuses whatever would mask an element.
 """
 from __future__ import annotations
 
@@ -32,8 +38,8 @@ _MARKED: dict = {}
 _PYTHON_SCALARS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
-def _forget(key):
-    return lambda _ref: _MARKED.pop(key, None)
+def _forget(key, table=_MARKED):
+    return lambda _ref: table.pop(key, None)
 
 
 def mark_ndarray(handle) -> None:
@@ -52,6 +58,8 @@ def python_type(x) -> type:
     """`type(x)` of the value NumPy code would hold where staging holds `x`."""
     if type(x) is not AbstractArray:
         return np.ndarray if type(x) is BoundedArray else type(x)
+    if _MASKED and mask_state(x) is not None:
+        return np.ma.MaskedArray
     if x.shape:
         return np.ndarray
     if x.weak:
@@ -60,7 +68,42 @@ def python_type(x) -> type:
 
 
 def is_ndarray(x) -> bool:
-    return python_type(x) is np.ndarray
+    """Whether NumPy holds an array (an `np.ndarray`, or a masked array) where staging
+    holds `x`, rather than a scalar."""
+    t = python_type(x)
+    return t is np.ndarray or t is np.ma.MaskedArray
+
+
+# --- masked arrays that mask nothing --------------------------------------------------
+NOMASK = "nomask"        # `x.mask is np.ma.nomask`
+FALSE = "false"          # `x.mask` is a boolean array of x's shape, all False
+
+# id(handle) -> (weak reference to it, NOMASK or FALSE)
+_MASKED: dict = {}
+
+
+def mark_masked(handle, state) -> None:
+    """Record that `handle` is an `np.ma.MaskedArray` whose mask is `state` (NOMASK or
+    FALSE); None removes the mark."""
+    key = id(handle)
+    if state is None:
+        _MASKED.pop(key, None)
+        return
+    assert state in (NOMASK, FALSE), state
+    _MASKED[key] = (weakref.ref(handle, _forget(key, _MASKED)), state)
+
+
+def mask_state(handle):
+    """NOMASK or FALSE for a handle that stands for a masked array, else None."""
+    hit = _MASKED.get(id(handle))
+    if hit is None or hit[0]() is not handle:
+        return None
+    return hit[1]
+
+
+def any_masked(leaves) -> bool:
+    """Whether any of the handles `leaves` stands for a masked array."""
+    return bool(_MASKED) and any(mask_state(x) is not None for x in leaves)
 
 
 def scalar_copy(x):

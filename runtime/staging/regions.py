@@ -21,6 +21,7 @@ from npxla.runtime.staging import journal
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.types import element_count, tensor_type
 from npxla.runtime.staging.pytree import flatten
+from npxla.runtime.staging.pytypes import mark_masked, mask_state
 from npxla.runtime.staging.trace import current_trace
 
 
@@ -63,14 +64,17 @@ class Body:
 
 
 def snapshot(handle: AbstractArray) -> AbstractArray:
-    """A new handle frozen at `handle`'s current value (and so in its range)."""
+    """A new handle frozen at `handle`'s current value (and so in its range), a masked
+    array where `handle` is one (`unify` refuses those)."""
     const = handle.const
     if const is not None:
-        return AbstractArray(handle.shape, handle.dtype, const=const, weak=handle.weak,
-                             deps=handle.deps)
-    out = AbstractArray(handle.shape, handle.dtype, ir=handle.ir, weak=handle.weak,
-                        deps=handle.deps)
-    out._range = handle._range
+        out = AbstractArray(handle.shape, handle.dtype, const=const, weak=handle.weak,
+                            deps=handle.deps)
+    else:
+        out = AbstractArray(handle.shape, handle.dtype, ir=handle.ir, weak=handle.weak,
+                            deps=handle.deps)
+        out._range = handle._range
+    mark_masked(out, mask_state(handle))
     return out
 
 

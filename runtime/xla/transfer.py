@@ -9,11 +9,11 @@ itself, elsewhere it is moved device to device (`Uploader.on_device`).
 from __future__ import annotations
 
 import os
-import sys
 import threading
-from collections import OrderedDict
 
 import numpy as np
+
+from npxla.runtime.xla.pool import POOL
 
 
 class Uploader:
@@ -77,13 +77,19 @@ _ALIGN = 64
 _ALIGN_MIN_BYTES = 1 << 24
 
 
+def may_realign(value):
+    """Whether `aligned` may copy an array of `value`'s size (the fast path only passes
+    such arguments through it)."""
+    return type(value) is np.ndarray and value.nbytes >= _ALIGN_MIN_BYTES
+
+
 def aligned(value):
     """`value`, or for a large array XLA would copy slowly, an aligned row-major copy."""
     if type(value) is not np.ndarray or value.nbytes < _ALIGN_MIN_BYTES:
         return value
     if value.flags.c_contiguous and value.ctypes.data % _ALIGN == 0:
         return value
-    out = STAGING.take(value.shape, value.dtype)
+    out = staging_buffer(value.shape, value.dtype)
     copy_into(out, value)
     return out
 
@@ -168,71 +174,24 @@ def aligned_empty(shape, dtype):
 STAGING_MIN_BYTES = 1 << 24
 
 
-class Staging:
-    """Aligned host buffers that argument copies reuse from call to call. A fresh buffer
-    is fresh pages, which the copy faults in: an 8 MB copy runs at 1.0 ms into fresh
-    pages and 0.49 ms into a buffer used before, 160 MB at 36 against 24 ms (a `sum`
-    of such an argument, 41 -> 32 ms per call). Below `STAGING_MIN_BYTES` glibc hands
-    out memory it has already faulted in, and a pool of a few rotating buffers gained
-    nothing (1M elements: 1.67 against 1.82 ms per `sum`). A buffer is free again when
-    nothing but the pool refers to it: the client's buffer made from it holds a
-    reference until the program that reads it has finished, so a call running on
-    another thread, or one whose result is still being computed, never shares it. At
-    most `cap` bytes are kept (least recently used go first)."""
-
-    def __init__(self, cap):
-        self.cap = cap
-        self._lock = threading.Lock()
-        self._raw: OrderedDict = OrderedDict()      # nbytes -> [uint8 arrays]
-        self._bytes = 0
-
-    def take(self, shape, dtype):
-        nbytes = int(np.prod(shape)) * dtype.itemsize
-        if not STAGING_MIN_BYTES <= nbytes <= self.cap:
-            return aligned_empty(shape, dtype)
-        with self._lock:
-            raws = self._raw.setdefault(nbytes, [])
-            self._raw.move_to_end(nbytes)
-            # a free one: referred to by the list and getrefcount's argument only
-            free = [k for k in range(len(raws)) if sys.getrefcount(raws[k]) <= 2]
-            if free:
-                raw = raws[free[0]]
-            else:
-                raw = np.empty(nbytes + _ALIGN, np.uint8)
-                raws.append(raw)
-                self._bytes += raw.nbytes
-                self._evict()
-            start = -raw.ctypes.data % _ALIGN
-            return raw[start:start + nbytes].view(dtype).reshape(shape)
-
-    def _evict(self):
-        while self._bytes > self.cap and self._raw:
-            nbytes, raws = next(iter(self._raw.items()))
-            self._bytes -= raws.pop(0).nbytes
-            if not raws:
-                del self._raw[nbytes]
-
-    def clear(self):
-        with self._lock:
-            self._raw.clear()
-            self._bytes = 0
-
-    @property
-    def held_bytes(self):
-        return self._bytes
-
-
-def memory_share(most, fraction):
-    """`most` bytes, or `fraction` of the machine's memory where that is less: the cap
-    of a pool that outlives calls."""
-    try:
-        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        memory = 16 << 30
-    return min(most, int(memory * fraction))
-
-
-STAGING = Staging(memory_share(1 << 28, 1 / 32))
+def staging_buffer(shape, dtype, pool=POOL):
+    """An aligned host buffer for an argument copy, reused from call to call through
+    the process's buffer pool (`pool`). A fresh buffer is fresh pages, which the copy
+    faults in: an 8 MB copy runs at 1.0 ms into fresh pages and 0.49 ms into a buffer
+    used before, 160 MB at 36 against 24 ms (a `sum` of such an argument, 41 -> 32 ms
+    per call). Below `STAGING_MIN_BYTES` glibc hands out memory it has already faulted
+    in, and a pool of a few rotating buffers gained nothing (1M elements: 1.67 against
+    1.82 ms per `sum`). A buffer is lent again when nothing but the pool refers to it:
+    the client's buffer made from it holds a reference until the program that reads
+    it has finished, so a call running on another thread, or one whose result is
+    still being computed, never shares it."""
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    if not STAGING_MIN_BYTES <= nbytes <= pool.cap:
+        return aligned_empty(shape, dtype)
+    raw = pool.lend(("host", nbytes), nbytes + _ALIGN,
+                    lambda: np.empty(nbytes + _ALIGN, np.uint8))
+    start = -raw.ctypes.data % _ALIGN
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
 
 
 def _host(value, dtype):

@@ -1,5 +1,8 @@
-"""Mutated arguments written back into the caller's arrays with as little copying as
-PJRT allows.
+"""The plan of how mutated arguments come back with as little copying as PJRT allows:
+which outputs a program returns for them (whole arrays or changed regions) and the
+spare buffers it writes them into. Copying them into the caller's arrays, after the
+run-time checks, is `driver.finish` (`Finisher.write`), from the plan's `writeback`
+and `regions`.
 
 What the CPU client does (jaxlib 0.10.2, measured here; `test_writeback_alias` checks
 the parts we rely on):
@@ -23,18 +26,17 @@ select a wide write at constant indices is staged as) returns only
 those regions: XLA no longer copies the whole parameter into a fresh buffer, and the
 call copies back only what changed; (2) every large write-back output is aliased to an
 extra trailing parameter through which the call donates the same output of an earlier
-call (`SPARES`), so XLA writes into warm memory it owns. Results the caller receives
+call (kept in the process's buffer pool, `pool.POOL`), so XLA writes into warm memory
+it owns. Results the caller receives
 are never such outputs.
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 import numpy as np
 
 from npxla.runtime.lowering.inplace import wide_write
-from npxla.runtime.xla.transfer import aligned_empty, copy_into, memory_share
+from npxla.runtime.xla.pool import POOL
+from npxla.runtime.xla.transfer import aligned_empty
 
 _REGION_MIN_BYTES = 1 << 16     # below: one whole copy costs less than the bookkeeping
 _MAX_REGIONS = 8
@@ -44,13 +46,8 @@ _MAX_REGIONS = 8
 _SPARE_MIN_BYTES = 1 << 24
 
 
-# spares outlive the call: at most 1 GiB and a sixteenth of the memory (least recently
-# used go first)
-_SPARE_CAP_BYTES = memory_share(1 << 30, 1 / 16)
-
-
 class Plan:
-    """How one executable's outputs reach the caller's arrays. `writeback`: (leaf,
+    """Which outputs of one executable hold the caller's new values. `writeback`: (leaf,
     output k) whole arrays; `regions`: (leaf, output k, starts) where starts are ints or
     the output index of a vector of them, applied in order; `spares`: per extra
     trailing parameter, (output k it aliases, shape, dtype)."""
@@ -69,7 +66,7 @@ class Plan:
             return bufs
         out = list(bufs)
         for _, shape, dtype in self.spares:
-            buf = SPARES.take((_device_key(device), shape, dtype))
+            buf = POOL.take((_device_key(device), shape, dtype))
             out.append(buf if buf is not None else _fresh(shape, dtype, device))
         return out
 
@@ -78,18 +75,7 @@ class Plan:
         for k, shape, dtype in self.spares:
             buf = outs[k]
             if not buf.is_deleted():
-                SPARES.give((_device_key(device), shape, dtype), buf)
-
-    def write(self, leaves, outs):
-        """Copy the new values into the caller's arrays (after the checks passed)."""
-        for i, k in self.writeback:
-            copy_into(leaves[i], np.asarray(outs[k]), casting="unsafe")
-        for i, k, starts in self.regions:
-            update = np.asarray(outs[k])
-            if type(starts) is int:
-                starts = np.asarray(outs[starts]).tolist()
-            region = tuple([slice(s, s + n) for s, n in zip(starts, update.shape)])
-            copy_into(leaves[i][region], update, casting="unsafe")
+                POOL.give((_device_key(device), shape, dtype), buf, _nbytes(shape, dtype))
 
 
 def plan(staged):
@@ -133,8 +119,7 @@ def plan(staged):
             for _, k, *rest in whole + regions:
                 dtype = np.dtype(staged.arg_avals[rest[-1]][1])
                 shape = tuple(ir.RankedTensorType(new[k].type).shape)
-                if _SPARE_MIN_BYTES <= int(np.prod(shape)) * dtype.itemsize <= \
-                        _SPARE_CAP_BYTES:
+                if _SPARE_MIN_BYTES <= int(np.prod(shape)) * dtype.itemsize <= POOL.cap:
                     block.add_argument(new[k].type, ir.Location.unknown())
                     spares.append((k, shape, dtype.str))
             if not regions and not spares:        # nothing gained: the module as it was
@@ -243,53 +228,5 @@ def _fresh(shape, dtype, device):
         return jax.device_put(aligned_empty(shape, np.dtype(dtype)), device)
 
 
-class Spares:
-    """Process-wide pool of donated-output buffers by (device, shape, dtype), at most
-    _SPARE_CAP_BYTES in all: a signature called again finds its last outputs; threads
-    calling one signature at once each take their own (or a fresh one)."""
-
-    def __init__(self, cap=_SPARE_CAP_BYTES):
-        self.cap = cap
-        self._lock = threading.Lock()
-        self._free: OrderedDict = OrderedDict()
-        self._bytes = 0
-
-    def take(self, key):
-        with self._lock:
-            bufs = self._free.get(key)
-            if not bufs:
-                return None
-            self._bytes -= _nbytes(key)
-            buf = bufs.pop()
-            if not bufs:
-                del self._free[key]
-            return buf
-
-    def give(self, key, buf):
-        with self._lock:
-            self._free.setdefault(key, []).append(buf)
-            self._free.move_to_end(key)
-            self._bytes += _nbytes(key)
-            while self._bytes > self.cap:
-                old, bufs = next(iter(self._free.items()))
-                bufs.pop(0)
-                self._bytes -= _nbytes(old)
-                if not bufs:
-                    del self._free[old]
-
-    def clear(self):
-        with self._lock:
-            self._free.clear()
-            self._bytes = 0
-
-    @property
-    def held_bytes(self):
-        return self._bytes
-
-
-def _nbytes(key):
-    _, shape, dtype = key
+def _nbytes(shape, dtype):
     return int(np.prod(shape)) * np.dtype(dtype).itemsize
-
-
-SPARES = Spares()

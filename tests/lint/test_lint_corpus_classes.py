@@ -101,7 +101,9 @@ def test_a_run_time_length_array_carried_by_a_staged_loop():
                 total = kept.sum()
             return total
         """
-    assert _codes(source, jitted=("matches",)) == [(6, "NPX115")]
+    # a staged loop carries it as its buffer and count (runtime/operators/bounded_carry.py):
+    # `@jit` compiles both, so neither is flagged
+    assert _codes(source, jitted=("matches",)) == []
     assert _codes(source, jitted=("not_carried",)) == []
 
 

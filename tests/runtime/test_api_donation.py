@@ -185,6 +185,9 @@ def test_donation_is_part_of_the_jitted_identity():
     assert jit(axpy, donate_argnums=1) is jit(axpy, donate_argnums=1)
 
 
-def test_donation_with_shard_is_refused():
-    with pytest.raises(ValueError, match="shard="):
-        jit(axpy, donate_argnums=1, shard={"x": 0})
+def test_donation_with_shard_is_accepted():
+    """Sharded functions take donation too (see test_runpath.py)."""
+    f = jit(axpy, donate_argnums=1, shard={"x": 0}, device="cpu")
+    x = npxla.asarray(np.arange(4.0))
+    np.testing.assert_array_equal(f(2.0, x, np.ones(4)), axpy(2.0, np.arange(4.0), 1.0))
+    assert x.is_deleted()

@@ -215,21 +215,22 @@ def test_staging_buffers_are_reused_only_when_free():
     """A large argument's aligned copy goes into a buffer earlier calls used (its pages
     already faulted in) once nothing else refers to it; one still referred to (a call
     in flight holds it) is never handed out twice."""
-    from npxla.runtime.xla.transfer import STAGING_MIN_BYTES, Staging
-    pool = Staging(cap=4 * STAGING_MIN_BYTES)
+    from npxla.runtime.xla.pool import BufferPool
+    from npxla.runtime.xla.transfer import STAGING_MIN_BYTES, staging_buffer
+    pool = BufferPool(cap=4 * STAGING_MIN_BYTES)
     shape, dtype = (STAGING_MIN_BYTES // 8,), np.dtype(np.float64)
-    first = pool.take(shape, dtype)
-    second = pool.take(shape, dtype)
+    first = staging_buffer(shape, dtype, pool)
+    second = staging_buffer(shape, dtype, pool)
     assert first.ctypes.data % 64 == 0 and second.ctypes.data % 64 == 0
     assert first.ctypes.data != second.ctypes.data      # first still held
     address = first.ctypes.data
     del first
-    third = pool.take(shape, dtype)
+    third = staging_buffer(shape, dtype, pool)
     assert third.ctypes.data == address                 # the freed one, again
     assert pool.held_bytes <= pool.cap
-    small = pool.take((100,), dtype)                    # below the minimum: not pooled
+    small = staging_buffer((100,), dtype, pool)         # below the minimum: not pooled
     assert small.ctypes.data % 64 == 0 and pool.held_bytes <= 2 * (STAGING_MIN_BYTES + 64)
-    huge = pool.take((pool.cap // 8 + 1,), dtype)       # above the cap: not pooled
+    huge = staging_buffer((pool.cap // 8 + 1,), dtype, pool)   # above the cap: not pooled
     assert huge.shape == (pool.cap // 8 + 1,)
     assert pool.held_bytes <= 2 * (STAGING_MIN_BYTES + 64)
 

@@ -9,6 +9,7 @@ import pytest
 
 from npxla import jit
 from npxla.runtime.xla import writeback
+from npxla.runtime.xla.pool import POOL, BufferPool
 from npxla.transpiler.base.errors import UnsupportedOperationError
 
 N = 20_000          # 160 KB of float64: above the size where regions come back alone
@@ -18,9 +19,9 @@ N = 20_000          # 160 KB of float64: above the size where regions come back 
 def small_spares(monkeypatch):
     """Spare (donated) outputs from 64 KiB on, so small arrays exercise them."""
     monkeypatch.setattr(writeback, "_SPARE_MIN_BYTES", 1 << 16)
-    writeback.SPARES.clear()
+    POOL.clear()
     yield
-    writeback.SPARES.clear()
+    POOL.clear()
 
 
 def fresh(fn):
@@ -210,14 +211,14 @@ def test_spares_are_reused_in_place(small_spares):
     stencil(expected)
     (k, shape, dtype), = entry(f)._plan.spares
     key = (("cpu", 0), shape, dtype)
-    spare = writeback.SPARES.take(key)
+    spare = POOL.take(key)
     pointer = spare.unsafe_buffer_pointer()
-    writeback.SPARES.give(key, spare)
+    POOL.give(key, spare, spare.nbytes)
     del spare
     f(a)
     stencil(expected)
     np.testing.assert_array_equal(a, expected)
-    assert writeback.SPARES.take(key).unsafe_buffer_pointer() == pointer
+    assert POOL.take(key).unsafe_buffer_pointer() == pointer
 
 
 def update_and_copy(a):
@@ -252,11 +253,28 @@ def test_a_returned_argument_is_the_callers_array_after_the_write_back(small_spa
 
 
 def test_the_pool_stays_under_its_cap():
-    pool = writeback.Spares(cap=3 * 8 * 100)
+    pool = BufferPool(cap=3 * 8 * 100)
     for j in range(5):
-        pool.give(("d", (100,), "<f8"), j)
+        pool.give(("d", (100,), "<f8"), j, 800)
     assert pool.held_bytes == 3 * 800
     assert [pool.take(("d", (100,), "<f8")) for _ in range(4)] == [4, 3, 2, None]
+
+
+def test_one_pool_holds_spares_and_staging_buffers_under_one_cap():
+    """Host staging buffers (lent, kept while lent) and device spares (taken, given
+    back) share the pool's bytes; the least recently used key goes first."""
+    pool = BufferPool(cap=3 * 800)
+    lent = pool.lend(("host", 800), 800, lambda: np.empty(800, np.uint8))
+    assert pool.lend(("host", 800), 800, lambda: np.empty(800, np.uint8)) is not lent
+    pool.give(("d", (100,), "<f8"), "spare", 800)
+    assert pool.held_bytes == 3 * 800
+    address = lent.ctypes.data
+    del lent
+    again = pool.lend(("host", 800), 800, lambda: np.empty(800, np.uint8))
+    assert again.ctypes.data == address             # free again: lent again
+    pool.give(("d", (100,), "<f8"), "newer", 800)   # over the cap: the oldest goes
+    assert pool.held_bytes <= 3 * 800
+    assert pool.take(("d", (100,), "<f8")) == "newer"
 
 
 def test_threads_calling_one_signature(small_spares):

@@ -353,3 +353,11 @@ MASKED_OPERATION = _declare(
     "after the call",
     only="compiler-only: whether an operand is a masked array is known when the function "
          "is called, not from its source")
+MASKED_ACROSS_FLOW = _declare(
+    "NPX174", "masked-array-across-data-dependent-flow", UnsupportedOperationError,
+    "a masked array (np.ma) cannot be kept in a variable that a data-dependent branch or "
+    "loop assigns: the value the compiled program merges there is a plain array",
+    "compute on the values inside the branch or loop (np.ma.getdata(x)) and make the "
+    "masked array after it (np.ma.asarray(result))",
+    only="compiler-only: whether a variable holds a masked array is known when the "
+         "function is called, not from its source")

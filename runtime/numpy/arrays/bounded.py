@@ -18,6 +18,7 @@ from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.ufuncs import bounded as ops
 from npxla.runtime.numpy.ufuncs.bounded import one_d
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.core.errorflags import check
 from npxla.runtime.numpy.core.registry import dispatch
 
 
@@ -25,17 +26,22 @@ _I64 = np.dtype(np.int64)
 
 
 # --- joining and differences ----------------------------------------------------------------
-def _as_vector(x, name):
+def _as_vector(x, name, example):
     x = B.as_operand(x)
+    if x.ndim == 0 and name == "hstack":      # np.hstack takes np.atleast_1d of each
+        return S.reshape(x, shape=(1,))
+    if x.ndim == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
     if x.ndim != 1:
-        ops.first_bounded(x).refuse(f"np.{name} of arrays that are not 1-d")
+        example.refuse(f"np.{name} of arrays that are not 1-d")
     return x
 
 
 def join(parts, name):
     """1-d arrays end to end: each part's window is written at the running length, so
     the result's buffer is as long as the bounds together and its count their sum."""
-    parts = [_as_vector(p, name) for p in parts]
+    example = ops.first_bounded(parts)
+    parts = [_as_vector(p, name, example) for p in parts]
     dtype = np.result_type(*[p.dtype for p in parts])
     total = sum(B.parts(p)[0].shape[0] for p in parts)
     buf = broadcast_to_shape(as_abstract(np.zeros((), dtype)), (total,))
@@ -140,6 +146,44 @@ def _tile(fn, args, kwargs):
     if reps == 0:
         return B.make(b.buf[:0], (B.Extent(0, 0),), b.extent_deps)
     return join([b] * int(reps), "tile")
+
+
+# --- creation with a length known at run time -------------------------------------------
+# the most elements a buffer made for a run-time shape may have
+MAX_CREATED = 1 << 28
+
+
+def run_time_shape(shape):
+    """(bound, extents, deps) of a shape argument with traced lengths whose values lie
+    in a known range (`np.zeros(len(x[m]))`, `np.ones(len(idx) - 1)`, a static loop's
+    index): the buffer has the largest length along those axes, and the array the
+    traced one. None for a static shape, or a traced length without a static bound
+    (the static implementation then refuses it). A length that may be negative is
+    checked at run time with NumPy's ValueError."""
+    entries = list(shape) if isinstance(shape, (list, tuple)) else [shape]
+    if not any(B.traced_bound(v) and getattr(v, "ndim", 1) == 0 for v in entries):
+        return None
+    bound, ext, deps = [], [], frozenset()
+    for v in entries:
+        if not (B.traced_bound(v) and getattr(v, "ndim", 1) == 0):
+            bound.append(operator.index(v)), ext.append(None)
+            continue
+        if is_bounded(v) or v.dtype.kind not in "iu":
+            return None
+        rng = B.value_range(v)
+        if rng is None:
+            return None
+        if rng[1] < 0:
+            raise ValueError("negative dimensions are not allowed")
+        if rng[0] < 0:
+            check(B.compare(v, 0, "LT"), "negative dimensions are not allowed",
+                    error=ValueError)
+        bound.append(rng[1])
+        ext.append(B.Extent(0, B.maximum(v, 0)))
+        deps |= v.deps
+    if int(np.prod(bound)) > MAX_CREATED:
+        return None
+    return tuple(bound), tuple(ext), deps
 
 
 HANDLERS = {

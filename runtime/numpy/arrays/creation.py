@@ -27,6 +27,8 @@ from npxla.runtime.numpy.core.coercion import array_impl, as_array, const_array
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.registry import implements, register_method
 from npxla.runtime.numpy.arrays.shape import layout, moveaxis, shape_arg
+from npxla.runtime.numpy.arrays.bounded import run_time_shape
+from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.core.values import fresh
 from npxla.transpiler.base.dtypes import result_type
 from npxla.transpiler.base.errors import UnsupportedFunctionError
@@ -49,15 +51,34 @@ def _filled(shape, fill, dtype):
 
 # --- zeros / ones / full / empty ------------------------------------------------------
 
-@implements(np.zeros, family="creation", creates=True)
+def _run_time_length(shape, make):
+    """`make(bound)` as an array of run-time length when a length in `shape` is traced
+    with a static bound (`np.zeros(len(x[m]))`: see `bounded.run_time_shape`), else
+    None."""
+    plan = run_time_shape(shape)
+    if plan is None:
+        return None
+    bound, ext, deps = plan
+    return B.make(make(bound), ext, deps)
+
+
+_RUN_TIME_NOTE = "a traced length with a static bound (len(x[m])) gives an array of " \
+    "run-time length"
+
+
+@implements(np.zeros, family="creation", creates=True, notes=_RUN_TIME_NOTE)
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    return const_array(np.zeros(shape_arg(shape), dtype))
+    out = _run_time_length(shape, lambda s: const_array(np.zeros(s, dtype)))
+    return const_array(np.zeros(shape_arg(shape), dtype)) if out is None else out
 
 
 @implements(np.empty, family="creation", creates=True, fold=False,
-            notes="returns zeros in compiled code (NumPy's contents are undefined)")
+            notes="returns zeros in compiled code (NumPy's contents are undefined); "
+                  + _RUN_TIME_NOTE)
 def empty(shape, dtype=float, order="C", *, device=None, like=None):
-    return const_array(np.zeros(shape_arg(_static(shape, "shape")), dtype))
+    out = _run_time_length(shape, lambda s: const_array(np.zeros(s, dtype)))
+    return const_array(np.zeros(shape_arg(_static(shape, "shape")), dtype)) \
+        if out is None else out
 
 
 @implements(np.ndarray, family="creation", creates=True, fold=False,
@@ -72,14 +93,16 @@ def ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None)
     return empty(shape, dtype)
 
 
-@implements(np.ones, family="creation", creates=True)
+@implements(np.ones, family="creation", creates=True, notes=_RUN_TIME_NOTE)
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    return const_array(np.ones(shape_arg(shape), dtype))
+    out = _run_time_length(shape, lambda s: const_array(np.ones(s, dtype)))
+    return const_array(np.ones(shape_arg(shape), dtype)) if out is None else out
 
 
-@implements(np.full, family="creation", creates=True)
+@implements(np.full, family="creation", creates=True, notes=_RUN_TIME_NOTE)
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
-    return _filled(shape_arg(shape), fill_value, dtype)
+    out = _run_time_length(shape, lambda s: _filled(s, fill_value, dtype))
+    return _filled(shape_arg(shape), fill_value, dtype) if out is None else out
 
 
 def _like(a, dtype, shape):

@@ -398,13 +398,8 @@ def conform(operands):
 
 def shape_of(x: BoundedArray) -> tuple:
     """NumPy's `x.shape`: ints, and traced (weak) ints for the dynamic axes."""
-    out = []
-    for n, e in zip(x.bound, x.ext):
-        if e is None:
-            out.append(n)
-        else:
-            out.append(_weak(traced(e.count), x.extent_deps))
-    return tuple(out)
+    return tuple(n if e is None else weak_count(e.count, x.extent_deps, n)
+                 for n, e in zip(x.bound, x.ext))
 
 
 def length(x: BoundedArray):
@@ -418,6 +413,17 @@ def size_of(x: BoundedArray):
     for n in shape_of(x):
         total = mul(total, n)
     return _weak(total, x.extent_deps)
+
+
+def weak_count(count, deps, bound):
+    """A run-time count as NumPy's Python int (a weak traced int64 depending on `deps`),
+    known to lie in [0, bound]: `np.zeros(len(x))` then has a bound (see
+    `arrays/bounded_creation.py`), and arithmetic on it keeps one."""
+    out = _weak(traced(count), deps)
+    if is_abstract(out):
+        rng = value_range(count)
+        out._range = (0, bound) if rng is None else (max(rng[0], 0), min(rng[1], bound))
+    return out
 
 
 def _weak(v, deps):

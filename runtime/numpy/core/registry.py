@@ -17,6 +17,7 @@ from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.staging.bounded import BoundedArray, bounded_layer
+from npxla.runtime.staging.pytypes import any_masked, mask_state
 
 
 @dataclass
@@ -46,7 +47,9 @@ def _public_name(fn):
     mod = getattr(fn, "__module__", None) or ""
     name = getattr(fn, "__name__", repr(fn))
     if isinstance(fn, np.ufunc) or mod.startswith("numpy"):
-        sub = {"numpy.linalg": "np.linalg.", "numpy.fft": "np.fft."}.get(mod, "np.")
+        sub = {"numpy.linalg": "np.linalg.", "numpy.fft": "np.fft.",
+               "numpy.ma": "np.ma.", "numpy.ma.core": "np.ma.",
+               "numpy.ma.extras": "np.ma."}.get(mod, "np.")
         return sub + name
     if mod == "math":
         return "math." + name
@@ -181,7 +184,12 @@ def _to_const(tree):
 
 
 def wrap_result(tree, deps=frozenset()):
-    """Lift NumPy results of a folded call to constant abstract arrays."""
+    """Lift NumPy results of a folded call to constant abstract arrays. An object
+    array (`np.atleast_1d(f)` of a Python function, as scikit-learn-style helpers
+    build) holds no numbers XLA could use: it stays the NumPy object it is, and
+    Python indexes it."""
+    if isinstance(tree, np.ndarray) and tree.dtype == object:
+        return tree
     if isinstance(tree, (np.ndarray, np.generic)) or (
             isinstance(tree, (bool, int, float, complex))):
         out = as_abstract(tree)
@@ -245,10 +253,34 @@ def _python_power(args, kwargs):
     return wrap_result(out, _deps_of([a for a in args if type(a) is AbstractArray]))
 
 
+class MaskedRoutes:
+    """Where a call that touches a masked array goes (`runtime/numpy/masked/` installs
+    them; None until then): `call(entry, fn, args, kwargs)` for registered functions
+    (entry None: an unregistered one), `attribute(self, name)` for an attribute of a
+    masked array, `method(self, name, args, kwargs)` for an ndarray method given a
+    masked argument, `ufunc_method(ufunc, method, inputs, kwargs)`. While `active`,
+    a routed call computes its value and nothing it calls is routed again."""
+    call = None
+    attribute = None
+    method = None
+    ufunc_method = None
+    active = 0
+
+
+masked_routes = MaskedRoutes()
+
+
+def _masked_route(leaves, entry=None) -> bool:
+    return masked_routes.call is not None and not masked_routes.active and \
+        (entry is None or entry.family != "masked") and any_masked(leaves)
+
+
 def _call_entry(entry: Entry, fn, args, kwargs):
     leaves = _leaves((args, kwargs), [])
     if any(type(leaf) is BoundedArray for leaf in leaves):
         return bounded_layer.call(entry, fn, args, kwargs)
+    if _masked_route(leaves, entry):
+        return masked_routes.call(entry, fn, args, kwargs)
     out_kw = kwargs.get("out") if isinstance(kwargs, dict) else None
     if entry.fold and out_kw is None and all(leaf.const is not None for leaf in leaves):
         if leaves or entry.creates:
@@ -269,6 +301,8 @@ def dispatch(fn, args, kwargs):
     entry = lookup(fn)
     if entry is None:
         leaves = _leaves((args, kwargs), [])
+        if _masked_route(leaves):
+            return masked_routes.call(None, fn, args, kwargs)
         for leaf in leaves:
             if type(leaf) is BoundedArray:
                 leaf.refuse(_public_name(fn))
@@ -282,6 +316,8 @@ def dispatch(fn, args, kwargs):
 def dispatch_ufunc(ufunc, method, inputs, kwargs):
     if method == "__call__":
         return dispatch(ufunc, inputs, kwargs)
+    if _masked_route(_leaves((inputs, kwargs), [])):
+        return masked_routes.ufunc_method(ufunc, method, inputs, kwargs)
     impl = _UFUNC_METHODS.get((ufunc.__name__, method))
     if impl is None:
         raise UnsupportedFunctionError(
@@ -290,6 +326,9 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
 
 
 def bound_method(self: AbstractArray, name: str):
+    if masked_routes.attribute is not None and not masked_routes.active and \
+            mask_state(self) is not None:
+        return masked_routes.attribute(self, name)
     prop = _PROPERTIES.get(name)
     if prop is not None:
         if self.const is not None and name not in _NO_FOLD:
@@ -305,6 +344,8 @@ def bound_method(self: AbstractArray, name: str):
                     f"'numpy.ndarray' object has no attribute '{name}'")
 
     def method(*args, **kwargs):
+        if _masked_route(_leaves((args, kwargs), [])):
+            return masked_routes.method(self, name, args, kwargs)
         if name not in _NO_FOLD and self.const is not None and all(
                 leaf.const is not None for leaf in _leaves((args, kwargs), [])):
             result = getattr(self.const, name)(*_to_const(args), **_to_const(kwargs))

@@ -151,3 +151,62 @@ def write(x: AbstractArray, index, value):
                                     dims=tuple(range(1, table.ndim)))
     sel = S.broadcast_in_dim(hit, shape=table.shape, dims=(0,))
     x.assign(S.reshape(S.select(sel, picked, table), shape=x.shape))
+
+
+# --- index arrays into an array of run-time length -----------------------------------------
+def buffer_index(b: BoundedArray, idx: BoundedArray) -> BoundedArray:
+    """`idx`, a bounded integer index array along `b`'s dynamic first axis, as
+    positions in `b`'s buffer: its valid entries checked against the run-time length
+    (NumPy's IndexError) and wrapped from it when negative, then moved by the offset."""
+    if idx.ndim != 1 or idx.dtype.kind not in "iu" or idx.ext[0] is None:
+        idx.refuse("indexing with it unless it is a 1-d integer index array")
+    e = b.ext[0]
+    n = idx.bound[0]
+    i = cast_to(idx.buf, _I64)
+    count = broadcast_to_shape(B.traced(e.count), (n,))
+    zero = broadcast_to_shape(as_abstract(np.int64(0)), (n,))
+    wrapped = S.select(E.compare(i, zero, "LT"), E.add(i, count), i)
+    bad = E.bitwise_or(E.compare(wrapped, zero, "LT"), E.compare(wrapped, count, "GE"))
+    check(E.bitwise_and(bad, B.valid_mask(idx)), "index {} is out of bounds for axis 0",
+          payload=i)
+    pos = E.add(S.select(bad, zero, wrapped), broadcast_to_shape(B.traced(e.offset), (n,)))
+    return BoundedArray(pos, idx.ext, idx.extent_deps | b.extent_deps)
+
+
+def buffer_mask(b: BoundedArray, index):
+    """`index`, a boolean mask of run-time length selecting along 1-d `b` (`y[hits]` with
+    `hits = y > t`), as a mask over `b`'s buffer (False in its padding), with NumPy's
+    IndexError at run time when the lengths differ; None for any other index."""
+    entries = index if isinstance(index, tuple) else (index,)
+    if len(entries) != 1 or not is_bounded(entries[0]) or entries[0].dtype != np.bool_:
+        return None
+    mask = entries[0]
+    if mask.ndim != 1 or b.ndim != 1:
+        b.refuse("indexing it with a boolean mask of run-time length unless both are 1-d")
+    e, me = b.ext[0], mask.ext[0]
+    B.check_counts(me.count, e.count, "boolean index did not match indexed array along "
+                   "axis 0")
+    n = b.bound[0]
+    moved = B.relocate(mask.buf, 0, me.offset, e.offset, n)
+    return E.bitwise_and(moved, B.axis_mask(b, 0))
+
+
+def _in_buffer(b: BoundedArray, index):
+    """`index` (a bounded index array, `:` may follow) into `b` as one into its buffer."""
+    entries = index if isinstance(index, tuple) else (index,)
+    head, rest = entries[0], entries[1:]
+    if not is_bounded(head) or any(not (isinstance(e, slice) and e == slice(None))
+                                   for e in rest) or any(e is not None for e in b.ext[1:]):
+        b.refuse("indexing it with an index array of run-time length, unless the array "
+                 "and the index are 1-d (or ':' follows along static axes)")
+    return (buffer_index(b, head),) + tuple(rest)
+
+
+def read_bounded(b: BoundedArray, index):
+    """`b[idx]` (`y[np.nonzero(y > 0)[0]]`): the index's run-time length."""
+    return read(b.buf, _in_buffer(b, index))
+
+
+def write_bounded(b: BoundedArray, index, value):
+    """`b[idx] = value`: only the valid entries of `idx` write."""
+    write(b.buf, _in_buffer(b, index), B.as_operand(value))

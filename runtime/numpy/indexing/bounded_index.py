@@ -27,7 +27,7 @@ from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.scan import cumulative
 from npxla.runtime.numpy.core import extents as B
-from npxla.runtime.numpy.indexing import bounded_strided
+from npxla.runtime.numpy.indexing import bounded_fancy, bounded_strided
 from npxla.runtime.numpy.indexing.bounded_scatter import scatter_window
 from npxla.runtime.numpy.indexing.bounded_window import speculate
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
@@ -215,6 +215,11 @@ def _index_deps(index):
 def getitem_bounded(b: BoundedArray, index, getitem):
     """`b[index]`: a view of the same buffer with moved extents (an integer array on
     the first axis: a gather, see `take_first_axis`)."""
+    if b.ext[0] is not None and bounded_fancy.applies(index):
+        mask = bounded_fancy.buffer_mask(b, index)      # y[y > t][hits]: a mask
+        if mask is not None:
+            return getitem(b.buf, mask)
+        return bounded_fancy.read_bounded(b, index)     # y[idx], both of run-time length
     if _first_axis_indices(index) and b.ext[0] is not None:
         return take_first_axis(b, index[0] if isinstance(index, tuple) else index, getitem)
     buf, ext, entries = bounded_strided.expand(b.buf, b.ext, _basic_entries(b, index))

@@ -21,6 +21,7 @@ from npxla.runtime.numpy.indexing.bounded_index import compact
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.reductions.reductions import asarray
 from npxla.runtime.numpy.core.registry import dispatch, implements
+from npxla.runtime.numpy.ufuncs.bounded import bind, elementwise
 
 _I64 = np.dtype(np.int64)
 
@@ -261,5 +262,43 @@ def extract(condition, arr):
                    keep=True)
 
 
-# the bounded-extent form (ndarray/bounded.py routes a bounded argument here)
-HANDLERS = {"np.unique": lambda fn, args, kwargs: unique_bounded(*args, **kwargs)}
+# --- positions of true elements of an array of run-time length --------------------------
+def _truth_bounded(b: BoundedArray):
+    """`b`'s truth values with its valid elements at the front of the buffer and the
+    padding False: its positions there are its own (the buffer's row-major order over
+    the valid box is NumPy's over the array)."""
+    front = B.at_front(b)
+    false = broadcast_to_shape(as_abstract(np.bool_(False)), front.bound)
+    return S.select(B.valid_mask(front), _truth(front.buf), false)
+
+
+def _nonzero_bounded(fn, args, kwargs):
+    coords, _ = _coordinates(_truth_bounded(_arg(fn, args, kwargs, "a")))
+    return coords
+
+
+def _flatnonzero_bounded(fn, args, kwargs):
+    b = _arg(fn, args, kwargs, "a")
+    if b.ndim != 1:
+        b.refuse("np.flatnonzero of a multi-dimensional array")
+    return flatnonzero(_truth_bounded(b))
+
+
+def _argwhere_bounded(fn, args, kwargs):
+    return argwhere(_truth_bounded(_arg(fn, args, kwargs, "a")))
+
+
+def _where_bounded(fn, args, kwargs):
+    if len(args) == 1 and not kwargs:         # np.where(condition): np.nonzero
+        return _nonzero_bounded(np.nonzero, args, {})
+    return elementwise(fn, args, kwargs)
+
+
+def _arg(fn, args, kwargs, name):
+    return bind(fn, args, kwargs)[name]
+
+
+# the bounded-extent forms (ndarray/bounded.py routes a bounded argument here)
+HANDLERS = {"np.unique": lambda fn, args, kwargs: unique_bounded(*args, **kwargs),
+            "np.nonzero": _nonzero_bounded, "np.flatnonzero": _flatnonzero_bounded,
+            "np.argwhere": _argwhere_bounded, "np.where": _where_bounded}

@@ -12,8 +12,9 @@ import numpy as np
 from npxla.runtime.staging.bounded import BoundedArray, bounded_layer, is_bounded
 from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.arrays import bounded as arrays
-from npxla.runtime.numpy.indexing import bounded_results
+from npxla.runtime.numpy.indexing import bounded_fancy, bounded_results
 from npxla.runtime.numpy.linalg import bounded as linalg
+from npxla.runtime.numpy.linalg import bounded_lstsq
 from npxla.runtime.numpy.reductions import bounded as reductions
 from npxla.runtime.numpy.reductions import bounded_functions as functions
 from npxla.runtime.numpy.spectral import bounded as spectral
@@ -72,7 +73,7 @@ def _contraction(name):
 
 
 HANDLERS = {
-    "np.where": ops.elementwise, "np.clip": ops.elementwise,
+    "np.clip": ops.elementwise,
     "np.linalg.norm": linalg.vector_norm, "np.shape": _shape, "np.size": _size,
     "np.copy": _copy, "np.outer": _outer, "np.cumsum": _cumulative(0),
     "np.cumprod": _cumulative(1),
@@ -81,7 +82,7 @@ for _name in list(reductions.REDUCTIONS) + list(reductions.MOMENTS):
     HANDLERS["np." + _name] = _reduction(_name)
 for _name in ("dot", "matmul", "inner", "vdot"):
     HANDLERS["np." + _name] = _contraction(_name)
-for _module in (ops, functions, arrays, spectral, bounded_results):
+for _module in (ops, functions, arrays, spectral, bounded_results, bounded_lstsq):
     HANDLERS.update(_module.HANDLERS)
 
 
@@ -145,7 +146,7 @@ def _store(name, fn, out, result, where, casting):
 # --- the class's NumPy behaviour -----------------------------------------------------------
 _METHODS = {name: getattr(np, name) for name in (
     "sum", "prod", "max", "min", "mean", "std", "var", "any", "all", "argmax", "argmin",
-    "dot", "cumsum", "cumprod", "copy", "clip", "round", "argsort")}
+    "dot", "cumsum", "cumprod", "copy", "clip", "round", "argsort", "nonzero")}
 
 
 def _getattr(self, name):
@@ -194,6 +195,13 @@ def _inplace(fn):
 
 
 def _setitem(self, index, value):
+    if self.ext[0] is not None and bounded_fancy.applies(index):
+        mask = bounded_fancy.buffer_mask(self, index)
+        if mask is not None:                                # y[hits] = v
+            _static_setitem(self.buf, mask, value)
+        else:
+            bounded_fancy.write_bounded(self, index, value)     # y[idx] = v, both bounded
+        return
     target = BI.getitem_bounded(self, index, _static_getitem)
     if not is_bounded(target) and (target.ndim == 0 or target._view is None):
         new, _ = BI.translate(self, index)

@@ -298,10 +298,5 @@ class RunTimeLengthArgument(Rule):
                 return
             self.report(ctx, node, fn=f"ndarray.{name}", how=recv.dyn)
 
-    def on_carry(self, ctx, node, name, value):
-        """A staged branch or loop carries a variable: one static type per variable,
-        which an array of run-time length does not have."""
-        how = _run_time_length(value) if value.kind not in CONTAINERS else None
-        if how is not None:
-            self.report(ctx, node, fn=f"keeping '{name}' in a variable across a staged "
-                        "branch or loop iteration", how=how)
+    # A staged branch or loop may carry an array of run-time length (its buffer, offsets
+    # and counts: runtime/operators/bounded_carry.py), so carrying one is not reported.

@@ -1,0 +1,142 @@
+"""How a call runs a compiled program, on every path: the one general path (`run`) and
+the fast path's runners (`fast_runner`, `fast_key`).
+
+A program is a `Compiled` (one device) or a `ShardedCompiled` (a mesh); each knows how
+to *execute* itself (`execute(leaves, holders, reuse)`: place the parameters, pick the
+executable variant, run; it returns the outputs and the `Finisher` that reads them) and
+which donated buffers a run may write into (`reusable`). Everything after the
+execution is the same for both and lives in `finish`: run-time checks, write-back,
+results, effects. Here the two meet:
+
+* `run`: a general call. An argument written back that is read-only runs the program
+  on copies (`finish.on_copies`); buffers the caller donated (`donate_argnums`) may
+  take results and are deleted after the call; recorded side effects are replayed.
+* `fast_runner`: the JAX C++ dispatch runner (`xla.fastcall`) of a signature whose
+  calls need no checks and no NumPy write-back; its results come from
+  `Finisher.fast`, DeviceArrays it updates take their new buffers there too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npxla.runtime.driver.finish import on_copies, read_only_target
+from npxla.runtime.driver.staging import READ_ONLY
+from npxla.runtime.xla import fastcall, resident
+from npxla.runtime.xla.resident import DeviceArray
+from npxla.runtime.xla.transfer import may_realign
+
+PY_SCALARS = frozenset({int, float, bool, complex})
+
+
+def run(entry, leaves, output="numpy", holders=None, gone=(), name="", call=None):
+    """One call of `entry` (a Compiled or ShardedCompiled) on the flat arguments
+    `leaves`. `holders`: {leaf position: DeviceArray} of the arguments passed as
+    DeviceArrays; `gone`: leaf positions whose device buffers the caller donated
+    (deleted once the call has returned; `name` words the message of a later use);
+    `call`: (args, kwargs, function) of the call, on which recorded Python side
+    effects are replayed."""
+    st = entry.staged
+    if st.writeback and read_only_target(st, leaves):
+        # (nothing is consumed: the call may still raise after the run)
+        out = on_copies(lambda copies: _once(entry, copies, output, holders, ()),
+                        leaves, [i for i, _ in st.writeback])
+    else:
+        reuse = entry.reusable(gone, leaves, holders) if gone else ()
+        out = _once(entry, leaves, output, holders, reuse)
+    for i in gone:
+        if holders and i in holders:
+            holders[i]._give_away(name)
+        else:
+            resident.delete_donated(leaves[i])
+    if st.effects:
+        out = entry.finisher.replay(out, *call)
+    return out
+
+
+def _once(entry, leaves, output, holders, reuse):
+    """Execute once and finish the run (checks, write-back, results); the run's spare
+    buffers go back to the pool whether or not a check failed."""
+    outs, finisher = entry.execute(leaves, holders, reuse)
+    try:
+        return finisher(outs, leaves, output, holders)
+    finally:
+        outs.done()
+
+
+# --- the fast path ------------------------------------------------------------------------
+def fast_key(args, jax_type):
+    """The fast-path key of positional `args` (as `JittedFunction.__call__` builds it),
+    or None when an argument is of a kind the fast path does not take."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            flags = a.flags
+            if not flags.c_contiguous:
+                return None      # another layout is another program (`leaf_key`)
+            key += [a.shape, a.dtype]
+            if not flags.writeable:      # so is a read-only array (`JittedFunction._call`)
+                key.append(READ_ONLY)
+        elif t in PY_SCALARS:
+            key.append(t)
+        elif t is DeviceArray or t is jax_type:
+            v = a._value if t is DeviceArray else a
+            key += [t, v.shape, v.dtype, v.sharding]
+        else:
+            return None
+    return tuple(key)
+
+
+def may_run_fast(entry, args):
+    """Whether calls of the Compiled `entry` with positional `args` may take the fast
+    path at all (a cheap test, before a runner is built): see `fast_runner`."""
+    if not entry.fast_eligible:
+        return False
+    for i, _ in entry.staged.writeback:      # only DeviceArrays may be written back
+        if i >= len(args) or type(args[i]) is not DeviceArray:
+            return False
+    return True
+
+
+def fast_runner(entry, args, n_extra, output, fallback):
+    """The fast path's runner for positional `args` (then `n_extra` implicit arrays) of
+    the Compiled `entry`, or None when the call needs the general path: the program
+    has run-time checks, host callbacks or NumPy write-back, returns an argument, or
+    device arrays are not on the program's device. DeviceArrays it updates go in
+    donated where no check could fail, and take their new buffers; `fallback(args)`
+    runs a call that passes one DeviceArray twice."""
+    st = entry.staged
+    if not may_run_fast(entry, args) or len(entry.param_leaves) != len(args) + n_extra:
+        return None
+    jax_type = resident.jax_array_type()
+    held = []
+    for i, a in enumerate(args):
+        t = type(a)
+        if t is np.ndarray or t in PY_SCALARS:
+            continue
+        if t is DeviceArray:
+            held.append(i)
+            v = a._value
+        elif t is jax_type:
+            v = a
+        else:
+            return None
+        if v.sharding != entry.upload.sharding:
+            return None
+    writes = dict(st.writeback)
+    if any(i not in held for i in writes):
+        return None                       # a NumPy argument written back
+    # arguments that may be large enough to copy into aligned memory: the implicit
+    # arrays, and the NumPy arguments of this signature above the threshold
+    align = tuple(i for i, a in enumerate(args) if may_realign(a)) + \
+        tuple(range(len(args), len(args) + n_extra))
+    if not held:
+        return fastcall.make(entry.executable, entry.device, entry.upload,
+                             entry.finisher.fast(output), entry._shift,
+                             align=align) or (lambda a: run(entry, list(a), output))
+    donate = entry.donated({i: object() for i in held})      # distinct arrays
+    pairs = [(i, writes.get(i)) for i in held]
+    return fastcall.make(entry.resident_executable(donate), entry.device, entry.upload,
+                         entry.finisher.whole_arrays().fast(output, pairs),
+                         held=[(i, k, i in donate) for i, k in pairs],
+                         fallback=fallback, align=align) or fallback

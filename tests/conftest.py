@@ -5,6 +5,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import worker_crashes  # noqa: E402  (tests/ is on the path now)
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # The persistent compile cache is tested on its own (tests/runtime/test_disk_cache.py);
 # elsewhere every test compiles afresh, whatever the user's cache holds.
@@ -39,6 +41,7 @@ os.environ["NPXLA_DEVICE"] = TEST_DEVICE
 
 
 def pytest_configure(config):
+    worker_crashes.configure(config)
     if TEST_DEVICE != "cpu":
         # lazy: JAX starts only for a run that asked for another device
         from npxla.runtime.xla.devices import DeviceNotFoundError, resolve
@@ -61,3 +64,23 @@ def pytest_collection_modifyitems(config, items):
                                        "machine with an NVIDIA GPU)")
         for item in marked:
             item.add_marker(skip)
+
+
+# --- a worker killed by a signal: its test runs once more (tests/worker_crashes.py) ----
+
+
+def pytest_sessionstart(session):
+    worker_crashes.session_start()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem, report, sched):
+    return worker_crashes.handle_crash(crashitem, report, sched)
+
+
+def pytest_report_teststatus(report, config):
+    return worker_crashes.report_status(report)
+
+
+def pytest_terminal_summary(terminalreporter):
+    worker_crashes.summary(terminalreporter)

@@ -34,6 +34,15 @@ OPERATORS = {
     "items_in_try": Operator(("iterable", "extra test thunk or None"),
                              doc="the items of a `for` loop inside a user `try`, which stays "
                                  "a Python loop"),
+    "items_of": Operator(("iterable", "extra test thunk or None"),
+                         doc="the items of a `for` loop around a `yield` (a generator's "
+                             "loop), which stays a Python loop"),
+    "staged_in_try": Operator(("test",),
+                              doc="whether an `if` inside a user `try` takes its staged "
+                                  "form (a traced test) rather than the Python `if`"),
+    "user_try": Operator(("handler types thunk",),
+                         doc="context manager around the body of a user `try` with "
+                             "`except` clauses: checks staged there know what they catch"),
     "if_exp": Operator(("test", "true thunk", "false thunk"), doc="`a if test else b`"),
     "and_": Operator(("operand thunk",), variadic=True, doc="`a and b and ...`"),
     "or_": Operator(("operand thunk",), variadic=True, doc="`a or b or ...`"),

@@ -10,6 +10,7 @@ run as they are. A bound method converts its function and stays bound to its obj
 from __future__ import annotations
 
 import functools
+from inspect import CO_GENERATOR
 import types
 import weakref
 
@@ -17,7 +18,9 @@ from npxla.transpiler import type_queries
 from npxla.transpiler.converters import PASSES
 from npxla.transpiler.converters.context import Context
 from npxla.transpiler.converters.private_names import innermost_class
+from npxla.transpiler.base.catalogue import GENERATOR
 from npxla.transpiler.base.errors import ConcretizationError, SourceUnavailableError
+from npxla.transpiler.converters import unsupported
 from npxla.transpiler.pyct import loader
 from npxla.transpiler.base.origin import locate, register_code
 from npxla.transpiler.pyct.parser import SourceUnavailable, parse_function
@@ -37,7 +40,20 @@ def convert_ast(fn):
     return node, filename
 
 
+def refuse_generator(fn):
+    """The refusal of a jitted function that is itself a generator (see
+    `unsupported.generator_error`), at its first `yield`."""
+    try:
+        node, filename, _ = parse_function(fn)
+    except SourceUnavailable:
+        return GENERATOR.error_for(what="yield")
+    return unsupported.generator_error(node, filename) or GENERATOR.error_for(what="yield")
+
+
 def converted_source(fn) -> str:
+    """The converted source of `fn` as the jitted function (`to_source`)."""
+    if getattr(fn, "__code__", None) is not None and fn.__code__.co_flags & CO_GENERATOR:
+        raise refuse_generator(fn)
     try:
         node, _ = convert_ast(fn)
     except SourceUnavailable as e:

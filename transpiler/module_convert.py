@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import gast
 
 from npxla.transpiler.analysis import jit_discovery
-from npxla.transpiler.converters import PASSES
+from npxla.transpiler.converters import PASSES, unsupported
 from npxla.transpiler.converters.context import Context
 from npxla.transpiler.base.errors import Location, TranspileError, UnsupportedSyntaxError
 from npxla.transpiler.pyct import loader
@@ -117,6 +117,9 @@ def convert_definition(node, path: str, keep_decorators=False) -> str:
             location=Location(path, node.lineno, node.col_offset))
     tree = gast.ast_to_gast(node)
     tree.decorator_list = []
+    refusal = unsupported.generator_error(tree, path)
+    if refusal is not None:
+        raise refusal
     ctx = Context(path, node.name)
     for converter in PASSES:
         tree = converter.transform(tree, ctx)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import marshal
 import os
 import sys
 import types
@@ -76,9 +77,36 @@ def function_digest(fn) -> str:
     except (OSError, TypeError):
         raise Unstable("no source") from None
     h.update(f"{fn.__module__}.{fn.__qualname__}\n{source}".encode())
+    # the code itself: `getsource` of a lambda is its whole line, so two lambdas on one
+    # line (`f, g = lambda a: a + 1, lambda a: a * 10`) had one digest and shared a
+    # program
+    _code_digest(fn.__code__, h)
     value_digest(fn.__defaults__, h)
     value_digest(fn.__kwdefaults__, h)
     return h.hexdigest()
+
+
+def _code_digest(code, h):
+    """What a code object computes: its bytecode, names and constants (nested code
+    objects alike), not where it sits (file name, line numbers), so the same function
+    in another file or moved down its file is the same program. Bytecode is stable for
+    one Python version, which the key holds."""
+    h.update(code.co_code)
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+                   code.co_argcount, code.co_kwonlyargcount, code.co_flags)).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _code_digest(const, h)
+        else:
+            h.update(marshal.dumps(const) if _marshalable(const) else repr(const).encode())
+
+
+def _marshalable(value):
+    try:
+        marshal.dumps(value)
+        return True
+    except ValueError:
+        return False
 
 
 # the npxla package: this file is npxla/runtime/cache/fingerprint.py

@@ -15,6 +15,8 @@ import dataclasses
 from npxla.runtime.driver import runpath
 from npxla.runtime.driver.finish import DeviceOutputs, Finisher
 from npxla.runtime.operators.printing import execute as execute_with_callbacks
+from npxla.runtime.numpy.indexing.bounded_window import speculates
+from npxla.runtime.staging.speculation import assumes
 from npxla.runtime.xla import resident, writeback
 from npxla.runtime.xla.compile import compile_module
 from npxla.runtime.xla.superset import Shifter
@@ -52,6 +54,10 @@ class Compiled:
         self.resident_exes: dict = {}    # see `resident_executable`
         # whether calls may take the fast path (`runpath.fast_runner`): no checks, host
         # callbacks or effects, results that are outputs or constants
+        # a run that may be redone (a window too short, an assumed bool wrong) defers its
+        # prints, warnings and log records until it is accepted (`Finisher.check`)
+        self.redoable = bool(staged.host_callbacks) and (speculates(staged) or
+                                                         assumes(staged))
         self.fast_eligible = not (staged.error_messages or staged.host_callbacks or
                                   staged.effects) and \
             all(s[0] in ("out", "const") for s in staged.out_slots)
@@ -80,8 +86,10 @@ class Compiled:
         exe, bufs = self._placed(leaves)
         if self._spares is not None:
             bufs = self._spares.donate(bufs, self.device)
-        outs = execute_with_callbacks(exe, bufs) if st.host_callbacks else exe.execute(bufs)
-        return DeviceOutputs(outs, self._spares, self.device), self.finisher
+        deferred = [] if self.redoable else None
+        outs = execute_with_callbacks(exe, bufs, deferred) if st.host_callbacks else \
+            exe.execute(bufs)
+        return DeviceOutputs(outs, self._spares, self.device, deferred), self.finisher
 
     def _placed(self, leaves):
         """(executable, parameter buffers) for one call."""
@@ -103,8 +111,10 @@ class Compiled:
         for i in donate:
             p = self.param_of[i]
             bufs[p] = holders[i].donatable(bufs[p])
-        outs = execute_with_callbacks(exe, bufs) if st.host_callbacks else exe.execute(bufs)
-        return DeviceOutputs(outs), self.finisher.whole_arrays()
+        deferred = [] if self.redoable else None
+        outs = execute_with_callbacks(exe, bufs, deferred) if st.host_callbacks else \
+            exe.execute(bufs)
+        return DeviceOutputs(outs, deferred=deferred), self.finisher.whole_arrays()
 
     # --- donation ------------------------------------------------------------------------
     def donated(self, holders):

@@ -3,8 +3,9 @@ sees, for every call path (plain, device-resident, sharded, the fast C++ dispatc
 `f.lower(...).compile()`), in this order:
 
 1. the run-time checks: the first that failed raises the NumPy exception it stands for
-   (a speculative window too short raises `WindowOverflow`: the driver widens it and
-   runs again), before anything is written back;
+   (a speculative window too short raises `WindowOverflow`, a bool assumed while
+   staging that had the other value `AssumptionFailed`: the driver widens the window or
+   flips the assumption and runs again), before anything is written back;
 2. write-back of mutated arguments: NumPy arrays receive the new values (whole arrays,
    or the regions the program changed: `writeback.Plan`), DeviceArrays take the new
    buffer; an argument written back that is read-only runs on copies (`on_copies`);
@@ -29,7 +30,9 @@ from npxla.runtime.driver.results import (PLAIN_KINDS, SMALL_RESULT_BYTES, to_re
                                           trim)
 from npxla.runtime.numpy.core.errorflags import raise_for, uses_payloads
 from npxla.runtime.operators import effects
+from npxla.runtime.operators.printing import flush
 from npxla.runtime.staging.bounded import WindowOverflow
+from npxla.runtime.staging.speculation import AssumptionFailed
 from npxla.runtime.staging.pytree import unflatten
 from npxla.runtime.xla.transfer import copy_into
 
@@ -39,10 +42,13 @@ class DeviceOutputs:
     array to read (a read-only view); `local(k)`: the same (what a write-back copies
     from); `device(k)`: the buffer; `result(k, kind)`: output k as the caller's result;
     `done()`: the run's spare buffers go back to the pool (`writeback.Plan.keep`)."""
-    __slots__ = ("bufs", "plan", "device_")
+    __slots__ = ("bufs", "plan", "device_", "deferred")
 
-    def __init__(self, bufs, plan=None, device=None):
+    def __init__(self, bufs, plan=None, device=None, deferred=None):
         self.bufs, self.plan, self.device_ = bufs, plan, device
+        # the prints, warnings and log records of a run that may be redone, held until
+        # its checks accept it (`printing.execute`)
+        self.deferred = deferred
 
     def numpy(self, k):
         return np.asarray(self.bufs[k])
@@ -74,6 +80,9 @@ class Finisher:
         # checks that a speculative window held its slice: (flag index, site, payload)
         self.window_checks = [(k, m[1], m[3]) for k, m in enumerate(self.messages)
                               if type(m) is tuple and m[0] is WindowOverflow]
+        # checks that an assumed bool had its value: (flag index, site), staging order
+        self.assumption_checks = [(k, m[1]) for k, m in enumerate(self.messages)
+                                  if type(m) is tuple and m[0] is AssumptionFailed]
         self.whole = list(staged.writeback if whole is None else whole)
         self.regions = list(regions)
         self.writes = bool(self.whole or self.regions)
@@ -97,6 +106,8 @@ class Finisher:
         """Steps 1-3 for one run: check, write back, the results."""
         if self.messages:
             self.check(outs)
+        elif getattr(outs, "deferred", None):
+            flush(outs.deferred)
         if self.writes:
             self.write(outs, leaves, holders)
         return self.results(outs, output, leaves, holders)
@@ -105,7 +116,10 @@ class Finisher:
     def check(self, outs):
         """Raise the NumPy exception of the first run-time check that failed."""
         flags = outs.numpy(-1)
+        deferred = getattr(outs, "deferred", None)
         if not flags.any():
+            if deferred:
+                flush(deferred)
             return
         payloads = outs.numpy(-2) if self.payloads else None
         # a window too short makes the rest of the run meaningless: widen first
@@ -113,6 +127,11 @@ class Finisher:
                  if flags[k]}
         if needs:
             raise WindowOverflow(needs)
+        wrong = [site for k, site in self.assumption_checks if flags[k]]
+        if wrong:
+            raise AssumptionFailed(wrong)
+        if deferred:         # the run is accepted: what it printed, then its error
+            flush(deferred)
         raise raise_for(self.messages[int(np.argmax(flags))], payloads)
 
     # --- 2. write-back --------------------------------------------------------------

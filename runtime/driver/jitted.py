@@ -39,12 +39,15 @@ from npxla.runtime.driver.staging import (READ_ONLY, key_parts, memory_sharing, 
                                           read_only_leaves)
 from npxla.runtime.numpy.indexing.bounded_window import speculates, widened
 from npxla.runtime.staging.bounded import WindowOverflow
+from npxla.runtime.staging.speculation import RerunSignal, assumes
+from npxla.runtime.driver.assumed import Assumptions
+from npxla.runtime.lowering.callbacks import redo_unsafe
 from npxla.runtime.driver.failures import classify, hidden_concretization, located
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.xla import devices, resident
 from npxla.runtime.xla.resident import DeviceArray
 from npxla.transpiler.base.catalogue import INT_ARGUMENT_OVERFLOW
-from npxla.transpiler.conversion import convert
+from npxla.transpiler.conversion import convert, refuse_generator
 
 _np_registry.load_all()
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
@@ -125,6 +128,7 @@ class JittedFunction:
         # {site: length} of the speculative windows of data-bounded slices (see
         # `numpy/bounded_window`): they only grow, when a run finds one too short
         self._windows: dict | None = {}
+        self._assumed = Assumptions()     # bools assumed where nothing can be staged
         try:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
@@ -188,6 +192,9 @@ class JittedFunction:
     @property
     def converted(self) -> Any:
         if self._converted is None:
+            if getattr(self._fn, "__code__", None) is not None and \
+                    self._fn.__code__.co_flags & inspect.CO_GENERATOR:
+                raise refuse_generator(self._fn)
             with staging.LOCK:
                 started = time.perf_counter()
                 self._converted = convert(self._fn, operators)
@@ -306,9 +313,13 @@ class JittedFunction:
         try:
             return runpath.run(entry, all_leaves, self._output, holders, consumed,
                                self.__qualname__, (given_args, given_kwargs, self._fn))
-        except WindowOverflow as e:
-            # the run wrote nothing back: widen the windows, build again, run again
-            self._windows = widened(self._windows, e.needs)
+        except RerunSignal as e:
+            # the run wrote nothing back: widen the windows or flip the assumption,
+            # build again, run again
+            if isinstance(e, WindowOverflow):
+                self._windows = widened(self._windows, e.needs)
+            else:
+                self._assumed.flip(e.sites)
             self._cache.pop(key, None)
             self._fast.clear()
             return self._call(given_args, given_kwargs, fast_ok)
@@ -424,6 +435,7 @@ class JittedFunction:
     def _options(self):
         return (tuple(sorted(self._static_argnums)), tuple(sorted(self._static_argnames)),
                 self._output, tuple(sorted((self._windows or {}).items())),
+                self._assumed.key(),
                 self._fast_math)
 
     def _environment(self, args, kwargs):
@@ -454,7 +466,7 @@ class JittedFunction:
         args, kwargs = resident.stand_ins((args, kwargs))
         static: set = set()
         unrolled: set = set()
-        windows = self._windows
+        windows, assumptions = self._windows, self._assumed.table
         try:
             for _ in range(_MAX_SPECIALISE_RETRIES):
                 env.restore_pinned()     # what a failed attempt wrote into baked arrays
@@ -471,7 +483,7 @@ class JittedFunction:
                                        host_library=self._host_library,
                                        fast_math=self._fast_math,
                                        read_only=read_only,
-                                       windows=windows,
+                                       windows=windows, assumptions=assumptions,
                                        arguments_returned=self._returns_arguments and
                                        self._output == "numpy")
                 except (ConcretizationError, ContainerMutation) as e:
@@ -492,8 +504,10 @@ class JittedFunction:
                                           len(leaves)):
                         continue
                     raise located(hidden, hidden.__traceback__) from None
-                if staged.host_callbacks and speculates(staged):
-                    windows = None     # a rerun would print twice: no speculative windows
+                if redo_unsafe(staged.host_callbacks) and (speculates(staged) or
+                                                           assumes(staged)):
+                    # a rerun would print twice: no speculative windows or assumptions
+                    windows = assumptions = None
                     continue
                 try:
                     env.check_unchanged()
@@ -567,6 +581,7 @@ class JittedFunction:
         self._fast.clear()
         if self._windows is not None:
             self._windows = {}
+        self._assumed.reset()
         self.__dict__.get("_build_locks", {}).clear()
 
     cache_clear = clear_cache        # functools' spelling

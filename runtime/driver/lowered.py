@@ -15,7 +15,7 @@ import numpy as np
 from npxla.runtime.driver import residency, runpath
 from npxla.runtime.driver.compiled import Compiled
 from npxla.runtime.driver.staging import READ_ONLY, memory_sharing, read_only_leaves
-from npxla.runtime.staging.bounded import WindowOverflow
+from npxla.runtime.staging.speculation import RerunSignal
 from npxla.runtime.staging.pytree import flatten, leaf_key
 from npxla.runtime.xla import resident
 from npxla.runtime.xla.compile import hlo_text
@@ -170,7 +170,7 @@ class CompiledFunction:
         try:
             return runpath.run(self._compiled, leaves, jitted._output, holders, gone,
                                jitted.__qualname__)
-        except WindowOverflow:
+        except RerunSignal:       # a window too short, an assumed bool wrong
             return jitted(*args, **kwargs)    # nothing was written back
 
     def __repr__(self) -> str:

@@ -62,6 +62,7 @@ class ShardedFunction(JittedFunction):
                 "hint: leave cache= out (or pass cache=False)")
         self._disk = False        # never read or written: cache_info().on_disk is None
         self._windows = None      # no speculative windows: a sharded run is not retried
+        self._assumed.disable()   # nor assumed bools
         self.spec = ShardSpec(shard, mesh, self._signature, self._static_argnames,
                               self.__name__)
         self._mesh = None

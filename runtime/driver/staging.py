@@ -93,7 +93,7 @@ def key_parts(key):
 def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(), bind=None,
           unrolled=frozenset(), user_error=None, sharing=(), platform="cpu",
           windows=None, arguments_returned=False, host_library=True,
-          fast_math=False, read_only=frozenset()) -> Staged:
+          fast_math=False, read_only=frozenset(), assumptions=None) -> Staged:
     """Stage `fn(*args, **kwargs)`. `static_leaves`: flat positions specialised on value.
     `implicit`: arrays appended to the flat leaves; `bind(their handles, args, kwargs)`
     returns the (function, args, kwargs) to stage. `unrolled`: loop body code objects
@@ -107,13 +107,15 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
     lowerings may call NumPy's own routines back on the host (CPU, one device).
     `fast_math`: let XLA fuse float products into sums (`lowering.rounding`).
     `read_only`: flat positions of read-only arrays (writing them raises NumPy's
-    ValueError where the write happens)."""
+    ValueError where the write happens). `assumptions`: the bools assumed for traced
+    conditions that cannot be staged, by site (`staging.speculation`; None: refused)."""
     refuse_unsupported_arguments(fn, args, kwargs)
     leaves: list = []
     treedef = flatten((tuple(args), dict(kwargs)), leaves)
     n_explicit = len(leaves)
     leaves.extend(implicit)
     with Trace(unrolled, platform, windows, host_library, fast_math) as trace:
+        trace.assumptions = assumptions
         param_leaves = [i for i in range(len(leaves)) if i not in static_leaves]
         avals = []
         for i in param_leaves:

@@ -53,10 +53,25 @@ def _pure(trace, fn, operands, results, target):
             for (shape, dtype), r in zip(results, op.results)]
 
 
+def redo_unsafe(callbacks) -> bool:
+    """Whether a run of a program with these host callbacks cannot be redone: some have
+    side effects that cannot wait until the run is accepted (a clock read, a random
+    draw). Pure ones may run twice; prints, warnings and log records are deferred
+    (`npxla_deferrable`, see `operators.printing.execute`)."""
+    return any(not getattr(fn, "npxla_pure", False) and
+               not getattr(fn, "npxla_deferrable", False) for fn in callbacks)
+
+
 def emit_callback(trace, fn, values, types, side_effect, target=CPU_CALLBACK_TARGET):
     """The custom call that runs `fn` on `values` (IR values) with results of `types`,
     `fn` registered in `trace.host_callbacks` at the index the call names."""
     index = len(trace.host_callbacks)
+    if not side_effect:
+        # a pure one may run again when a run is redone (`has_side_effects`)
+        try:
+            fn.npxla_pure = True
+        except AttributeError:      # pragma: no cover - a callable without attributes
+            pass
     trace.host_callbacks.append(fn)
     op = hlo.CustomCallOp(
         types, values, target, has_side_effect=side_effect,

@@ -200,7 +200,7 @@ def set_global(name, value):
 
 
 # --- user functions: conversion, and recursion --------------------------------------------
-_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_COROUTINE
+_ASYNC_FLAGS = inspect.CO_ASYNC_GENERATOR | inspect.CO_COROUTINE
 _RECURSION_CHECK = 16      # levels of a function nested in itself before looking closer
 _active: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # trace -> {fn: state}
 
@@ -214,11 +214,13 @@ def _call_user(fn, bound, args, kwargs):
     (a static depth) adds none: that tells them apart. Python-int arguments of the
     recursive call are reported as the cause, so staging retries with them specialised.
 
-    A generator function a jitted function calls (a helper yielding step sizes) cannot
-    be converted, since a compiled program returns once; it runs as Python, lazily,
-    as it would under NumPy, and fails located if it needs a traced value.
+    A generator function a jitted function calls (a helper yielding step sizes) is
+    converted like any other function and runs lazily while staging, as it would under
+    NumPy: the statements around its `yield`s stay Python statements (a condition on
+    array data there is assumed and checked at run time, `staging.speculation`).
+    Async functions and coroutines run as they are.
     """
-    if fn.__code__.co_flags & _GENERATOR_FLAGS:
+    if fn.__code__.co_flags & _ASYNC_FLAGS:
         _record(fn)
         return fn(*args, **kwargs) if bound is None else fn(bound, *args, **kwargs)
     converted = convert(fn, OPERATORS[0])

@@ -131,8 +131,10 @@ def _stage(trace, action, args, kwargs):
 
 
 class _Callback:
-    """The run-time half: rebuilds the arguments and runs the action."""
+    """The run-time half: rebuilds the arguments and runs the action (a warning, a log
+    record, a call of a user's side-effect function)."""
     __slots__ = ("action", "template", "traced")
+    deferrable = True          # may wait until a run is accepted (`printing.execute`)
 
     def __init__(self, action, template, traced):
         self.action, self.template, self.traced = action, template, traced

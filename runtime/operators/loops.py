@@ -154,13 +154,29 @@ def items_in_try(iterable, extra_test):
     it = iteration_of(iterable)
     if it is not None and not it.static:
         refuse_in_try("for loop")
-    iterator = iter(iterable if it is None else it.python())
-    while True:
-        go = True if extra_test is None else extra_test()
-        if is_traced(go):
+
+    def go():
+        value = extra_test()
+        if is_traced(value):
             refuse_in_try("break")
-        if not go:
-            return
+        return value
+    return _items(iterable if it is None else it.python(),
+                  None if extra_test is None else go)
+
+
+def items_of(iterable, extra_test):
+    """The items of a `for` loop around a `yield`, which stays a Python loop (a
+    generator suspends inside it): a static trip count (a traced one is refused,
+    located), and the `break` condition before each item as a Python bool (one on
+    array data is assumed and checked at run time, `staging.speculation`)."""
+    it = iteration_of(iterable)
+    return _items(iterable if it is None else it, extra_test)
+
+
+def _items(items, extra_test):
+    """`items` while `extra_test()` (None: always) holds before each one."""
+    iterator = iter(items)
+    while extra_test is None or extra_test():
         try:
             item = next(iterator)
         except StopIteration:

@@ -180,6 +180,7 @@ def _stream_ref(file):
 class _Printer:
     """The run-time half of one `print` call (holds only staging-time data)."""
     __slots__ = ("items", "sep", "end", "stream", "flush", "static")
+    deferrable = True          # may wait until a run is accepted (`execute`)
 
     def __init__(self, items, sep, end, stream, flush):
         self.items, self.sep, self.end = items, sep, end
@@ -197,18 +198,28 @@ class _Printer:
 
 class _Run:
     """What the callbacks of one execution share: the caller's context (NumPy print
-    options, a redirected stdout) and the first exception a callback raised."""
-    __slots__ = ("context", "error")
+    options, a redirected stdout), the first exception a callback raised, and where
+    deferred callbacks go (None: they run now)."""
+    __slots__ = ("context", "error", "deferred")
 
-    def __init__(self):
+    def __init__(self, deferred=None):
         self.context = contextvars.copy_context()
         self.error = None
+        self.deferred = deferred
 
 
 _run = _Run()      # the execution in progress
 # One execution with callbacks at a time: the callbacks run on XLA's threads and find
 # their execution's context and error slot through `_run`.
 _executing = threading.Lock()
+
+
+def flush(deferred):
+    """Run the callbacks a run deferred, in order, as Python would have run them: the
+    first that raises stops the rest."""
+    for context, fn, arrays in deferred:
+        context.copy().run(fn, *arrays)
+    deferred.clear()
 
 
 class _Ordered:
@@ -221,9 +232,17 @@ class _Ordered:
     def __init__(self, fn, returns=False):
         self.fn, self.returns = fn, returns
 
+    @property
+    def npxla_deferrable(self):
+        return getattr(self.fn, "deferrable", False)
+
     def __call__(self, order, *arrays):
         run = _run
         out = None
+        if run.deferred is not None and self.npxla_deferrable:
+            # kept until the run is accepted: the buffers are only valid now
+            run.deferred.append((run.context, self.fn, [np.array(a) for a in arrays]))
+            return (order,)
         if run.error is None:
             try:
                 out = run.context.copy().run(self.fn, *arrays)
@@ -236,12 +255,14 @@ class _Ordered:
         return (order,) + tuple(out)
 
 
-def execute(executable, buffers):
+def execute(executable, buffers, deferred=None):
     """Run an executable that has host callbacks; returns its output buffers once every
-    callback has run (execution may be asynchronous, e.g. on GPU)."""
+    callback has run (execution may be asynchronous, e.g. on GPU). `deferred`: a list
+    that receives the prints, warnings and log records of a run that may be redone
+    (they happen when `flush` runs them, after the run is accepted)."""
     global _run
     with _executing:
-        run = _run = _Run()
+        run = _run = _Run(deferred)
         results = executable.execute_sharded(buffers, with_tokens=True)
         results.consume_token().block_until_ready()
     if run.error is not None:

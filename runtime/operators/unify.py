@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from npxla.transpiler.base.errors import (IntegerOverflowError, ShapeMismatchError,
-                                          UndefinedVariableError,
+from npxla.transpiler.base.catalogue import SHAPE_ON_TWO_PATHS
+from npxla.transpiler.base.errors import (IntegerOverflowError, UndefinedVariableError,
                                           UnsupportedOperationError)
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
@@ -110,10 +110,8 @@ def unify(values, name: str, kind: str):
     shapes = {t.shape for t in types}
     if len(shapes) > 1:
         a, b = sorted(shapes, key=str)[:2]
-        raise ShapeMismatchError(
-            f"'{name}' has shape {a} on one path and shape {b} on another of a "
-            f"data-dependent {_KIND[kind]}; XLA needs one static shape",
-            hint=_SHAPE_HINT[kind].format(name=name))
+        raise SHAPE_ON_TWO_PATHS.error_for(name=name, a=a, b=b, kind=_KIND[kind],
+                                           advice=_SHAPE_HINT[kind].format(name=name))
     dtype, weak = result_type(*[(t.dtype, t.weak) for t in types])
     if dtype.kind in "iu" and not weak:
         _check_int_range(present, types, dtype, name)

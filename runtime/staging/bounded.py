@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from npxla.transpiler.base.catalogue import RUN_TIME_LENGTH
 
+from npxla.runtime.staging.speculation import RerunSignal
+
 
 @dataclass(frozen=True)
 class Extent:
@@ -141,7 +143,7 @@ ITERATION_HINT = (
     "length")
 
 
-class WindowOverflow(Exception):
+class WindowOverflow(RerunSignal):
     """A run whose speculative windows (`runtime/numpy/bounded_window.py`) were too
     short for the data: `needs` maps each window's site to the length it needed. The
     driver widens those windows, stages again and reruns the call; the caller never sees

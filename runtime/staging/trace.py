@@ -13,6 +13,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, func, stablehlo
 
+from npxla.runtime.staging import tries
 from npxla.runtime.staging.types import tensor_type
 from npxla.runtime.staging.types import element_type
 
@@ -80,6 +81,13 @@ class Trace:
         # refusals raised where user code could catch them (inside `try`): staging
         # fails with them even if an `except` clause swallowed them
         self.pending_errors: list = []
+        # thunks giving what the `except` clauses of the user `try` statements being
+        # staged name, innermost last (`tries`)
+        self.user_tries: list = []
+        # {site: bool} assumed for conditions nothing can stage (`speculation`), or None
+        # where a run cannot be redone; how many each place has made in this staging
+        self.assumptions: dict | None = None
+        self.bool_sites: dict = {}
         # whether the last region whose trace ended in an exception had recorded run-time
         # checks before it (they fire first at run time: `regions.trace_body`)
         self.raised_after_checks = False
@@ -157,7 +165,7 @@ class Trace:
             ir.FunctionType.get(arg_types, [r.type for r in results]))
 
     def add_error_check(self, flag, message):
-        self.error_checks.append((flag, message))
+        self.error_checks.append((flag, tries.mark(self, message)))
 
 
 class ClosedRegions:

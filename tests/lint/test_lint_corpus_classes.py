@@ -28,8 +28,8 @@ def test_a_sibling_modules_refusal_is_reported_at_the_call(tmp_path):
 
             def aer2enu(az, srange):
                 try:
-                    if (np.asarray(srange) < 0).any():
-                        raise ValueError("negative range")
+                    while (np.asarray(srange) < 0).any():
+                        srange = srange + 1.0
                 except NameError:
                     pass
                 return srange * np.sin(az)

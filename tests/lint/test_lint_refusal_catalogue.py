@@ -120,7 +120,7 @@ CASES = {
               "del state.last\n    return x\n",
     "NPX107": "def f(x):\n    for i in range(2):\n        try:\n            x = x + 1\n"
               "        finally:\n            break\n    return x\n",
-    "NPX131": "def f(x):\n    try:\n        if x.sum() > 0:\n            x = x + 1\n"
+    "NPX131": "def f(x):\n    try:\n        while x.sum() > 0:\n            x = x - 1\n"
               "    except ValueError:\n        pass\n    return x\n",
     "NPX132": "def f(x):\n    i = 0\n    while x[i] < 2:\n        i += 1\n    else:\n"
               "        i = -1\n    return i\n",

@@ -27,6 +27,13 @@ os.environ.setdefault("NPXLA_CACHE_DIR", "off")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 OK, REFUSED, FAILS, SKIP = "ok", "refused", "fails", "skip"
+# compiled, and differs from NumPy only at the level of last-bit rounding (agrees to
+# `ROUNDING_RTOL`): npxla's float64 elementary functions (np.arctan, np.hypot, ...) are
+# within 1 ulp of NumPy's, not bit-identical, and cancellation can lift that to 1e-11
+# of a result. No linter can see that in the code, so it is not in the recall's
+# denominator; the report lists these cases apart.
+ROUNDING = "rounding"
+ROUNDING_RTOL = 1e-9
 
 
 def _copy(x):
@@ -66,8 +73,23 @@ def truth(fn, args):
     try:
         compare(expected, actual, "result")
     except _Mismatch as e:
+        if _agrees_to(expected, actual, ROUNDING_RTOL):
+            return ROUNDING, f"differs from NumPy in the last bits: {_short(e)}"
         return FAILS, f"differs from NumPy: {_short(e)}"
     return OK, ""
+
+
+def _agrees_to(expected, actual, rtol):
+    from tests.realcode import runner
+    saved = runner.RTOL, runner.ATOL
+    runner.RTOL = runner.ATOL = rtol
+    try:
+        runner.compare(expected, actual, "result")
+        return True
+    except runner._Mismatch:
+        return False
+    finally:
+        runner.RTOL, runner.ATOL = saved
 
 
 def verdict(fn):
@@ -104,14 +126,15 @@ def measure(cases, verbose=False):
 
 
 def summary(rows):
-    measured = [r for r in rows if r["truth"] != SKIP]
+    measured = [r for r in rows if r["truth"] not in (SKIP, ROUNDING)]
     bad = [r for r in measured if r["truth"] != OK]
     tp = [r for r in bad if r["flagged"]]
     fp = [r for r in measured if r["truth"] == OK and r["flagged"]]
     fn = [r for r in bad if not r["flagged"]]
     return {
         "functions": len(rows), "measured": len(measured),
-        "skipped": len(rows) - len(measured),
+        "rounding": sum(r["truth"] == ROUNDING for r in rows),
+        "skipped": sum(r["truth"] == SKIP for r in rows),
         "ok": len(measured) - len(bad),
         "refused": sum(r["truth"] == REFUSED for r in measured),
         "fails": sum(r["truth"] == FAILS for r in measured),

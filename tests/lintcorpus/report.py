@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from tests.lintcorpus.corpus import PACKAGES, cases
-from tests.lintcorpus.measure import OK, SKIP, measure, summary
+from tests.lintcorpus.measure import OK, ROUNDING, ROUNDING_RTOL, SKIP, measure, summary
 
 
 HISTORY = (
@@ -21,7 +21,25 @@ HISTORY = (
     "blocks (vg), arrays of run-time length carried by staged loops (pyentrp) or "
     "given to `abs()` (pymap3d's `loxodrome_inverse`). "
     "Branches on options a plain call leaves at their defaults (`look=None`, "
-    "`deg=True`) are no longer checked, which keeps vg's `angle` clean.")
+    "`deg=True`) are no longer checked, which keeps vg's `angle` clean. "
+    "At the end of issue 38: recall 97.4% (37 of 38), precision 100%. Then `@jit` "
+    "learnt to compile a data-dependent `if` inside `try` (issue 34), and NPX131 stopped "
+    "flagging one: pymap3d's `aer2ecef`, `aer2dca`, `aer2enu` and `loxodrome_direct` "
+    "compile and agree, `ecef2geodetic` and its callers compile (three differ in the "
+    "last bits, listed apart), and `vdist`, `vreckon` and `euler` now stop at a "
+    "refusal the `try` rule had hidden: a variable that is `pi` on one path of a "
+    "data-dependent branch and an array on the other (NPX139, compiler-only: the "
+    "linter does not know the arguments' shapes, and a rule without them flagged four "
+    "functions that compile). Recall fell to 85.2% (23 of 27) with precision 100%.")
+
+
+ROUNDING_NOTE = (
+    "`rounding`: compiled, and the result differs from NumPy's beyond the corpus' "
+    "tolerance (1e-12) but agrees to " + f"{ROUNDING_RTOL:g}" + ": npxla's float64 "
+    "elementary functions (`np.arctan`, `np.hypot`, `np.arctan2`, ...) are within 1 ulp "
+    "of NumPy's, not bit-identical, and cancellation lifts that (pymap3d's altitudes: "
+    "7e-10 m on 42 m). A wrong answer all the same, but not one a linter can see in "
+    "the code: these are left out of recall and precision and listed below.")
 
 
 def _cell(text, limit=150):
@@ -44,13 +62,19 @@ def render(rows):
            "library API on the function's module with the function marked jitted, "
            "flagged when an error-severity `NPX1xx` rule reports.", "",
            f"Packages: {versions}; NumPy {np.__version__}.", "",
-           "| functions | measured | ok | refused | fails | flagged | recall | precision |",
-           "|---|---|---|---|---|---|---|---|",
+           "| functions | measured | ok | refused | fails | rounding | flagged | recall | "
+           "precision |",
+           "|---|---|---|---|---|---|---|---|---|",
            f"| {s['functions']} | {s['measured']} | {s['ok']} | {s['refused']} | "
-           f"{s['fails']} | {s['flagged']} | {s['recall']:.1%} | {s['precision']:.1%} |",
-           "", HISTORY, "", "## Misses (refused or wrong, not flagged)", ""]
-    missed = [r for r in rows if r["truth"] not in (OK, SKIP) and not r["flagged"]]
+           f"{s['fails']} | {s['rounding']} | {s['flagged']} | {s['recall']:.1%} | "
+           f"{s['precision']:.1%} |",
+           "", ROUNDING_NOTE, "", HISTORY, "", "## Misses (refused or wrong, not flagged)",
+           ""]
+    missed = [r for r in rows if r["truth"] not in (OK, SKIP, ROUNDING) and not r["flagged"]]
     out += [f"- `{r['function']}`: {_cell(r['detail'], 300)}" for r in missed] or ["none"]
+    out += ["", "## Compiled, differs from NumPy in the last bits (not measured)", ""]
+    rounding = [r for r in rows if r["truth"] == ROUNDING]
+    out += [f"- `{r['function']}`: {_cell(r['detail'], 300)}" for r in rounding] or ["none"]
     out += ["", "## Flagged but compiled and agreed", ""]
     fps = [r for r in rows if r["truth"] == OK and r["flagged"]]
     out += [f"- `{r['function']}`: {_cell(r['findings'][0], 300)}" for r in fps] or ["none"]

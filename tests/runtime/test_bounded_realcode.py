@@ -495,3 +495,32 @@ def test_an_array_of_run_time_length_grown_in_a_loop_with_break(t, tol):
     with warnings.catch_warnings():
         warnings.simplefilter("error")          # staged, not unrolled
         check(grow_selection, X, np.array(t), np.array(tol))
+
+
+def masked_update_of_run_time_length(x, z):
+    # pymap3d's ecef2geodetic: a selection updated in place by a value computed on it
+    beta = np.empty_like(x)
+    bad = np.isclose(x, 0)
+    beta[~bad] = np.arctan(z[~bad] / x[~bad])
+    beta[~bad] += (x[~bad] * np.sin(beta[~bad])) / (2.0 / np.cos(beta[~bad]) - 1.0)
+    beta[~bad] *= 2
+    beta[bad] = 0
+    return beta
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 0.0, 2.0]), np.zeros(3), np.ones(3)])
+def test_a_selection_updated_in_place_by_a_value_of_run_time_length(x):
+    check(masked_update_of_run_time_length, x, np.array([0.5, 1.0, -1.0]))
+
+
+def int_selection_plus_float(k, y):
+    k[k > 0] += y[k > 0]
+    return k
+
+
+def test_a_selection_update_keeps_numpys_casting_rule():
+    with pytest.raises(TypeError) as expected:
+        int_selection_plus_float(np.array([1, -1]), np.array([0.5, 0.5]))
+    with pytest.raises(TypeError) as got:
+        jit(int_selection_plus_float)(np.array([1, -1]), np.array([0.5, 0.5]))
+    assert str(expected.value) in str(got.value)     # NumPy's words, located

@@ -154,6 +154,16 @@ def test_corrupt_entry_is_recompiled_not_loaded(cache_dir):
     assert run_script(cache_dir) == (9.0, 1)
 
 
+def test_two_lambdas_on_one_line_are_two_programs(cache_dir):
+    """`inspect.getsource` of a lambda is its whole line: the key digested that, so the
+    second lambda of a line was served the first one's program from the disk."""
+    from npxla import jit
+    x = np.array([1.0, 4.0])
+    f, g = (lambda a: a + 1), (lambda a: a * 10)
+    np.testing.assert_array_equal(jit(f)(x), x + 1)
+    np.testing.assert_array_equal(jit(g)(x), x * 10)
+
+
 def test_key_covers_signature_closure_and_source(cache_dir):
     from npxla import jit
 

@@ -176,7 +176,7 @@ def _data_dependent_while_in_try(x):
 
 
 def test_data_dependent_flow_inside_try_is_refused():
-    with pytest.raises(UnsupportedSyntaxError, match="data-dependent if statement inside try"):
+    with pytest.raises(UnsupportedSyntaxError, match="data-dependent break inside try"):
         jit(_data_dependent_loop_in_try)(np.arange(3.0))
     with pytest.raises(UnsupportedSyntaxError, match="data-dependent while loop inside try"):
         jit(_data_dependent_while_in_try)(np.arange(3.0))

@@ -8,7 +8,7 @@ one dict attribute per node, keyed by enum members; a typo in a key is then an
 
 import enum
 
-_ATTR = '__npxla_anno__'
+ANNO_ATTR = _ATTR = '__npxla_anno__'  # the attribute holding a node's annotations
 _MISSING = object()
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from npxla.transpiler.base.errors import (ConcretizationError, DataDependentShapeError,
-                                          LibraryCallError, Location, TranspileError,
+                                          LibraryCallError, Location, ShapeMismatchError,
+                                          TranspileError,
                                           UnsupportedFunctionError, UnsupportedOperationError,
                                           UnsupportedSyntaxError)
 
@@ -103,6 +104,22 @@ TRY_AROUND_STAGED_FLOW = _declare(
     "cannot raise, so the except clause would never run",
     "move the try/except outside the jitted function, or check the condition explicitly "
     "(e.g. with np.where) instead of catching an exception")
+SHAPE_ON_TWO_PATHS = _declare(
+    "NPX139", "shape-differs-between-paths", ShapeMismatchError,
+    "'{name}' has shape {a} on one path and shape {b} on another of a data-dependent "
+    "{kind}; XLA needs one static shape",
+    "{advice}",
+    only="compiler-only: the linter does not know the shapes of the arguments, and a "
+         "0-d array on the other path compiles")
+CAUGHT_AT_RUN_TIME = _declare(
+    "NPX138", "run-time-error-inside-try", UnsupportedOperationError,
+    "{error} ({message}) raised at run time inside a try statement whose except clause "
+    "catches it: the compiled program checks for it after it has run, so the except "
+    "clause cannot run",
+    "test for the condition before the failing operation (e.g. `if 0 <= i < len(x):`) "
+    "instead of catching the exception, or call the function outside @jit for such "
+    "inputs",
+    only="compiler-only: whether the error happens depends on the run's data")
 ELSE_ON_STAGED_LOOP = _declare(
     "NPX132", "else-on-data-dependent-loop", UnsupportedSyntaxError,
     "the else clause of a data-dependent {kind} loop cannot be compiled",

@@ -75,22 +75,22 @@ NUMPY_SUPPORTED = frozenset({
     "numpy.pad", "numpy.partition", "numpy.percentile", "numpy.permute_dims",
     "numpy.piecewise", "numpy.polyfit", "numpy.polyval", "numpy.positive", "numpy.pow",
     "numpy.power", "numpy.prod", "numpy.ptp", "numpy.put", "numpy.put_along_axis",
-    "numpy.quantile", "numpy.rad2deg", "numpy.radians", "numpy.ravel", "numpy.real",
-    "numpy.reciprocal", "numpy.remainder", "numpy.repeat", "numpy.reshape",
-    "numpy.result_type", "numpy.right_shift", "numpy.rint", "numpy.roll",
-    "numpy.rollaxis", "numpy.roots", "numpy.rot90", "numpy.round",
-    "numpy.searchsorted", "numpy.select", "numpy.shape", "numpy.short", "numpy.sign",
-    "numpy.signbit", "numpy.sin", "numpy.sinc", "numpy.single", "numpy.sinh",
-    "numpy.size", "numpy.sort", "numpy.sort_complex", "numpy.spacing", "numpy.split",
-    "numpy.sqrt", "numpy.square", "numpy.squeeze", "numpy.stack", "numpy.std",
-    "numpy.subtract", "numpy.sum", "numpy.swapaxes", "numpy.take",
+    "numpy.quantile", "numpy.rad2deg", "numpy.radians", "numpy.ravel",
+    "numpy.ravel_multi_index", "numpy.real", "numpy.reciprocal", "numpy.remainder",
+    "numpy.repeat", "numpy.reshape", "numpy.result_type", "numpy.right_shift",
+    "numpy.rint", "numpy.roll", "numpy.rollaxis", "numpy.roots", "numpy.rot90",
+    "numpy.round", "numpy.searchsorted", "numpy.select", "numpy.shape", "numpy.short",
+    "numpy.sign", "numpy.signbit", "numpy.sin", "numpy.sinc", "numpy.single",
+    "numpy.sinh", "numpy.size", "numpy.sort", "numpy.sort_complex", "numpy.spacing",
+    "numpy.split", "numpy.sqrt", "numpy.square", "numpy.squeeze", "numpy.stack",
+    "numpy.std", "numpy.subtract", "numpy.sum", "numpy.swapaxes", "numpy.take",
     "numpy.take_along_axis", "numpy.tan", "numpy.tanh", "numpy.tensordot",
     "numpy.tile", "numpy.trace", "numpy.transpose", "numpy.trapezoid", "numpy.tri",
     "numpy.tril", "numpy.triu", "numpy.true_divide", "numpy.trunc", "numpy.ubyte",
     "numpy.uint", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.uint8",
     "numpy.uintc", "numpy.uintp", "numpy.ulong", "numpy.ulonglong", "numpy.unique",
-    "numpy.ushort", "numpy.vander", "numpy.var", "numpy.vdot", "numpy.vsplit",
-    "numpy.vstack", "numpy.where", "numpy.zeros", "numpy.zeros_like",
+    "numpy.unravel_index", "numpy.ushort", "numpy.vander", "numpy.var", "numpy.vdot",
+    "numpy.vsplit", "numpy.vstack", "numpy.where", "numpy.zeros", "numpy.zeros_like",
 })
 
 # NumPy callables registered only to refuse traced arrays, with the error @jit raises.
@@ -229,18 +229,18 @@ NUMPY_UNSUPPORTED = frozenset({
     "numpy.polynomial.polynomial.polyvander3d",
     "numpy.polynomial.set_default_printstyle", "numpy.polynomial.test",
     "numpy.polysub", "numpy.printoptions", "numpy.promote_types", "numpy.putmask",
-    "numpy.ravel_multi_index", "numpy.real_if_close", "numpy.recarray", "numpy.record",
-    "numpy.require", "numpy.resize", "numpy.row_stack", "numpy.save", "numpy.savetxt",
-    "numpy.savez", "numpy.savez_compressed", "numpy.set_printoptions",
-    "numpy.setbufsize", "numpy.setdiff1d", "numpy.seterr", "numpy.seterrcall",
-    "numpy.setxor1d", "numpy.shares_memory", "numpy.show_config", "numpy.show_runtime",
+    "numpy.real_if_close", "numpy.recarray", "numpy.record", "numpy.require",
+    "numpy.resize", "numpy.row_stack", "numpy.save", "numpy.savetxt", "numpy.savez",
+    "numpy.savez_compressed", "numpy.set_printoptions", "numpy.setbufsize",
+    "numpy.setdiff1d", "numpy.seterr", "numpy.seterrcall", "numpy.setxor1d",
+    "numpy.shares_memory", "numpy.show_config", "numpy.show_runtime",
     "numpy.signedinteger", "numpy.str_", "numpy.test", "numpy.timedelta64",
     "numpy.tril_indices", "numpy.tril_indices_from", "numpy.trim_zeros",
     "numpy.triu_indices", "numpy.triu_indices_from", "numpy.typename", "numpy.ufunc",
     "numpy.union1d", "numpy.unique_all", "numpy.unique_counts", "numpy.unique_inverse",
-    "numpy.unique_values", "numpy.unpackbits", "numpy.unravel_index",
-    "numpy.unsignedinteger", "numpy.unstack", "numpy.unwrap", "numpy.vecdot",
-    "numpy.vecmat", "numpy.vectorize", "numpy.void",
+    "numpy.unique_values", "numpy.unpackbits", "numpy.unsignedinteger",
+    "numpy.unstack", "numpy.unwrap", "numpy.vecdot", "numpy.vecmat", "numpy.vectorize",
+    "numpy.void",
 })
 
 # Supported NumPy functions that refuse real input (UnsupportedFunctionError): their
@@ -360,8 +360,8 @@ UFUNC_METHOD_NAMES = frozenset({
 NDARRAY_SUPPORTED = frozenset({
     "T", "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "clip",
     "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "dtype",
-    "fill", "flatten", "imag", "item", "itemsize", "max", "mean", "min", "nbytes",
-    "ndim", "nonzero", "partition", "prod", "put", "ravel", "real", "repeat",
+    "fill", "flat", "flatten", "imag", "item", "itemsize", "max", "mean", "min",
+    "nbytes", "ndim", "nonzero", "partition", "prod", "put", "ravel", "real", "repeat",
     "reshape", "round", "searchsorted", "shape", "size", "sort", "squeeze", "std",
     "sum", "swapaxes", "take", "tolist", "trace", "transpose", "var",
 })
@@ -373,8 +373,8 @@ NDARRAY_REFUSED = {}
 # creates or traces, constant or not.
 NDARRAY_UNSUPPORTED = frozenset({
     "base", "byteswap", "choose", "compress", "ctypes", "data", "device", "dump",
-    "dumps", "flags", "flat", "getfield", "mT", "resize", "setfield", "setflags",
-    "strides", "to_device", "tobytes", "tofile", "view",
+    "dumps", "flags", "getfield", "mT", "resize", "setfield", "setflags", "strides",
+    "to_device", "tobytes", "tofile", "view",
 })
 
 # ndarray methods and properties an array whose length is only known at run time has;

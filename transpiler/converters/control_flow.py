@@ -11,6 +11,7 @@ not bound yet start as `ag__.Undefined(name)`.
 from __future__ import annotations
 
 import contextlib
+import copy
 
 import gast
 
@@ -50,6 +51,39 @@ def _check_no_jumps(stmts, node):
                 raise InternalCompilerError(
                     f"a {type(child).__name__.lower()} statement was left inside a converted "
                     f"{type(node).__name__.lower()} statement (line {child.lineno})")
+
+
+def _has_jumps(stmts):
+    """Whether `stmts` hold a `return`, or a `break`/`continue` of an enclosing loop."""
+    todo = [s for s in stmts if not isinstance(s, SCOPES)]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.Return, gast.Break, gast.Continue)):
+            return True
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, SCOPES):
+                continue
+            if isinstance(node, (gast.For, gast.While)) and child in node.body:
+                todo.extend(c for c in walk_scope(child) if isinstance(c, gast.Return))
+                continue
+            todo.append(child)
+    return False
+
+
+def _holds_yield(node):
+    """Whether a statement holds a `yield` of its function: it stays a Python statement
+    (a generator suspends inside it; its conditions are Python bools)."""
+    return any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in walk_scope(node))
+
+
+def _copy_tree(node):
+    """A copy of `node`'s tree whose nodes share the original's annotation values
+    (analysis results, read-only here; some cannot be deep-copied)."""
+    memo: dict = {}
+    for n in gast.walk(node):
+        for value in (getattr(n, anno.ANNO_ATTR, None) or {}).values():
+            memo[id(value)] = value
+    return copy.deepcopy(node, memo)
 
 
 class _Transformer:
@@ -126,6 +160,15 @@ class _Transformer:
                 handler.body = self.block(handler.body)
         node.orelse = self.block(node.orelse)
         node.finalbody = self.block(node.finalbody)
+        if node.handlers:
+            # the body runs in `user_try`, told what the handlers catch (a bare
+            # `except:` catches everything)
+            types = [h.type or gast.Name("BaseException", gast.Load(), None, None)
+                     for h in node.handlers]
+            node.body = templates.replace(
+                "with ag__.user_try(lambda: __types__):\n    __body__\n",
+                origin=node, __body__=node.body,
+                __types__=gast.Tuple(types, gast.Load()))
         return [node]
 
     convert_TryStar = convert_Try
@@ -138,8 +181,14 @@ class _Transformer:
             source, origin=header_origin(node), **replacements)
 
     def convert_If(self, node):
+        if _holds_yield(node):
+            return self._python_statement(node, "if __test__:\n    __body__\n",
+                                          __test__=node.test)
         if self.in_try:
             return self._if_in_try(node)
+        return self._staged_if(node, node.test)
+
+    def _staged_if(self, node, test):
         modified = (anno.getanno(node, Static.BODY_SCOPE).modified_names
                     | anno.getanno(node, Static.ORELSE_SCOPE).modified_names)
         outputs = sorted(branch_outputs(node) | (modified & self.tested))
@@ -157,17 +206,31 @@ class _Transformer:
             node, params,
             f"def {true_fn}({args}):\n    __body__\n    return {outs}\n"
             f"def {false_fn}({args}):\n    __orelse__\n    return {outs}\n{call}\n",
-            __test__=node.test, __body__=body, __orelse__=orelse)
+            __test__=test, __body__=body, __orelse__=orelse)
 
     def _if_in_try(self, node):
-        """An `if` inside a user `try` stays a Python `if`: a branch made a function
-        would lose the assignments it made before an exception that the `except`
-        clause then sees (`n = b - a; raise ValueError` ... `except: use(n)`). Its test
-        goes through `test_in_try`, which refuses a traced one there (the compiled
-        program cannot raise). Loops there stay Python loops for the same reason."""
-        return self._python_statement(
-            node, "if ag__.test_in_try(__test__, 'if statement'):\n    __body__\n",
-            __test__=node.test)
+        """An `if` inside a user `try` is emitted twice. A Python test runs the Python
+        `if`: a branch made a function would lose the assignments it made before an
+        exception that the `except` clause then sees (`n = b - a; raise ValueError` ...
+        `except: use(n)`). A traced test stages both branches (`if_stmt`, which refuses
+        a branch that raises while it is staged there, and the checks staged inside a
+        `try` refuse at run time instead of raising past its handler). An `if` holding
+        a `return`, `break` or `continue` has no staged form: its traced test is
+        refused (`test_in_try`)."""
+        if _has_jumps(node.body + node.orelse):
+            return self._python_statement(
+                node, "if ag__.test_in_try(__test__, 'if statement'):\n    __body__\n",
+                __test__=node.test)
+        python = _copy_tree(node)
+        (test,) = self.ctx.new_names("if_test")
+        staged = self._staged_if(node, test)
+        body, orelse = self.block(python.body), self.block(python.orelse)
+        source = (f"{test} = __test__\nif ag__.staged_in_try({test}):\n    __staged__\n"
+                  f"elif {test}:\n    __body__\n")
+        if orelse:
+            source += "else:\n    __orelse__\n"
+        return templates.replace(source, origin=header_origin(node), __test__=python.test,
+                                 __staged__=staged, __body__=body, __orelse__=orelse)
 
     def _python_statement(self, node, header, **replacements):
         """`header` (the statement's first line and `__body__`), its `else:` block if
@@ -183,14 +246,18 @@ class _Transformer:
             node, "while ag__.test_in_try(__test__, 'while loop'):\n    __body__\n",
             __test__=node.test)
 
-    def _for_in_try(self, node):
-        """A `for` loop inside a user `try`: a Python loop over `items_in_try`, which
-        refuses a traced trip count and checks the `break` condition before each item."""
+    def _for_in_try(self, node, items="ag__.items_in_try"):
+        """A `for` loop inside a user `try` (`items_in_try`) or around a `yield`
+        (`items_of`): a Python loop over the items, with the `break` condition checked
+        before each; a traced trip count is refused."""
         extra = getattr(node, EXTRA_TEST, None)
         thunk = "None" if extra is None else "lambda: __extra__"
-        return self._python_statement(
-            node, f"for __target__ in ag__.items_in_try(__iter__, {thunk}):\n    __body__\n",
-            __target__=node.target, __iter__=node.iter, __extra__=extra)
+        # the names the `break` test reads are live after every statement of the body
+        with self._state(tested=self.tested | _names_read(extra)):
+            return self._python_statement(
+                node, f"for __target__ in {items}(__iter__, {thunk}):\n"
+                      f"    __body__\n",
+                __target__=node.target, __iter__=node.iter, __extra__=extra)
 
     def _loop_call(self, node, carried, operator, leading_args):
         """The operator call and the loop's `else:` block, which runs after it."""
@@ -201,6 +268,9 @@ class _Transformer:
         return f"{call}\n__orelse__\n", orelse
 
     def convert_While(self, node):
+        if _holds_yield(node):
+            return self._python_statement(node, "while __test__:\n    __body__\n",
+                                          __test__=node.test)
         if self.in_try:
             return self._while_in_try(node)
         modified = anno.getanno(node, Static.BODY_SCOPE).modified_names
@@ -216,8 +286,9 @@ class _Transformer:
             __test__=node.test, __body__=body, __orelse__=orelse)
 
     def convert_For(self, node):
-        if self.in_try:
-            return self._for_in_try(node)
+        if self.in_try or _holds_yield(node):
+            return self._for_in_try(node, "ag__.items_of" if _holds_yield(node) else
+                                    "ag__.items_in_try")
         extra = getattr(node, EXTRA_TEST, None)
         targets = frozenset(n.id for n in gast.walk(node.target) if isinstance(n, gast.Name))
         live_after = (anno.getanno(node, Static.LIVE_VARS_OUT)

@@ -2,8 +2,10 @@
 
 Refusing here, before anything runs, gives one clear error at the user's line instead
 of a wrong result later: a compiled program cannot rebind variables outside the
-function's enclosing function (`nonlocal`), delete attributes, or suspend
-(`yield`, `async`); `match` and `:=` in a `while` condition are not converted (yet).
+function's enclosing function (`nonlocal`), delete attributes, or await (`async`);
+`match` and `:=` in a `while` condition are not converted (yet). (`yield` is converted:
+a generator the function calls runs while staging; a jitted function that is one
+itself is refused by the driver, `conversion.refuse_generator`.)
 """
 from __future__ import annotations
 
@@ -12,11 +14,10 @@ import gast
 from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.base.errors import Location
 from npxla.transpiler.converters.attribute_stores import is_attribute_store
+from npxla.transpiler.converters.common import walk_scope
 
 # node type -> (refusal, its fields): the messages and hints live in the catalogue
 _REFUSED = {
-    gast.Yield: (C.GENERATOR, {"what": "yield"}),
-    gast.YieldFrom: (C.GENERATOR, {"what": "yield from"}),
     gast.AsyncFunctionDef: (C.ASYNC, {}),
     gast.Await: (C.ASYNC, {}),
     gast.AsyncFor: (C.ASYNC, {}),
@@ -58,6 +59,20 @@ def _refusal(child):
     if isinstance(child, gast.Attribute) and isinstance(child.ctx, gast.Store):
         return C.ATTRIBUTE_STORE, {"attr": child.attr}
     return _REFUSED.get(type(child))
+
+
+def generator_error(node, filename):
+    """The refusal of a function that is itself a generator (its own `yield`, not one
+    of a function it defines), for a *jitted* function: a compiled program returns
+    once. None for other functions. (A generator called from converted code is
+    converted and runs while staging.)"""
+    for child in walk_scope(node):
+        if isinstance(child, (gast.Yield, gast.YieldFrom)):
+            what = "yield from" if isinstance(child, gast.YieldFrom) else "yield"
+            return C.GENERATOR.error_for(
+                Location(filename, child.lineno, child.col_offset,
+                         getattr(child, "end_col_offset", None)), what=what)
+    return None
 
 
 def transform(node, ctx):

@@ -107,9 +107,9 @@ SHAPE_PARAMS = {
     'take_along_axis': ((2,), ('axis',)), 'tensordot': ((2,), ('axes',)), 'tile': ((1,),
     ('reps',)), 'trace': ((2, 3), ('axis1', 'axis2')), 'transpose': ((1,), ('axes',)),
     'trapezoid': ((3,), ('axis',)), 'tri': ((0, 1), ('N', 'M')), 'unique': ((4,),
-    ('axis',)), 'vander': ((1,), ('N',)), 'var': ((1,), ('axis',)), 'vsplit': ((1,),
-    ('indices_or_sections',)), 'zeros': ((0,), ('shape',)), 'zeros_like': ((4,),
-    ('shape',)),
+    ('axis',)), 'unravel_index': ((1,), ('shape',)), 'vander': ((1,), ('N',)), 'var':
+    ((1,), ('axis',)), 'vsplit': ((1,), ('indices_or_sections',)), 'zeros': ((0,),
+    ('shape',)), 'zeros_like': ((4,), ('shape',)),
 }
 
 # How many leading positional arguments are arrays.

@@ -6,12 +6,14 @@ import sys
 
 import numpy as np
 
+from npxla.transpiler.base.catalogue import CAUGHT_AT_RUN_TIME
 from npxla.transpiler.base.origin import locate, locate_stack
 
 from npxla.runtime.lowering import elementwise_extra as X
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.bounded import WindowOverflow
+from npxla.runtime.staging.tries import CaughtCheck
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.numpy.core.registry import dispatch
@@ -172,6 +174,9 @@ def output_slots(checks):
     handles in that order."""
     messages, payloads, offset = [], [], 0
     for _, m in checks:
+        caught = m if isinstance(m, CaughtCheck) else None
+        if caught is not None:
+            m = m.entry
         if type(m) is tuple and len(m) == 4:       # (.., payload handle) -> offset
             payloads.append(m[3])
             m = m[:3] + (offset,)
@@ -183,18 +188,26 @@ def output_slots(checks):
                 fields.append((offset, dtype, tuple(shape)))
                 offset += handle.size
             m = m[:4] + (tuple(fields),)
-        messages.append(m)
+        messages.append(m if caught is None else CaughtCheck(m, caught.location))
     return messages, payloads
 
 
 def uses_payloads(messages) -> bool:
     """Whether the program outputs payload values (before its flags)."""
-    return any(type(m) is tuple and (len(m) == 4 or m[0] == VALUES) for m in messages)
+    entries = [m.entry if isinstance(m, CaughtCheck) else m for m in messages]
+    return any(type(m) is tuple and (len(m) == 4 or m[0] == VALUES) for m in entries)
 
 
 def raise_for(entry, payloads=None):
-    """The exception a recorded check raises: `message`, `(class, message[, note])`, or a copy
-    of the exception instance the program raised while it was staged."""
+    """The exception a recorded check raises: `message`, `(class, message[, note])`, a copy
+    of the exception instance the program raised while it was staged, or for a check
+    that a user `try` would have caught, the refusal that says its handler cannot run."""
+    if isinstance(entry, CaughtCheck):
+        exc = raise_for(entry.entry, payloads)
+        err = CAUGHT_AT_RUN_TIME.error_for(entry.location, error=type(exc).__name__,
+                                           message=str(exc))
+        err.__cause__ = exc
+        return err
     if isinstance(entry, BaseException):
         return copy.copy(entry).with_traceback(None)
     if isinstance(entry, tuple) and entry[0] == VALUES:

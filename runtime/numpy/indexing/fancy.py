@@ -20,7 +20,7 @@ from npxla.transpiler.base.errors import (DataDependentShapeError, ShapeMismatch
                                           UnsupportedFunctionError)
 
 from npxla.runtime.staging.abstract import as_abstract, is_abstract
-from npxla.runtime.staging.bounded import BoundedArray
+from npxla.runtime.staging.bounded import BoundedArray, is_bounded
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
@@ -207,6 +207,13 @@ def aug_assign(target, index, op, value):
     if not has_traced_mask(items):
         return False
     ufunc = getattr(np, op)
+    if is_bounded(value):
+        # a value of run-time length (`x[m] += y[m] * 2`) matches the selection, not
+        # the array: NumPy's x[m] = x[m] op v, through the selection of run-time length
+        new = dispatch(ufunc, (target[index], value), {})
+        check_cast(op, new.dtype, target.dtype)
+        target[index] = new
+        return True
 
     def combine(y, v):
         new = dispatch(ufunc, (y, v), {})

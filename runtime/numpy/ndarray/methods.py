@@ -17,6 +17,7 @@ from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.errorflags import refuse_write
 from npxla.runtime.numpy.indexing.indexing import getitem, setitem
 from npxla.runtime.numpy.core.registry import bound_method, dispatch, dispatch_ufunc
+from npxla.runtime.numpy.core.speculate import assumed_bool
 from npxla.runtime.numpy.core.text import text_refusal
 
 
@@ -117,6 +118,7 @@ for _py, _np in {"neg": "negative", "pos": "positive", "abs": "absolute",
     setattr(AbstractArray, f"__{_py}__", _unary(_np))
 
 
+AbstractArray.__bool__ = assumed_bool
 AbstractArray.__array_ufunc__ = __array_ufunc__
 AbstractArray.__array_function__ = __array_function__
 AbstractArray.__getitem__ = getitem

@@ -3,6 +3,7 @@ calls), implementing exactly Python's semantics, checking the calling contract a
 recording each control-flow call, so converters can be tested without the runtime."""
 from __future__ import annotations
 
+import contextlib
 import operator
 import sys
 import types
@@ -91,7 +92,11 @@ def test_in_try(test, kind):
 
 
 def items_in_try(iterable, extra_test):
-    CALLS.append(("items_in_try", {"extra_test": extra_test is not None}))
+    return _items("items_in_try", iterable, extra_test)
+
+
+def _items(name, iterable, extra_test):
+    CALLS.append((name, {"extra_test": extra_test is not None}))
     iterator = iter(iterable)
     while extra_test is None or extra_test():
         try:
@@ -177,6 +182,21 @@ def percent_format(template, values):
 
 def reraise_refusal():
     pass
+
+
+def items_of(iterable, extra_test):
+    return _items("items_of", iterable, extra_test)
+
+
+def staged_in_try(test):
+    CALLS.append(("staged_in_try", {}))
+    return False
+
+
+@contextlib.contextmanager
+def user_try(handler_types):
+    CALLS.append(("user_try", {}))
+    yield
 
 
 def set_attr(obj, name, value):

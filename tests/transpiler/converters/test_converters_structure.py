@@ -9,7 +9,7 @@ import pytest
 
 import cf_fake_runtime as fake
 import test_converters_semantics as examples
-from npxla.transpiler.conversion import convert_ast, converted_source
+from npxla.transpiler.conversion import convert_ast, converted_source, refuse_generator
 from npxla.transpiler.converters.common import functions, walk_scope
 from npxla.transpiler.base.errors import UnsupportedSyntaxError
 
@@ -200,7 +200,14 @@ def _operator_call(node, name):
 
 def _kept_in_try(node):
     """Control flow inside a user `try` stays Python: an `if`/`while` test goes through
-    `ag__.test_in_try`, a `for` loop's items through `ag__.items_in_try`."""
+    `ag__.test_in_try`, a `for` loop's items through `ag__.items_in_try`; an `if`
+    without jumps is the choice between its staged form and the Python `if`
+    (`ag__.staged_in_try`, whose `else` is that Python `if`)."""
+    if isinstance(node, gast.If) and _operator_call(node.test, "staged_in_try"):
+        return True
+    if isinstance(node, gast.If) and isinstance(node.test, gast.Name) and \
+            node.test.id.startswith("if_test"):
+        return True
     if isinstance(node, (gast.If, gast.While)):
         return _operator_call(node.test, "test_in_try")
     return isinstance(node, gast.For) and _operator_call(node.iter, "items_in_try")
@@ -303,10 +310,14 @@ def yields(x):
     (yields, 1, "makes a generator"),
 ])
 def test_refusals_are_located_and_hinted(fn, line, words):
-    """(`global` and attribute assignments are converted: tests/runtime/test_effects.py)"""
-    with pytest.raises(UnsupportedSyntaxError) as info:
-        converted_source(fn)
-    error = info.value
+    """(`global` and attribute assignments are converted: tests/runtime/test_effects.py;
+    a generator is converted as a helper and refused as the jitted function)"""
+    if fn is yields:
+        error = refuse_generator(fn)
+    else:
+        with pytest.raises(UnsupportedSyntaxError) as info:
+            converted_source(fn)
+        error = info.value
     assert words in error.message
     assert error.hint
     assert error.location.file == __file__

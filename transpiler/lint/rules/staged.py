@@ -3,6 +3,7 @@
 `if`/`while`; a few Python constructs cannot be expressed around or inside those."""
 from __future__ import annotations
 
+import ast
 import os
 
 from npxla.transpiler.lint.values import CONTAINERS, DATA, MAYBE
@@ -16,30 +17,51 @@ def _header_end(node):
     return getattr(node, "test", None) or getattr(node, "iter", None)
 
 
+def _jumps_out(node):
+    """Whether an `if` holds a `return`, or a `break`/`continue` of an enclosing loop:
+    such an `if` inside `try` has no staged form."""
+    todo = list(node.body) + list(node.orelse)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Return, ast.Break, ast.Continue)):
+            return True
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, (ast.For, ast.While)):
+            todo.extend(c for c in ast.walk(n) if isinstance(c, ast.Return))
+            todo.extend(n.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return False
+
+
 @register
 class TryAroundStagedFlow(Rule):
     refusal = C.TRY_AROUND_STAGED_FLOW
-    defaults = {"kind": "if statement"}
+    defaults = {"kind": "while loop"}
     targets = _NPXLA
     explain = """
-        An `if`, `while` or `for` whose condition or trip count depends on traced
-        values (array data, or a Python `int`/`bool` argument, which npxla traces) is
-        compiled into the program. A compiled program cannot raise, so an `except`
-        clause around it would never run: npxla refuses it rather than silently skip the
-        handler. Move the `try` outside the jitted function, check the condition
-        explicitly (e.g. with `np.where`), or make the condition static
-        (`static_argnums`, a shape test). `try` around code whose control flow is on
-        Python values (shapes, static arguments) works."""
+        A `while` or `for` loop whose condition or trip count depends on traced values
+        (array data, or a Python `int`/`bool` argument, which npxla traces) is compiled
+        into the program, and inside a `try` it cannot be: the statements of an
+        iteration that raises would have to stop where Python stops, and the `except`
+        clause run, which a compiled loop cannot do. The same holds for a
+        data-dependent `if` that holds a `return`, `break` or `continue`. An `if`
+        without them is compiled inside `try` (a branch that raises, or a run-time
+        check that fails, is then refused when it happens, NPX138). Move the `try`
+        outside the jitted function, or make the condition static (`static_argnums`,
+        a shape test). `try` around loops over Python values (shapes, static arguments)
+        works."""
     bad = """
         import numpy as np
         from npxla import jit
 
         @jit
-        def safe_scale(x):
+        def halve_until(x, tol):
             try:
-                if x.sum() > 0:
-                    x = x / x.sum()
-            except ZeroDivisionError:
+                while x.max() > tol:
+                    x = x / 2
+            except FloatingPointError:
                 pass
             return x
         """
@@ -48,16 +70,19 @@ class TryAroundStagedFlow(Rule):
         from npxla import jit
 
         @jit
-        def safe_scale(x):
-            s = x.sum()
-            return np.where(s > 0, x / np.where(s > 0, s, 1.0), x)
+        def halve_until(x, tol):
+            while x.max() > tol:
+                x = x / 2
+            return x
         """
-    example_args = "(np.array([1.0, 2.0, 4.0]),)"
+    example_args = "(np.array([1.0, 2.0, 4.0]), 0.5)"
 
     def on_control(self, ctx, node, kind, cond):
         if kind not in ("if", "while", "for") or cond.condition_level < MAYBE:
             return
         if not ctx.in_try_body():
+            return
+        if kind == "if" and not _jumps_out(node):
             return
         what = {"if": "if statement", "while": "while loop", "for": "for loop"}[kind]
         self.report(ctx, node, end=_header_end(node), kind=what)

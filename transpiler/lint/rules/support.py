@@ -8,7 +8,7 @@ What `@jit` does with a call it has no implementation for:
 * a NumPy function, ufunc or ufunc method: NumPy computes it when every argument is a
   known constant (literals, shapes, arrays made from them); given a traced array it
   raises `UnsupportedFunctionError` (NPX002, as `LibraryCallError`);
-* an ndarray method or property it does not implement (`.fill`, `.view`, `.flat`):
+* an ndarray method or property it does not implement (`.view`, `.resize`, `.strides`):
   `UnsupportedFunctionError` on every array it traces or creates, constant or not;
 * another library (SciPy, pandas, any installed package) or a `math` function without a
   lowering: a plain call that fails on traced values with `LibraryCallError` (NPX002).
@@ -63,7 +63,6 @@ NUMPY_INSTEAD = {
     "logspace": "10.0 ** np.linspace(...)", "geomspace": "np.exp(np.linspace(...))",
 }
 NDARRAY_INSTEAD = {
-    "fill": "x[...] = v, or np.full_like(x, v)", "flat": "x.ravel() or x.reshape(-1)",
     "view": "x[...] (a view), or x.astype(dtype) to change the type",
     "mT": "np.swapaxes(x, -1, -2)", "resize": "np.reshape or np.pad",
     "compress": "np.where(cond, x, fill)", "choose": "np.select or np.where",
@@ -218,11 +217,11 @@ class UnsupportedNdarrayAttribute(Rule):
         Inside a jitted function the arrays are npxla's staged arrays, which implement
         the ndarray methods and properties listed in docs/numpy-support.md. The others
         (memory-layout attributes such as `.strides`, `.flags`, `.base`, `.ctypes`,
-        and `.view()`, `.flat`, `.mT`, `.resize()`, `.tobytes()`, ...) raise
+        and `.view()`, `.mT`, `.resize()`, `.tobytes()`, ...) raise
         UnsupportedFunctionError on every array the function receives, creates or
         reads from its module (those become constants of the program). Use the NumPy
         spelling that builds a new array (`np.resize(x, n)` for `.resize(n)`,
-        `x.ravel()` for `.flat`)."""
+        `np.swapaxes(x, -1, -2)` for `.mT`)."""
     bad = """
         import numpy as np
         from npxla import jit

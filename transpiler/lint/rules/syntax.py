@@ -14,14 +14,30 @@ def _nodes(ctx, fn, types):
     return sorted(ctx.nodes(types), key=lambda n: (n.lineno, n.col_offset))
 
 
+def _own_nodes(fn, types):
+    """Nodes of `types` in `fn`'s own scope (not in the functions it defines)."""
+    found, todo = [], list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, types):
+            found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
 @register
 class Generator(Rule):
     refusal = C.GENERATOR
     defaults = {"what": "yield"}
     explain = """
-        A jitted function (or a function it defines) contains `yield`: it is a
-        generator, and a compiled program cannot suspend and resume. `jax.jit` cannot
-        trace one either. Build the values into an array and return it."""
+        A jitted function that contains `yield` is a generator, and a compiled
+        program cannot suspend and resume: it returns once. `jax.jit` cannot trace one
+        either. Build the values into an array and return it. (A generator the jitted
+        function defines or calls is fine: it runs while the program is staged, as it
+        runs under NumPy, and a condition on array data around its `yield` is checked
+        when the program runs.)"""
     bad = """
         import numpy as np
         from npxla import jit
@@ -42,7 +58,9 @@ class Generator(Rule):
     example_args = "(np.arange(3.0),)"
 
     def on_function(self, ctx, fn):
-        for node in _nodes(ctx, fn, (ast.Yield, ast.YieldFrom)):
+        if ctx.depth:           # a generator the jitted function calls: converted
+            return
+        for node in _own_nodes(fn, (ast.Yield, ast.YieldFrom)):
             self.report(ctx, node, what="yield from" if isinstance(node, ast.YieldFrom)
                         else "yield")
 

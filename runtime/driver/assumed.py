@@ -1,0 +1,48 @@
+"""The bools a jitted function assumes for conditions nothing can stage, between calls
+(see `staging.speculation`).
+
+A run that finds assumptions wrong flips every one it found wrong and the call is
+staged and run again. (Sites after the first wrong one may lie on a path the run
+should not have taken: their new values may be wrong again, which the next run
+finds; for the common case, a comprehension's filter, each element's test is its
+own site and one restaging fixes them all.) A condition whose value keeps changing
+between calls would compile a program per call: after `MAX_FLIPS` restagings the
+function stops assuming (None) and such a condition is refused, located, as it was
+before assumptions.
+"""
+from __future__ import annotations
+
+MAX_FLIPS = 8
+
+
+class Assumptions:
+    """One jitted function's assumed bools: `table` ({site: bool}, or None when it
+    no longer assumes) and how many restagings they took."""
+
+    def __init__(self, enabled=True):
+        self.table: dict | None = {} if enabled else None
+        self.flips = 0
+
+    def flip(self, sites):
+        """After a run that found `sites` wrong."""
+        if self.table is None:
+            return
+        self.flips += 1
+        if self.flips > MAX_FLIPS:
+            self.table = None
+            return
+        table = dict(self.table)
+        for site in sites:
+            table[site] = not table.get(site, True)
+        self.table = table
+
+    def disable(self):
+        self.table = None
+
+    def reset(self):
+        if self.table is not None:
+            self.table, self.flips = {}, 0
+
+    def key(self):
+        """For the disk cache's key: the assumptions a program was staged with."""
+        return None if self.table is None else tuple(sorted(self.table.items()))

@@ -78,6 +78,12 @@ def pytest_handlecrashitem(crashitem, report, sched):
     return worker_crashes.handle_crash(crashitem, report, sched)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    yield
+    worker_crashes.end_broken_worker(call)
+
+
 def pytest_report_teststatus(report, config):
     return worker_crashes.report_status(report)
 

@@ -1,11 +1,15 @@
 """A test whose xdist worker dies (a signal, not a failure) runs once more on a fresh
 worker, and the worker's fault trace is printed at the end of the run.
 
-Why: twice in the CI run with XLA's default (fusion) code generators, a worker died of
-a segmentation fault inside XLA's compiler, each time in a different test, and neither
-test crashed when run again (hundreds of reruns). A crash that repeats still fails the
-run. Each worker writes Python's fault trace (`faulthandler`) to its own file, so the
-native crash shows where it happened instead of "worker crashed".
+Why: in three of four CI-like runs with XLA's default (fusion) code generators, a
+worker died of a segmentation fault inside XLA's compiler, each time in a different
+test, and none of those tests crashed when run again. Once, the worker that lived on
+then failed three compiles in a row with XLA's "Failed to materialize symbols" (its JIT
+linker's state broken, not the programs: they compile in a fresh process). Such a
+worker ends itself (`end_broken_worker`), so its test reruns on a fresh one too. A
+crash that repeats still fails the run. Each worker writes Python's fault trace
+(`faulthandler`) to its own file, so the native crash shows where it happened instead
+of "worker crashed".
 """
 from __future__ import annotations
 
@@ -66,6 +70,22 @@ def _fault_trace(worker_id):
         if text.strip():
             return text
     return ""
+
+
+# XLA errors after which a worker's compiler is broken for the rest of its life
+_BROKEN_XLA = ("Failed to materialize symbols",)
+
+
+def end_broken_worker(call):
+    """In a worker: a test that failed with one of `_BROKEN_XLA` ends the worker (as a
+    crash does), its reason written to the fault file for the summary."""
+    if _fault_file is None or call.excinfo is None:
+        return
+    text = str(call.excinfo.value)
+    if any(marker in text for marker in _BROKEN_XLA):
+        _fault_file.write(f"XLA's compiler broken in this worker: {text.splitlines()[0]}\n")
+        _fault_file.flush()
+        os._exit(70)
 
 
 def report_status(report):

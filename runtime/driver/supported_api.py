@@ -134,7 +134,8 @@ def supported_tables() -> dict:
                 supported.add(qual)
                 if _takes_run_time_length(obj, entry):
                     bounded.add(qual)
-                if entry.notes.startswith("complex input only"):
+                if "real results are assumed" in entry.notes or \
+                        "real roots are assumed" in entry.notes:
                     complex_only.add(qual)
             elif status == FOLDED:
                 unsupported.add(qual)
@@ -167,7 +168,7 @@ def supported_tables() -> dict:
         "NUMPY_SUPPORTED": supported,
         "NUMPY_REFUSED": refused,
         "NUMPY_UNSUPPORTED": unsupported,
-        "NUMPY_COMPLEX_ONLY": complex_only,
+        "NUMPY_REAL_ASSUMED": complex_only,
         "NUMPY_RUN_TIME_LENGTH": bounded,
         "NUMPY_UFUNCS": ufuncs,
         "UFUNC_METHODS_SUPPORTED": ufunc_supported,
@@ -194,9 +195,11 @@ _TABLE_DOCS = {
     "NUMPY_UNSUPPORTED": "The other public NumPy callables: NumPy computes them while "
                          "staging when every argument is a constant; given a traced array "
                          "@jit raises UnsupportedFunctionError (LibraryCallError, NPX002).",
-    "NUMPY_COMPLEX_ONLY": "Supported NumPy functions that refuse real input "
-                          "(UnsupportedFunctionError): their registry notes say "
-                          "'complex input only'.",
+    "NUMPY_REAL_ASSUMED": "Supported NumPy functions whose result dtype NumPy picks "
+                          "from the data of a real input (real or complex): the program "
+                          "assumes real results and checks them when it runs, which it "
+                          "cannot do inside data-dependent branches and loops "
+                          "(UnsupportedFunctionError there). Their registry notes say so.",
     "NUMPY_RUN_TIME_LENGTH": "Supported NumPy callables that also accept an array whose "
                              "length is only known at run time (x[mask], "
                              "np.nonzero(m)[0], np.unique(x), a slice with traced "

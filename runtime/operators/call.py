@@ -40,7 +40,7 @@ from npxla.transpiler.conversion import convert
 from npxla.runtime.operators.provenance import (LIBRARY, is_library_callable,
                                                 is_user_function, origin_of_module)
 from npxla.runtime.operators.iteration import traced_enumerate, traced_range, traced_zip
-from npxla.runtime.operators.mutation import refuse_container_mutation
+from npxla.runtime.operators.mutation import note_created, refuse_container_mutation
 from npxla.runtime.operators.printing import runtime_print
 
 _is_user_function = is_user_function
@@ -100,6 +100,14 @@ def _object_array(args) -> bool:
     return any(isinstance(a, np.ndarray) and a.dtype == object for a in args)
 
 
+_CONTAINERS = (list, dict, set, collections.deque)
+
+
+def _call_container(f, args, kwargs):
+    special = _ITERATION.get(f)
+    return special(*args, **kwargs) if special is not None else f(*args, **kwargs)
+
+
 def converted_call(f, args, kwargs):
     """Every call in converted code. The order matters: print and the iteration builtins
     first, then container mutations (refused inside staged regions), registered
@@ -109,6 +117,8 @@ def converted_call(f, args, kwargs):
     kwargs = kwargs or {}
     if f is print:
         return runtime_print(*args, **kwargs)
+    if f in _CONTAINERS:        # a container the region being traced makes is its own
+        return note_created(_call_container(f, args, kwargs))
     special = _ITERATION.get(f) if type(f) is type else None
     if special is not None:
         return special(*args, **kwargs)
@@ -120,7 +130,7 @@ def converted_call(f, args, kwargs):
         recorder = effects.recorder()
         if recorder is not None:       # replayed after the run if `owner` outlives it
             return recorder.call(owner, f.__name__, args, kwargs)
-        refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()")
+        refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()", owner)
         return f(*args, **kwargs)
     if owner is np.r_ or owner is np.c_:       # np.r_[a, b] (see numpy/index_tricks)
         result = index_trick(owner, args[0])

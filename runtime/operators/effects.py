@@ -39,7 +39,8 @@ from npxla.transpiler.base.origin import is_converted
 from npxla.runtime.staging import journal
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.operators.mutation import ContainerMutation, refuse_container_mutation
+from npxla.runtime.operators.mutation import (ContainerMutation, made_in_region,
+                                              refuse_container_mutation)
 from npxla.runtime.operators.provenance import USER, origin_of_module
 
 MISSING = object()          # an attribute or key that did not exist before the change
@@ -195,6 +196,8 @@ class Effects:
 
     def call(self, owner, method, args, kwargs):
         """`owner.method(*args, **kwargs)` on a list, dict or set."""
+        if made_in_region(owner):     # the region being traced made it: its own
+            return getattr(owner, method)(*args, **kwargs)
         if journal._scopes and method == "__setitem__" and len(args) == 2 and \
                 type(owner) in (list, dict) and _carriable_key(args[0]):
             slot = (owner, Item(args[0]))
@@ -206,7 +209,7 @@ class Effects:
                 what=f"assignment into a Python {type(owner).__name__}")
             err.attribute = slot             # `if_stmt` may carry the item through
             raise err
-        refuse_container_mutation(f"{type(owner).__name__}.{method}()")
+        refuse_container_mutation(f"{type(owner).__name__}.{method}()", owner)
         path = self.locate(owner)
         if path is None:
             return getattr(owner, method)(*args, **kwargs)

@@ -39,7 +39,8 @@ def set_item(target, idx, value):
         if recorder is not None:      # replayed after the run if `target` outlives it
             recorder.call(target, "__setitem__", (idx, value), {})
             return
-        refuse_container_mutation(f"assignment into a Python {type(target).__name__}")
+        refuse_container_mutation(f"assignment into a Python {type(target).__name__}",
+                                  target)
         target[idx] = value
     elif isinstance(target, np.ndarray) and _contains_abstract((idx, value)):
         refuse_outside_array(target)

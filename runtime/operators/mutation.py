@@ -32,8 +32,23 @@ def staged_on(pred):
         raise
 
 
-def refuse_container_mutation(what):
+def refuse_container_mutation(what, target=None):
     """Called before a Python list/dict/set changes: refused inside staged regions,
-    where the change would happen once while tracing instead of once per run."""
-    if journal._scopes:
+    where the change would happen once while tracing instead of once per run, unless
+    the region being traced made `target` itself (`args = list(args); args[i] = ...`
+    in a helper called in a branch: each path makes and changes its own)."""
+    if journal._scopes and not made_in_region(target):
         raise CONTAINER_MUTATION.error_for(cls=ContainerMutation, what=what)
+
+
+def note_created(obj):
+    """Record that the innermost region being traced made the container `obj`."""
+    scopes = journal._scopes
+    if scopes:
+        scopes[-1].created[id(obj)] = obj
+    return obj
+
+
+def made_in_region(obj) -> bool:
+    scopes = journal._scopes
+    return bool(scopes) and obj is not None and scopes[-1].created.get(id(obj)) is obj

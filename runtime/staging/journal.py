@@ -37,11 +37,14 @@ def __getattr__(name):
 
 
 class Scope:
-    __slots__ = ("serial", "entries")
+    __slots__ = ("serial", "entries", "created")
 
     def __init__(self, serial):
         self.serial = serial
         self.entries: dict = {}     # id(handle) -> [handle, saved state, assigned?]
+        # id -> the Python containers made while this region was traced (its own: a
+        # change to one happens on the path that made it, `mutation.made_in_region`)
+        self.created: dict = {}
 
     def assigned(self):
         """Handles (not views) whose value the region replaced, in first-change order."""

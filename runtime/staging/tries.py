@@ -38,7 +38,12 @@ def user_try(trace, handler_types):
     try:
         yield
     finally:
-        trace.user_tries.pop()
+        # by identity, not the last: a generator suspended inside a `try` body
+        # leaves it open while its consumer runs, and may be closed in any order
+        for k in range(len(trace.user_tries) - 1, -1, -1):
+            if trace.user_tries[k] is handler_types:
+                del trace.user_tries[k]
+                break
 
 
 def caught(trace, error: type) -> bool:

@@ -52,7 +52,7 @@ def test_supported_table_agrees_with_the_registry_by_object():
     assert {"sum", "reshape", "T", "shape", "dtype"} <= S.NDARRAY_SUPPORTED
     assert "math.sqrt" in S.MATH_SUPPORTED and "math.gamma" in S.MATH_UNSUPPORTED
     assert "numpy.add.reduce" in S.UFUNC_METHODS_SUPPORTED
-    assert S.NUMPY_COMPLEX_ONLY == {"numpy.linalg.eig", "numpy.linalg.eigvals", "numpy.roots"}
+    assert S.NUMPY_REAL_ASSUMED == {"numpy.linalg.eig", "numpy.linalg.eigvals", "numpy.roots"}
     assert {"builtins.print", "builtins.range", "numpy.isscalar",
             "functools.reduce"} <= S.HANDLED_CALLS
 
@@ -119,7 +119,10 @@ CASES = [
     ("try_attribute", "def f(x):\n    s = x.sum()\n    try:\n        e = np.finfo(s.type).eps\n"
      "    except AttributeError:\n        e = 1e-9\n    return x + e\n", "(np.ones(2),)", None),
     ("eig_of_real", "def f(a):\n    w, v = np.linalg.eig(a)\n    return w\n",
-     "(np.diag([1.0, 2.0]),)", "NPX151"),
+     "(np.diag([1.0, 2.0]),)", None),
+    ("eig_of_real_in_a_staged_loop", "def f(a, n):\n    s = 0.0\n    for i in range(n):\n"
+     "        s = s + np.linalg.eigvals(a * i).real.sum()\n    return s\n",
+     "(np.diag([1.0, 2.0]), np.int64(3))", "NPX151"),
     ("eig_of_complex", "def f(a):\n    c = a.astype(complex)\n    return np.linalg.eigvals(c)\n",
      "(np.diag([1.0, 2.0]),)", None),
     # complex on one path: a data-dependent branch joins it with the real one as complex

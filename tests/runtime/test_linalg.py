@@ -330,11 +330,37 @@ def test_eig_complex(dt):
     assert v.dtype == ev.dtype and w.dtype == ew.dtype
 
 
-def test_eig_real_refused():
-    def f(a):
-        return np.linalg.eigvals(a)
+def _eig_real(a):
+    w, v = np.linalg.eig(a)
+    return w, v, np.linalg.eigvals(a)
+
+
+def test_eig_real_assumes_its_dtype_and_checks_it():
+    """NumPy's eigenvalues of a real matrix are real unless some is not (geev's
+    imaginary parts all exactly 0): assumed, checked when the program runs, staged
+    again when a run finds the other dtype, in either direction."""
+    f = jit(_eig_real)
+    f.clear_cache()
+    symmetric = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])
+    rotation = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+    for a in (symmetric, rotation, symmetric, mat((3, 3), np.float64)):
+        w, v, w2 = f(a)
+        ew, ev, _ = _eig_real(a)
+        assert w.dtype == ew.dtype and v.dtype == ev.dtype and w2.dtype == ew.dtype
+        order, eorder = np.argsort(w), np.argsort(ew)
+        np.testing.assert_allclose(w[order], ew[eorder], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(canon(v[:, order]), canon(ev[:, eorder]), rtol=1e-8,
+                                   atol=1e-10)
+
+
+def test_eig_real_inside_a_staged_loop_is_refused():
+    def f(a, n):
+        s = 0.0
+        for i in range(n):
+            s = s + np.linalg.eigvals(a * i).real.sum()
+        return s
     with pytest.raises(UnsupportedFunctionError, match="depending on the data"):
-        jit(f)(mat((3, 3), np.float64))
+        jit(f)(mat((3, 3), np.float64), np.int64(3))
 
 
 # --- SVD family ------------------------------------------------------------------------------

@@ -243,9 +243,11 @@ NUMPY_UNSUPPORTED = frozenset({
     "numpy.void",
 })
 
-# Supported NumPy functions that refuse real input (UnsupportedFunctionError): their
-# registry notes say 'complex input only'.
-NUMPY_COMPLEX_ONLY = frozenset({
+# Supported NumPy functions whose result dtype NumPy picks from the data of a real input
+# (real or complex): the program assumes real results and checks them when it runs,
+# which it cannot do inside data-dependent branches and loops (UnsupportedFunctionError
+# there). Their registry notes say so.
+NUMPY_REAL_ASSUMED = frozenset({
     "numpy.linalg.eig", "numpy.linalg.eigvals", "numpy.roots",
 })
 

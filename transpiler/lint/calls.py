@@ -249,19 +249,20 @@ class CallsMixin:
             return Val(kind=ITER, level=level,
                        elem=element_of(src) if src is not None else None)
         if name in ("list", "tuple", "set", "sorted", "frozenset"):
+            made = frozenset({("new", id(n)), self.made_here()})
             if first is None:
                 kind = {"tuple": TUPLE, "set": SET, "frozenset": SET}.get(name, LIST)
-                return Val(kind=kind, origins=frozenset({("new", id(n))}))
+                return Val(kind=kind, origins=made)
             self.emit("iterate", n, first, f"{name}(...)")
             kind = {"tuple": TUPLE, "set": SET, "frozenset": SET}.get(name, LIST)
             items = first.items if name in ("list", "tuple") and \
                 first.kind in (LIST, TUPLE) else None
             return Val(kind=kind, level=first.level, elem=element_of(first), items=items,
-                       origins=frozenset({("new", id(n))}))
+                       origins=made)
         if name == "dict":
             return Val(kind=DICT, level=level, elem=join_all(
                 [a.elem for a in args if a.elem is not None] + list(kwargs.values())),
-                origins=frozenset({("new", id(n))}))
+                origins=frozenset({("new", id(n)), self.made_here()}))
         if name in K.BUILTIN_CONVERSIONS:
             if first is None:
                 return const({"float": 0.0, "int": 0, "bool": False, "complex": 0j}[name])

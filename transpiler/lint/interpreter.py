@@ -104,8 +104,30 @@ class FunctionContext(StatementsMixin, ExpressionsMixin, CallsMixin):
     def qualify(self, node):
         return self.info.qualify(node, self.imports)
 
+    def made_here(self):
+        """The origin tag of a container `list()`/`dict()`/`set()` makes now: which
+        function context and which innermost staged statement (the compiler lets that
+        statement's paths change it, `runtime/operators/mutation.made_in_region`)."""
+        frames = self.staged_frames(1)
+        return ("made", id(self), id(frames[-1].node) if frames else None)
+
+    def made_in_innermost(self, container):
+        """Whether `container` was made by this function inside its innermost staged
+        statement (so changing it there is that path's own change)."""
+        tag = self.made_here()
+        made = [o for o in container.origins if o[0] == "made"]
+        return bool(made) and all(o == tag for o in made) and \
+            all(o[0] in ("made", "new") for o in container.origins)
+
+    def made_locally(self, container):
+        """Whether `container` was made by this function (its changes stay inside)."""
+        made = [o for o in container.origins if o[0] == "made"]
+        return bool(made) and all(o[1] == id(self) for o in made) and \
+            all(o[0] in ("made", "new") for o in container.origins)
+
     def emit(self, event, *args):
-        if event == "container_mutation" and args[1].kind in MUTABLE:
+        if event == "container_mutation" and args[1].kind in MUTABLE and \
+                not self.made_locally(args[1]):
             node = args[0]
             line = getattr(node, "lineno", 0)
             self.effects.setdefault((self.info.path, line, getattr(node, "col_offset", 0)),

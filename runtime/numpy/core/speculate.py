@@ -46,8 +46,23 @@ def assumed_bool(x) -> bool:
             not is_converted(caller.f_code):
         return bool(x._concrete("bool"))          # raises ConcretizationError
     site = site_of(trace, caller)
-    value = bool(trace.assumptions.get(site, True))
     pred = x if x.dtype == np.bool_ else dispatch(np.not_equal, (x, 0), {})
+    return _assume(trace, pred, site)
+
+
+def assume(pred):
+    """An assumed value for the traced bool `pred` where one of npxla's own lowerings
+    needs it as a Python value (a result dtype that NumPy picks from the data), or None
+    where none can be made (see the module's docstring): the caller refuses then."""
+    trace = current_trace()
+    if trace is None or trace.assumptions is None or trace.scopes:
+        return None
+    return _assume(trace, pred, site_of(trace, sys._getframe(1)))
+
+
+def _assume(trace, pred, site):
+    """The value assumed at `site`, and the run-time check that `pred` has it."""
+    value = bool(trace.assumptions.get(site, True))
     if pred.shape:
         pred = S.reshape(pred, shape=())
     wrong = dispatch(np.logical_not, (pred,), {}) if value else pred

@@ -30,6 +30,7 @@ from npxla.runtime.numpy.linalg.linalg_common import (FAMILY, NOT_POSITIVE_DEFIN
                                                       shape_only, square_operand)
 from npxla.runtime.numpy.reductions.reductions import asarray, full, numpy_error, static
 from npxla.runtime.numpy.core.registry import implements
+from npxla.runtime.numpy.core.speculate import assume
 
 
 # --- LU-based routines -----------------------------------------------------------------------
@@ -263,34 +264,52 @@ def eigvalsh(a, UPLO="L"):
 
 
 def _eig(a, name, vectors):
+    """A real matrix's eigenvalues are complex in NumPy only when some is not real (its
+    geev's imaginary parts are not all exactly 0): which it is depends on the data, so
+    the program assumes real results and checks it when it runs (a run that finds a
+    complex eigenvalue is staged again for complex results, `speculate.assume`)."""
     assert_stacked_square(a)
     t, rt = common_type(a)
-    if a.dtype.kind != "c":
-        raise UnsupportedFunctionError(
-            f"np.linalg.{name} of a real matrix returns real or complex results depending "
-            "on the data (complex only when some eigenvalue is not real), and a compiled "
-            "program needs its dtypes in advance",
-            hint=f"pass a complex matrix, np.linalg.{name}(a.astype(complex)) (NumPy then "
-                 "returns complex results too), or use np.linalg.eigh / eigvalsh for a "
-                 "symmetric matrix")
     if a.size == 0:
+        if a.dtype.kind != "c":
+            _refuse_real_eig(name)
         return shape_only(getattr(np.linalg, name), a)
     at = cast_to(a, t)
     raise_if(apply(np.logical_not, apply(np.all, apply(np.isfinite, at))),
               "Array must not contain infs or NaNs")
     outs = borrow("eig", at, compute_right=vectors)
     raise_if(failed(outs[0], at), "Eigenvalues did not converge")
-    outs = [cast_to(o, rt) for o in outs]
+    if a.dtype.kind != "c":
+        real = assume(apply(np.all, apply(np.equal, apply(np.imag, outs[0]), 0)))
+        if real is None:
+            _refuse_real_eig(name)
+        ct = np.result_type(rt, np.complex64)
+        outs = [cast_to(apply(np.real, o), rt) if real else cast_to(o, ct) for o in outs]
+    else:
+        outs = [cast_to(o, rt) for o in outs]
     return EigResult(*outs) if vectors else outs[0]
 
 
-@implements(np.linalg.eig, family=FAMILY, notes="complex input only (for real input "
-            "NumPy's result dtype depends on the data); LAPACK geev via JAX")
+def _refuse_real_eig(name):
+    raise UnsupportedFunctionError(
+        f"np.linalg.{name} of a real matrix returns real or complex results depending "
+        "on the data (complex only when some eigenvalue is not real), and a compiled "
+        "program needs its dtypes in advance (it assumes them, and checks when it runs, "
+        "only outside data-dependent branches and loops)",
+        hint=f"pass a complex matrix, np.linalg.{name}(a.astype(complex)) (NumPy then "
+             "returns complex results too), or use np.linalg.eigh / eigvalsh for a "
+             "symmetric matrix")
+
+
+@implements(np.linalg.eig, family=FAMILY, notes="LAPACK geev via JAX; for real input "
+            "real results are assumed and checked when the program runs (complex ones: "
+            "staged again), refused inside data-dependent branches and loops")
 def eig(a):
     return _eig(asarray(a), "eig", True)
 
 
-@implements(np.linalg.eigvals, family=FAMILY, notes="complex input only (for real input "
-            "NumPy's result dtype depends on the data); LAPACK geev via JAX")
+@implements(np.linalg.eigvals, family=FAMILY, notes="LAPACK geev via JAX; for real "
+            "input real results are assumed and checked when the program runs (complex "
+            "ones: staged again), refused inside data-dependent branches and loops")
 def eigvals(a):
     return _eig(asarray(a), "eigvals", False)

@@ -8,10 +8,10 @@ where it changes the result, a zero last one) is refused when the program runs
 (`ROOTS_TRIMMED`), never answered differently.
 
 The dtype: NumPy's eigenvalues of a real matrix are complex only when some root is not
-real, so real polynomials of degree 2 and more are refused while compiling (as
-np.linalg.eigvals of a real matrix is); complex coefficients give complex roots. A
-linear real polynomial has one real root, -p[1]/p[0] (0.0 for p[1] == 0, which NumPy
-trims to an exact zero), computed as NumPy's 1x1 eigenvalue problem returns it.
+real; the program assumes real roots and checks it when it runs (np.linalg.eigvals of
+a real matrix, `linalg._eig`); complex coefficients give complex roots. A linear real
+polynomial has one real root, -p[1]/p[0] (0.0 for p[1] == 0, which NumPy trims to an
+exact zero), computed as NumPy's 1x1 eigenvalue problem returns it.
 """
 from __future__ import annotations
 
@@ -30,10 +30,9 @@ def _d(fn, *args, **kwargs):
     return dispatch(fn, args, kwargs)
 
 
-@implements(np.roots, family=FAMILY, notes="complex input only (for real input of "
-            "degree 2 and more NumPy's result dtype depends on the data; a real linear "
-            "polynomial compiles); a zero first (or last) coefficient, which NumPy "
-            "trims, raises when the program runs")
+@implements(np.roots, family=FAMILY, notes="real roots are assumed for real input and "
+            "checked when the program runs (complex ones: staged again); a zero first "
+            "(or last) coefficient, which NumPy trims, raises when the program runs")
 def roots(p):
     p = asarray(p)
     if p.ndim == 0:
@@ -45,22 +44,19 @@ def roots(p):
         return asarray(np.array([]))
     complex_ = p.dtype.kind == "c"
     t = p.dtype if p.dtype.kind in "fc" else np.dtype(np.float64)
-    if not complex_ and (n > 2 or t != np.float64):
+    if not complex_ and t != np.float64:
         raise UnsupportedFunctionError(
-            "np.roots of real coefficients returns real or complex roots depending on "
-            "the data (complex only when some root is not real), and a compiled "
-            "program needs its dtypes in advance",
-            hint="pass complex coefficients, np.roots(p.astype(complex)) (NumPy then "
-                 "returns complex roots too)")
+            f"np.roots of {t} coefficients is not supported on traced arrays",
+            hint="pass float64 coefficients, np.roots(p.astype(float))")
     p = _d(np.astype, p, t)
     first, last = p[0], p[n - 1]
     kind = "complex" if complex_ else "real"
     _refuse_zero(_d(np.equal, first, 0), "first", "fewer roots", n - 1, kind)
-    if complex_:
+    if complex_ or n > 2:
         _refuse_zero(_d(np.equal, last, 0), "last",
                      "exact zero roots (a float array for a constant)", n - 1, kind)
     row = _d(np.divide, _d(np.negative, p[1:]), first)
-    if not complex_:            # the 1x1 companion matrix [[-p1/p0]]
+    if n == 2 and not complex_:     # the 1x1 companion matrix [[-p1/p0]]
         raise_if(_d(np.logical_and, _d(np.not_equal, last, 0),
                     _d(np.logical_not, _d(np.isfinite, row[0]))),
                  "Array must not contain infs or NaNs")

@@ -179,7 +179,7 @@ class ContainerMutationInStagedFlow(Rule):
     example_args = "(np.array([1.0, 2.0]),)"
 
     def on_container_mutation(self, ctx, node, container, what):
-        if container.kind not in CONTAINERS:
+        if container.kind not in CONTAINERS or ctx.made_in_innermost(container):
             return
         if ctx.staged_frames(DATA):
             if what.startswith("assignment"):

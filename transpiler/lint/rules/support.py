@@ -28,7 +28,7 @@ from npxla.transpiler.base.libraries import (PACKAGE_PARTS, is_converted_file,
                                              is_installed_file)
 from npxla.transpiler.lint.modules import installed_file, package_name
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, METHOD,
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, MAYBE, METHOD,
                                           PYTHON_ONLY, REF, traced_argument)
 from npxla.transpiler.lint.rules._watch import get, watch, watched
 from npxla.transpiler.base import catalogue as C
@@ -146,10 +146,11 @@ class UnsupportedNumpyFunction(Rule):
         raises UnsupportedFunctionError. Python `int` arguments are fine: @jit
         recompiles for their value. Write it with supported functions, compute it
         outside the jitted function and pass the result in, or make its argument static
-        (`static_argnums`). `np.linalg.eig` and `np.linalg.eigvals` are compiled for
-        complex matrices only (for a real matrix NumPy returns real or complex results
-        depending on the data): pass `a.astype(complex)`, or use `np.linalg.eigh` for
-        a symmetric matrix."""
+        (`static_argnums`). `np.linalg.eig`, `np.linalg.eigvals` and `np.roots` of real
+        input return real or complex results depending on the data: @jit assumes real
+        ones and checks them when the program runs, which it cannot do inside a
+        data-dependent branch or loop: there, pass `a.astype(complex)`, or use
+        `np.linalg.eigh` for a symmetric matrix."""
     bad = """
         import numpy as np
         from npxla import jit
@@ -194,15 +195,17 @@ class UnsupportedNumpyFunction(Rule):
                     instead=_instead(instead))
 
     def _complex_only(self, ctx, node, qual, args, kwargs):
-        """np.linalg.eig of a real matrix: NumPy's result dtype depends on the data."""
-        if qual not in S.NUMPY_COMPLEX_ONLY or not node.args or not args or \
-                not traced_argument(args[0]):
+        """np.linalg.eig of a real matrix inside data-dependent flow: NumPy's result
+        dtype depends on the data, which @jit assumes and checks only outside it."""
+        if qual not in S.NUMPY_REAL_ASSUMED or not node.args or not args or \
+                not traced_argument(args[0]) or not ctx.staged_frames(MAYBE):
             return
         if _complex_expression(node.args[0], ctx, node):
             return
         fn = _display(node.func, "np." + qual[6:])
-        self.report(ctx, node, fn=fn, why="@jit compiles it for complex matrices only "
-                    "(for a real one NumPy's result dtype depends on the data)",
+        self.report(ctx, node, fn=fn, why="inside data-dependent flow @jit compiles it "
+                    "for complex input only (for real input NumPy's result dtype "
+                    "depends on the data)",
                     instead=f"; use {fn}(a.astype(complex)), or np.linalg.eigh for a "
                     "symmetric matrix")
 

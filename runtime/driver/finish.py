@@ -104,10 +104,8 @@ class Finisher:
 
     def __call__(self, outs, leaves, output="numpy", holders=None):
         """Steps 1-3 for one run: check, write back, the results."""
-        if self.messages:
+        if self.messages:       # (only a program with checks may be redone and defer)
             self.check(outs)
-        elif getattr(outs, "deferred", None):
-            flush(outs.deferred)
         if self.writes:
             self.write(outs, leaves, holders)
         return self.results(outs, output, leaves, holders)
@@ -116,23 +114,23 @@ class Finisher:
     def check(self, outs):
         """Raise the NumPy exception of the first run-time check that failed."""
         flags = outs.numpy(-1)
+        failed = flags.any()
+        payloads = outs.numpy(-2) if failed and self.payloads else None
+        if failed:
+            # a window too short or a wrong assumption makes the rest of the run
+            # meaningless: widen or flip first (nothing it deferred happens)
+            needs = {site: int(payloads[slot]) for k, site, slot in self.window_checks
+                     if flags[k]}
+            if needs:
+                raise WindowOverflow(needs)
+            wrong = [site for k, site in self.assumption_checks if flags[k]]
+            if wrong:
+                raise AssumptionFailed(wrong)
         deferred = getattr(outs, "deferred", None)
-        if not flags.any():
-            if deferred:
-                flush(deferred)
-            return
-        payloads = outs.numpy(-2) if self.payloads else None
-        # a window too short makes the rest of the run meaningless: widen first
-        needs = {site: int(payloads[slot]) for k, site, slot in self.window_checks
-                 if flags[k]}
-        if needs:
-            raise WindowOverflow(needs)
-        wrong = [site for k, site in self.assumption_checks if flags[k]]
-        if wrong:
-            raise AssumptionFailed(wrong)
-        if deferred:         # the run is accepted: what it printed, then its error
+        if deferred:          # the run is accepted: what it printed, then any error
             flush(deferred)
-        raise raise_for(self.messages[int(np.argmax(flags))], payloads)
+        if failed:
+            raise raise_for(self.messages[int(np.argmax(flags))], payloads)
 
     # --- 2. write-back --------------------------------------------------------------
     def write(self, outs, leaves, holders=None):

@@ -100,12 +100,7 @@ def _object_array(args) -> bool:
     return any(isinstance(a, np.ndarray) and a.dtype == object for a in args)
 
 
-_CONTAINERS = (list, dict, set, collections.deque)
-
-
-def _call_container(f, args, kwargs):
-    special = _ITERATION.get(f)
-    return special(*args, **kwargs) if special is not None else f(*args, **kwargs)
+_CONTAINERS = frozenset({list, dict, set, collections.deque})
 
 
 def converted_call(f, args, kwargs):
@@ -117,8 +112,8 @@ def converted_call(f, args, kwargs):
     kwargs = kwargs or {}
     if f is print:
         return runtime_print(*args, **kwargs)
-    if f in _CONTAINERS:        # a container the region being traced makes is its own
-        return note_created(_call_container(f, args, kwargs))
+    if type(f) is type and f in _CONTAINERS:    # what a staged path makes is its own
+        return note_created(f(*args, **kwargs))
     special = _ITERATION.get(f) if type(f) is type else None
     if special is not None:
         return special(*args, **kwargs)

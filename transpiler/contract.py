@@ -24,7 +24,11 @@ OPERATORS = {
                          "output names"),
                         doc="an `if` statement: both branches are functions of the inputs"),
     "while_stmt": Operator(("test function", "body function", "carried values", "names"),
-                           ("has_else",), doc="a `while` loop"),
+                           ("has_else", "trips"), doc="a `while` loop; `trips`: the bound "
+                           "`trip_bound` gives a counted one"),
+    "trip_bound": Operator(("counter and limit thunk", "step", "inclusive", "direction"),
+                           doc="the most iterations of `while p < n: ... p += step`, or "
+                               "None when `p` or `n` is not a Python number"),
     "for_stmt": Operator(("iterable", "extra test function or None", "body function",
                           "carried values", "names"), ("has_else",),
                          doc="a `for` loop; `break` becomes the extra test"),
@@ -50,6 +54,8 @@ OPERATORS = {
     "compare_chain": Operator(("operand thunks", "operator strings"), doc="`a < b <= c`"),
     "converted_call": Operator(("callable", "args tuple", "kwargs dict or None"),
                                doc="every call in converted code"),
+    "get_item": Operator(("target", "index"), doc="`target[index]` read, for an index "
+                                                  "that is one expression"),
     "set_item": Operator(("target", "index", "value"), doc="`target[index] = value`"),
     "aug_set_item": Operator(("target", "index", "ufunc name", "value"),
                              doc="`target[index] += value` and the other augmented forms"),

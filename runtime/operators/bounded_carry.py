@@ -89,7 +89,8 @@ class Plan:
         self.version = 0
         self.conflict = None
         self.grow = grow            # `if`: different bounds on the paths are padded
-        self.trips = trips          # `for`: a static trip count lets a variable grow
+        self.trips = trips          # a static bound on the trips lets a variable grow
+        #                             (an int, or a thunk giving one: `loops.trip_bound`)
         self.seen: dict = {}        # position -> first static shape met (this attempt)
         self.copied: dict = {}      # position -> pre-loop buffer copied into a bound
         self.growing = None         # (position, step) of a loop variable that grew
@@ -145,6 +146,8 @@ class Plan:
         if self.trips is None or len(before) != len(after) or min(step) < 0 or \
                 entry is not None and (entry.step is not None or entry.bound != before):
             return False
+        if callable(self.trips):
+            self.trips = self.trips()
         bound = tuple(n + d * self.trips for n, d in zip(before, step))
         if int(np.prod(bound)) > MAX_CREATED:
             return False

@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from npxla.transpiler.base.catalogue import TRACED_SEQUENCE_INDEX
+from npxla.transpiler.base.errors import ConcretizationError
+
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
 from npxla.runtime.numpy.indexing.fancy import refuse_outside_array
 from npxla.runtime.numpy.core.registry import dispatch
 from npxla.runtime.numpy.indexing.fancy import aug_assign
 from npxla.runtime.numpy.indexing.fancy import value_at
+from npxla.runtime.numpy.core.values import fresh
 from npxla.runtime.operators.mutation import refuse_container_mutation
 from npxla.runtime.operators.effects import recorder as effects_recorder
 
@@ -23,12 +27,38 @@ index = _Index()
 
 
 def get_item(target, idx):
-    """`target[idx]` read. A NumPy array (a global lookup table, say) indexed with traced
-    values is lifted to a constant first: NumPy itself would ask for concrete indices.
-    The result is a copy (NumPy would give a view of the global for basic indices)."""
-    if isinstance(target, np.ndarray) and _contains_abstract(idx):
-        return value_at(as_abstract(target), idx)
+    """`target[idx]` read (the converter emits it for an index that is one expression,
+    not a slice or tuple): a Python list or tuple of numbers at a traced index is read
+    like an array of them; everything else is Python's own `target[idx]`."""
+    if type(target) in (list, tuple) and type(idx) is AbstractArray and idx.const is None:
+        return _element_at(target, idx)
     return target[idx]
+
+
+_NUMBERS = (bool, int, float, complex, np.bool_, np.number)
+
+
+def _element_at(seq, idx):
+    """`seq[idx]` with a traced integer index, for numbers of one dtype (Python's
+    `float` as float64, `int` as int64): their stack, read at `idx` with Python's
+    negative indices and, out of range, its IndexError (a run-time check). Anything
+    else is Python's `seq[idx]`, which asks for the index's value: a loop index is
+    unrolled, a Python int argument specialised, and one from array data refused
+    (mixed kinds would give a Python int at one index and a float at another, which
+    one array cannot)."""
+    items = [as_abstract(v) if isinstance(v, _NUMBERS) or
+             (isinstance(v, (AbstractArray, np.ndarray)) and not v.shape and
+              v.dtype.kind in "biufc") else None for v in seq]
+    if idx.shape or idx.dtype.kind not in "iu" or not items or \
+            any(v is None for v in items) or len({v.dtype for v in items}) != 1:
+        try:
+            return seq[idx]
+        except ConcretizationError as e:     # the same retry (deps), in the list's words
+            raise TRACED_SEQUENCE_INDEX.error_for(kind=type(seq).__name__,
+                                                  deps=e.deps) from None
+    out = value_at(dispatch(np.stack, (items,), {}), idx)
+    # Python numbers stay Python numbers (weak): `[0.5, 1.0][i]` is a float, not float64
+    return fresh(out, weak=True) if all(v.weak for v in items) else out
 
 
 def set_item(target, idx, value):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from npxla.transpiler.base.catalogue import ELSE_ON_STAGED_LOOP
+from npxla.transpiler.base.errors import ConcretizationError
 
 from npxla.runtime.staging.abstract import AbstractArray, is_abstract
 from npxla.runtime.staging.trace import current_trace
@@ -41,7 +42,9 @@ FUSE_MAX_TRIPS = 16
 
 
 # --- while --------------------------------------------------------------------------
-def while_stmt(test, body, carried, names, *, has_else=False):
+def while_stmt(test, body, carried, names, *, has_else=False, trips=None):
+    """`trips`: a bound on the iterations of a counted loop (`trip_bound`), with which a
+    variable may grow by a fixed step per iteration, as in a `for` over a range."""
     carried = tuple(carried)
     first = True
     while True:
@@ -49,13 +52,13 @@ def while_stmt(test, body, carried, names, *, has_else=False):
         if is_traced(cond):
             _refuse_else(has_else, "while loop")
             return stage_while(to_pred(_unless_overflowed(cond)), _stops_on_overflow(test),
-                               body, carried, names)
+                               body, carried, names, trips=trips)
         if not cond:
             return carried
         if first and not has_else:
             # a Python condition: staged like a static range when the body computes
             # with arrays, so the program does not grow with the iteration count
-            out = _try_staged_while(test, body, carried, names)
+            out = _try_staged_while(test, body, carried, names, trips)
             if out is not None:
                 return out
         first = False
@@ -76,15 +79,55 @@ def _stops_on_overflow(test):
     return lambda *values: _unless_overflowed(test(*values))
 
 
-def _try_staged_while(test, body, carried, names):
+def _try_staged_while(test, body, carried, names, trips=None):
     token = LoopToken(body.__code__, True)
     if token.code in _unrolled or current_trace() is None:
         return None
     try:
         return stage_while(AbstractArray.from_const(np.bool_(True), weak=False), test, body,
-                           carried, names, probe=token)
+                           carried, names, probe=token, trips=trips)
     except ContainerMutation:
         return None
+
+
+def trip_bound(start_and_limit, step, inclusive, direction):
+    """The most iterations of a counted `while` (`counted_loops`): its counter starts at
+    `start`, moves `step` toward `limit` in every iteration that does not end the loop,
+    and the loop runs while it has not passed `limit`. An int when both are Python
+    numbers; a thunk that asks the driver to specialise them when they come from Python
+    int arguments (called only if a variable grows in the loop, so a loop that needs no
+    bound is not recompiled per limit); else None."""
+    try:
+        start, limit = start_and_limit()
+    except NameError:
+        return None
+    traced = [v for v in (start, limit) if is_abstract(v) and v.const is None]
+    if traced:
+        deps = frozenset().union(*[v.deps for v in traced])
+        trace = current_trace()
+        if not deps or trace is None or not deps <= trace.specialisable or \
+                not all(v.weak and v.dtype.kind in "iu" for v in traced):
+            return None
+        return lambda: _specialise_counter(deps)
+    start, limit = (v.const[()] if is_abstract(v) else v for v in (start, limit))
+    if not all(isinstance(v, (int, float, np.integer, np.floating)) and
+               not isinstance(v, (bool, np.bool_)) for v in (start, limit)) or \
+            not isinstance(start, (int, np.integer)):
+        return None
+    span = (limit - start) * direction
+    if not np.isfinite(span):
+        return None
+    if isinstance(limit, (int, np.integer)):
+        trips = (int(span) + int(inclusive) + step - 1) // step
+    else:
+        trips = int(np.floor(span / step)) + 2     # float limit: one more, never fewer
+    return max(trips, 0)
+
+
+def _specialise_counter(deps):
+    raise ConcretizationError("a variable grows in every iteration of a counted while loop, "
+                              "whose bound needs the loop's limit as a Python number",
+                              deps=deps)
 
 
 def _refuse_else(has_else, what):

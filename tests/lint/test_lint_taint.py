@@ -211,11 +211,23 @@ def test_staged_loop_index_needed_as_python_value():
     @jit
     def f(x):
         s = 0.0
-        lst = [1.0, 2.0]
+        lst = [x, 2.0 * x]
         for i in range(int(x.max())):
             s = s + lst[i]
         return s
     """) == [(6, "NPX124")]
+
+
+def test_a_list_of_numbers_at_a_traced_index_is_read_like_an_array():
+    assert codes("""
+    @jit
+    def f(x):
+        s = 0.0
+        lst = [1.0, 2.0]
+        for i in range(int(x.max())):
+            s = s + lst[i]
+        return s + [0.5, 1.5][x.argmax()]
+    """) == []
 
 
 def test_jax_rules_fire_on_every_traced_argument():

@@ -463,21 +463,79 @@ def test_history_grown_by_two_per_iteration(tol):
         check(history, np.array(3.0), np.array(tol))
 
 
-def while_history(x, tol):
+def while_history(x, tol, maxiter):     # skfuzzy's cmeans: a counter and a break
     jm = np.zeros(0)
     p = 0
-    while p < 12:
+    while p < maxiter:
         x = 0.5 * (x + 2.0 / x)
         jm = np.hstack((jm, x))
         p += 1
         if abs(x * x - 2.0) < tol:
             break
+    return jm, p
+
+
+def countdown_history(x, tol, n):
+    jm = np.zeros(0)
+    k = n
+    while 1 <= k:
+        x = 0.5 * (x + 2.0 / x)
+        jm = np.hstack((jm, x, x * k))
+        k -= 2
+        if abs(x * x - 2.0) < tol:
+            break
+    return jm, k
+
+
+@pytest.mark.parametrize("tol", [1.0, 1e-6, -1.0])
+@pytest.mark.parametrize("maxiter", [0, 3, 12])
+def test_growth_in_a_counted_while_loop(tol, maxiter):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # staged, not unrolled
+        check(while_history, np.array(3.0), np.array(tol), maxiter)
+        check(countdown_history, np.array(3.0), np.array(tol), maxiter)
+
+
+def test_a_counted_while_loop_is_not_recompiled_per_limit_unless_something_grows():
+    def halve(x, maxiter):
+        p = 0
+        while p < maxiter:
+            x = x * 0.5
+            p += 1
+            if x.sum() < 1.0:
+                break
+        return x, p
+    f = jit(halve)
+    for n in (3, 4, 5):
+        check(halve, np.ones(3) * 8, n)
+        f(np.ones(3) * 8, n)
+    assert f.cache_info().in_memory == 1
+
+
+def uncounted_history(x, tol):
+    jm = np.zeros(0)
+    p = 0
+    while p < 12:
+        x = 0.5 * (x + 2.0 / x)
+        jm = np.hstack((jm, x))
+        if abs(x * x - 2.0) < tol:
+            continue                # the counter may stand still: no bound
+        p += 1
     return jm
 
 
-def test_growth_in_a_while_loop_says_how_to_bound_it():
+def growing_until_converged(x, tol):
+    jm = np.zeros(0)
+    while abs(x * x - 2.0) > tol:
+        x = 0.5 * (x + 2.0 / x)
+        jm = np.hstack((jm, x))
+    return jm
+
+
+@pytest.mark.parametrize("fn", [uncounted_history, growing_until_converged])
+def test_growth_in_an_unbounded_while_loop_says_how_to_bound_it(fn):
     with pytest.raises(TranspileError) as info:
-        jit(while_history)(np.array(3.0), np.array(1e-6))
+        jit(fn)(np.array(3.0), np.array(1e-6))
     assert "for i in range(n_max)" in str(info.value)
 
 

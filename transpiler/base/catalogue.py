@@ -226,8 +226,9 @@ TRACED_RANGE_ITERATED = _declare(
     "use it directly as the iterable of a for loop that fills a preallocated array")
 TRACED_SEQUENCE_INDEX = _declare(
     "NPX124", "traced-index-into-python-sequence", ConcretizationError,
-    "a value computed from array data indexes a Python {kind}, which needs a Python int",
-    "turn the sequence into an array first (np.array(weights)[i])",
+    "a value computed from array data indexes a Python {kind}, which needs a Python int "
+    "(only one of numbers of one type is read like an array)",
+    "turn the sequence into an array first (np.array(weights)[i], np.stack(rows)[i])",
     unconverted=("runtime/staging/abstract.py",))
 PERCENT_FORMAT = _declare(
     "NPX125", "percent-format-of-traced-value", ConcretizationError,

@@ -22,16 +22,17 @@ from npxla.transpiler.analysis.anno import Static
 from npxla.transpiler.base.errors import InternalCompilerError
 from npxla.transpiler.pyct import templates
 from npxla.transpiler.converters.common import EXTRA_TEST, SCOPES, header_origin, walk_scope
+from npxla.transpiler.converters.counted_loops import COUNTER
 
 
 def _tuple(items):
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def _call(operator, leading_args, inputs, outputs, has_else=False):
+def _call(operator, leading_args, inputs, outputs, has_else=False, keywords=""):
     """`(a, b) = ag__.<operator>(<leading_args>, (inputs), ('a', 'b'), ...)`; a bare
     call when there are no outputs."""
-    keywords = ", has_else=True" if has_else else ""
+    keywords = (", has_else=True" if has_else else "") + keywords
     call = (f"ag__.{operator}({leading_args}, {_tuple(inputs)}, "
             f"{_tuple([repr(name) for name in outputs])}{keywords})")
     return f"{_tuple(outputs)} = {call}" if outputs else call
@@ -259,12 +260,12 @@ class _Transformer:
                       f"    __body__\n",
                 __target__=node.target, __iter__=node.iter, __extra__=extra)
 
-    def _loop_call(self, node, carried, operator, leading_args):
+    def _loop_call(self, node, carried, operator, leading_args, keywords=""):
         """The operator call and the loop's `else:` block, which runs after it."""
         with self._state(bound=self.bound | set(carried)):
             orelse = self.block(node.orelse)
         call = _call(operator, leading_args, carried, carried,
-                     has_else=bool(node.orelse))
+                     has_else=bool(node.orelse), keywords=keywords)
         return f"{call}\n__orelse__\n", orelse
 
     def convert_While(self, node):
@@ -278,12 +279,18 @@ class _Transformer:
         body = self._inner_block(node.body, node, carried)
         test_fn, body_fn = self.ctx.new_names("loop_test", "loop_body")
         args = ", ".join(carried)
-        call, orelse = self._loop_call(node, carried, "while_stmt", f"{test_fn}, {body_fn}")
+        counter = getattr(node, COUNTER, None)
+        keywords = "" if counter is None else \
+            (f", trips=ag__.trip_bound(lambda: ({counter[0]}, __limit__), {counter[2]}, "
+             f"{counter[3]}, {counter[4]})")
+        call, orelse = self._loop_call(node, carried, "while_stmt", f"{test_fn}, {body_fn}",
+                                       keywords)
+        limit = {} if counter is None else {"__limit__": copy.deepcopy(counter[1])}
         return self._emit(
             node, carried,
             f"def {test_fn}({args}):\n    return __test__\n"
             f"def {body_fn}({args}):\n    __body__\n    return {_tuple(carried)}\n{call}",
-            __test__=node.test, __body__=body, __orelse__=orelse)
+            __test__=node.test, __body__=body, __orelse__=orelse, **limit)
 
     def convert_For(self, node):
         if self.in_try or _holds_yield(node):

@@ -4,6 +4,8 @@
 `a[i:j] += v`   -> `ag__.aug_set_item(a, ag__.index[i:j], 'add', v)`
 `a[0], b = t`   -> `(tmp, b) = t; ag__.set_item(a, ag__.index[0], tmp)`
 `np.r_[a, b]`   -> `ag__.converted_call(np.r_.__getitem__, (ag__.index[a, b],), None)`
+`a[i]`          -> `ag__.get_item(a, i)` (one expression as the index: a Python list
+                   of numbers indexed by a traced value is read like an array)
 `ag__.index[...]` returns the index object itself, so slice syntax stays readable. NumPy's
 index tricks (`np.r_`, `np.c_`) build arrays with `__getitem__`, which would need the
 values of traced arrays: reading one becomes a call, which the runtime lowers.
@@ -50,6 +52,10 @@ class _Transformer(gast.NodeTransformer):
             return templates.replace_expr(
                 "ag__.converted_call(owner.__getitem__, (index,), None)", origin=node,
                 owner=value, index=_raw_index(node))
+        if isinstance(node.ctx, gast.Load) and not isinstance(
+                node.slice, (gast.Slice, gast.Tuple, gast.Constant)):
+            return templates.replace_expr("ag__.get_item(target, index)", origin=node,
+                                          target=value, index=node.slice)
         return node
 
     def _split_target(self, target, post):

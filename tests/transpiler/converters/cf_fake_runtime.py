@@ -62,13 +62,23 @@ def if_stmt(test, body_fn, orelse_fn, inputs, out_names):
     return _outputs((body_fn if test else orelse_fn)(*inputs), out_names)
 
 
-def while_stmt(test_fn, body_fn, carried, names, *, has_else=False):
+def while_stmt(test_fn, body_fn, carried, names, *, has_else=False, trips=None):
     _check_names(carried, names)
     assert len(carried) == len(names)
-    CALLS.append(("while_stmt", {"has_else": has_else}))
+    CALLS.append(("while_stmt", {"has_else": has_else} if trips is None else
+                  {"has_else": has_else, "trips": trips}))
+    count = 0
     while test_fn(*carried):
+        count += 1
         carried = _outputs(body_fn(*carried), names)
+    assert trips is None or count <= trips, (count, trips)
     return carried
+
+
+def trip_bound(start_and_limit, step, inclusive, direction):
+    start, limit = start_and_limit()
+    span = (limit - start) * direction
+    return max(0, -(-(span + inclusive) // step)) if isinstance(limit, int) else None
 
 
 def for_stmt(iterable, extra_test_fn, body_fn, carried, names, *, has_else=False):
@@ -166,6 +176,10 @@ _CONVERSIONS = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
 def format_string(parts):
     return "".join(p if type(p) is str else format(_CONVERSIONS[p[1]](p[0]), str(p[2]))
                    for p in parts)
+
+
+def get_item(target, idx):
+    return target[idx]
 
 
 def set_item(target, idx, value):

@@ -106,7 +106,7 @@ def test_while_form():
             def loop_body__0(i):
                 i += 1
                 return (i,)
-            i, = ag__.while_stmt(loop_test__0, loop_body__0, (i,), ('i',))
+            i, = ag__.while_stmt(loop_test__0, loop_body__0, (i,), ('i',), trips=ag__.trip_bound(lambda: (i, n), 1, False, 1))
             return i
         ''')
 

@@ -6,7 +6,8 @@ import ast
 
 from npxla.transpiler.lint import knowledge as K
 from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, ITER, LIST, MAYBE,
-                                          METHOD, PYTHON_ONLY, RANGE, TUPLE)
+                                          METHOD, NUMBER, PYTHON_ONLY, RANGE, TUPLE,
+                                          UNKNOWN)
 from npxla.transpiler.lint.rules._util import (numpy_name, shape_arguments, traced,
                                                traced_level)
 from npxla.transpiler.base import catalogue as C
@@ -198,6 +199,13 @@ class TracedRangeInPython(Rule):
             self.report(ctx, node, how=how)
 
 
+def _numbers(elem):
+    """Whether a sequence's elements are (or may be) numbers, which @jit reads at a
+    traced index like an array: the rule fires only for elements known to be other."""
+    return elem is None or elem.kind in (UNKNOWN, MAYBE, NUMBER, BOOL) or \
+        (elem.kind == ARRAY and elem.nd == 0)
+
+
 @register
 class TracedSequenceIndex(Rule):
     refusal = C.TRACED_SEQUENCE_INDEX
@@ -205,18 +213,20 @@ class TracedSequenceIndex(Rule):
     defaults = {"kind": "list"}
     targets = frozenset({NPXLA})
     explain = """
-        Python lists and tuples live outside the compiled program: indexing one needs
-        a Python `int`, but the index is computed from array data. Turn the sequence
-        into an array first (`np.array(weights)[i]`), or index with a static value.
-        (The index of a loop over a static range is fine: npxla unrolls that loop.)"""
+        Python lists and tuples live outside the compiled program. One of numbers of one
+        type (`[0.5, 1.0, 2.0]`) indexed by a value computed from array data is read like
+        an array of them; one of arrays, or of numbers of mixed types, needs a Python
+        `int` as its index. Stack it into an array first (`np.stack(rows)[i]`), or index
+        with a static value. (The index of a loop over a static range is fine: npxla
+        unrolls that loop.)"""
     bad = """
         import numpy as np
         from npxla import jit
 
         @jit
         def pick(x):
-            weights = [0.5, 1.0, 2.0]
-            return x * weights[x.argmax()]
+            rows = [x, 2.0 * x, x ** 2]
+            return rows[x.argmax()]
         """
     good = """
         import numpy as np
@@ -224,15 +234,16 @@ class TracedSequenceIndex(Rule):
 
         @jit
         def pick(x):
-            weights = np.array([0.5, 1.0, 2.0])
-            return x * weights[x.argmax()]
+            rows = np.stack([x, 2.0 * x, x ** 2])
+            return rows[x.argmax()]
         """
     example_args = "(np.array([2.0, 5.0, 7.0]),)"
 
     threshold = DATA
 
     def on_subscript(self, ctx, node, base, index, mode, value):
-        if base.kind not in (LIST, TUPLE) or index.kind in ("slice", TUPLE):
+        if base.kind not in (LIST, TUPLE) or index.kind in ("slice", TUPLE) or \
+                _numbers(base.elem):
             return
         if index.kind in CONTAINERS or index.kind in PYTHON_ONLY:
             return

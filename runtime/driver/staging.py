@@ -28,6 +28,7 @@ from npxla.runtime.numpy.arrays.shape import set_layout
 from npxla.runtime.staging.trace import Trace
 from npxla.runtime.xla.program import Staged
 from npxla.runtime.operators.effects import Effects
+from npxla.runtime.operators.path_sequences import refuse_escaping
 from npxla.runtime.numpy.core.errorflags import check_raises, message_payloads, output_slots
 from npxla.runtime.numpy.core.errorflags import combine
 from npxla.transpiler.base.dtypes import dtype_of_python_scalar
@@ -177,6 +178,8 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
         result = None
     if trace.pending_errors:
         raise trace.pending_errors[0]
+    refuse_escaping(result)
+    refuse_escaping(tuple(trace.effects.payloads), "storing it where the caller sees it")
     out_leaves: list = []
     out_treedef = flatten(result, out_leaves, everything=True,
                           objects=trace.effects.made_in_call)

@@ -26,7 +26,7 @@ from npxla.runtime.staging.pytree import unflatten
 from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.operators.mutation import staged_on
-from npxla.runtime.operators import bounded_carry
+from npxla.runtime.operators import bounded_carry, path_sequences
 from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset,
                                            index_tree, lift, reflatten, unify, zeros)
 from npxla.runtime.staging.variables import UndefinedReturnValue
@@ -214,6 +214,7 @@ def _stage_if(pred, branches, names, single=False):
         if raised is not None:
             return _raise_when_taken(pred, branches, bodies, raised)
     try:
+        sequences = {} if single else path_sequences.split_arrays_beside_lists(bodies, names)
         _expand_unset(bodies)
         with _unrolled_on_mismatch(pred):
             _check_structure(bodies, names, single)
@@ -281,7 +282,7 @@ def _stage_if(pred, branches, names, single=False):
         obj = bodies[0].originals[k]
         if any(obj is h for h in assigned) and all(b.originals[k] is obj for b in bodies):
             leaves[k] = obj
-    return unflatten(bodies[0].treedef, iter(leaves))
+    return path_sequences.wrap(unflatten(bodies[0].treedef, iter(leaves)), sequences)
 
 
 @contextlib.contextmanager

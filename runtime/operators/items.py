@@ -30,7 +30,7 @@ def get_item(target, idx):
     """`target[idx]` read (the converter emits it for an index that is one expression,
     not a slice or tuple): a Python list or tuple of numbers at a traced index is read
     like an array of them; everything else is Python's own `target[idx]`."""
-    if type(target) in (list, tuple) and type(idx) is AbstractArray and idx.const is None:
+    if isinstance(target, (list, tuple)) and type(idx) is AbstractArray and idx.const is None:
         return _element_at(target, idx)
     return target[idx]
 

@@ -146,6 +146,16 @@ UNREGISTERED_MODULE = _declare(
     "register the module in sys.modules (importlib does this in a normal import), or "
     "return the new value instead",
     only="compiler-only: whether a module is registered is known when the function runs")
+PATH_TYPED_SEQUENCE = _declare(
+    "NPX140", "list-on-one-path-array-on-another", UnsupportedOperationError,
+    "'{name}' is a {kind} on one path of a data-dependent branch and a 1-D array on the "
+    "other; {what} treats the two differently, so its result would depend on the path "
+    "in a way one compiled program cannot follow",
+    "give '{name}' one type on both paths: np.array([...]) for the {kind}, or keep to "
+    "what a {kind} and an array do alike after the branch (indexing with an int, len(), "
+    "iterating, passing it to NumPy functions)",
+    only="compiler-only: which path a data-dependent branch takes is only known when the "
+         "program runs")
 RANDOM_STATE = _declare(
     "NPX141", "numpy-random-state", UnsupportedOperationError,
     "{what}, which a compiled function cannot reproduce (it cannot advance a random "

@@ -25,7 +25,8 @@ import numpy as np
 from npxla.transpiler.base.errors import (ConcretizationError, LibraryCallError,
                                           RecursionDepthError, TranspileError,
                                           UnsupportedFunctionError)
-from npxla.transpiler.base.catalogue import LIBRARY_CALL, RANDOM_STATE, UNSUPPORTED_FUNCTION
+from npxla.transpiler.base.catalogue import (ARRAY_SUBCLASS, LIBRARY_CALL, RANDOM_STATE,
+                                             UNSUPPORTED_FUNCTION)
 from npxla.transpiler.base.origin import locate
 
 from npxla.runtime.staging.abstract import AbstractArray
@@ -284,7 +285,15 @@ def _scalar_deps(tree):
 
 
 # --- everything else: a plain call, named when it cannot take traced arrays ---------------
+_NUMPY_CLASSES = frozenset({np.ndarray, np.ma.MaskedArray, np.matrix, np.memmap,
+                            np.recarray, np.char.chararray})
+
+
 def _plain_call(f, args, kwargs):
+    if isinstance(f, type) and issubclass(f, np.ndarray) and f not in _NUMPY_CLASSES and \
+            _traced(args, kwargs):
+        # its __new__ makes an ndarray of the subclass around the data (ahrs' Quaternion)
+        raise ARRAY_SUBCLASS.error_for(name=f.__qualname__)
     if not (has_abstract(args, kwargs) and is_library_callable(f)):
         return f(*args, **kwargs)
     try:

@@ -136,9 +136,9 @@ def raises_at_run_time(exc) -> bool:
     `x + y` with shapes that do not broadcast), not a refusal or a compiler failure."""
     if isinstance(exc, TranspileError) or not isinstance(exc, Exception):
         return False
-    module = innermost_module(exc.__traceback__)
-    return module.startswith("npxla.runtime.numpy.") or \
-        module.partition(".")[0] not in _COMPILER_PACKAGES
+    if innermost_module(exc.__traceback__, skip=("numpy",)).startswith("npxla.runtime.numpy."):
+        return True
+    return innermost_module(exc.__traceback__).partition(".")[0] not in _COMPILER_PACKAGES
 
 
 _COMPILER_PACKAGES = frozenset({"npxla", "jax", "jaxlib", "gast", "numpy"})
@@ -205,7 +205,7 @@ def stage_if(pred, branches, names, single=False):
     """Trace `branches` (true first) into one `stablehlo.if`; returns their result
     (arrays of run-time length carried as their parts: `bounded_carry`)."""
     return bounded_carry.stage_if(pred, branches, names, single, _stage_if,
-                                  grow=not _specialisable(pred))
+                                  grow=not specialisable(pred))
 
 
 def _stage_if(pred, branches, names, single=False):
@@ -297,13 +297,14 @@ def _unrolled_on_mismatch(pred):
     try:
         yield
     except (UnsupportedOperationError, ShapeMismatchError) as e:
-        if not _specialisable(pred):
+        if not specialisable(pred):
+            e.paths_differ = True      # `if_stmt` may assume the condition instead
             raise
         raise ConcretizationError(f"a branch on {_decided_by(pred.deps)} needs its value: "
                                   f"{e.message}", deps=pred.deps) from e
 
 
-def _specialisable(pred) -> bool:
+def specialisable(pred) -> bool:
     """Whether `pred` depends only on static loops' indices and Python arguments (which
     unrolling or specialising makes Python values)."""
     trace = current_trace()

@@ -10,10 +10,16 @@ selected value is stored once after it.
 """
 from __future__ import annotations
 
+from npxla.transpiler.base.catalogue import NONE_ON_PATH
+from npxla.transpiler.base.errors import ShapeMismatchError, UnsupportedOperationError
+
 from npxla.runtime.staging import journal
+from npxla.runtime.staging.pytypes import python_type
+from npxla.runtime.numpy.core.speculate import assume
 from npxla.runtime.operators import effects
-from npxla.runtime.operators.conditionals import is_traced, stage_if, to_pred
+from npxla.runtime.operators.conditionals import is_traced, specialisable, stage_if, to_pred
 from npxla.runtime.operators.mutation import ContainerMutation
+from npxla.runtime.staging.variables import UndefinedReturnValue
 
 _MAX_CARRIED = 32      # attributes one data-dependent `if` may carry
 
@@ -37,9 +43,25 @@ def if_stmt(test, body, orelse, inputs, names):
             if key is None or any(key[0] is o and key[1] == n for o, n in carried) or \
                     len(carried) >= _MAX_CARRIED or \
                     effects.read_slot(*key) is effects.MISSING:
-                raise
+                return _assumed(pred, body, orelse, inputs, e)
             carried.append(key)
+        except (UnsupportedOperationError, ShapeMismatchError) as e:
+            if not getattr(e, "paths_differ", False):
+                raise
+            return _assumed(pred, body, orelse, inputs, e)
 
+
+def _assumed(pred, body, orelse, inputs, error):
+    """What no staged `if` can hold (the paths give a variable values no program holds
+    both of: `return None` on one, an array on the other; a branch appends to a list):
+    the condition is assumed, checked when the program runs, and the branch it selects
+    runs as Python, as a Python `if` would (a run that finds the assumption wrong is
+    staged again). Where nothing can be assumed (inside a staged loop or branch) the
+    refusal stands."""
+    taken = assume(pred)
+    if taken is None:
+        raise error
+    return (body if taken else orelse)(*inputs)
 
 
 def _stage_if_carrying(pred, branches, names, carried):
@@ -49,6 +71,7 @@ def _stage_if_carrying(pred, branches, names, carried):
     replay by `effects`, or carried again by an enclosing `if`)."""
     recorder = effects.recorder()
     before = [effects.read_slot(o, n) for o, n in carried]
+    kinds: list = []
 
     def carry(fn):
         def run():
@@ -59,6 +82,20 @@ def _stage_if_carrying(pred, branches, names, carried):
                 finally:
                     for (o, n), v in zip(carried, before):
                         effects.write_slot(o, n, v)
+            mine = tuple(_kind_of(v) for v in values)
+            if kinds and kinds[0] != mine:
+                # the slot gets objects of different types or dtypes on the paths: the
+                # object stored is the path's own (`lst[-1] = y` replaces a float
+                # array by an int one), which one carried value of one dtype cannot be
+                # (raised while this branch is traced: nothing is staged yet)
+                slot = next(k for k, (a, b) in enumerate(zip(kinds[0], mine)) if a != b)
+                err = UnsupportedOperationError(
+                    f"'{labels[len(names) + slot]}' is given objects of different types "
+                    "or dtypes on the paths of a data-dependent branch",
+                    hint="store the same type and dtype on every path")
+                err.paths_differ = True
+                raise err
+            kinds.append(mine)
             return tuple(out) + values
         return run
 
@@ -69,3 +106,27 @@ def _stage_if_carrying(pred, branches, names, carried):
     for (o, n), v in zip(carried, result[k:]):
         recorder.store(o, n, v)
     return tuple(result[:k])
+
+
+def return_value(do_return, retval):
+    """The converted function's result when it may also fall off its end (-> None).
+    Whether it returned is data-dependent: assumed, checked when the program runs (as
+    for an `if` whose paths differ), or refused where nothing can be assumed (a helper
+    called inside a staged loop or branch)."""
+    if is_traced(do_return):
+        pred = to_pred(do_return)
+        # on Python int arguments alone: the driver specialises them (the NONE_ON_PATH
+        # ConcretizationError carries their positions)
+        returned = None if specialisable(pred) else assume(pred)
+        if returned is None:
+            raise NONE_ON_PATH.error_for(deps=do_return.deps, inside="a value",
+                                         other="None (it falls off its end)")
+        do_return = returned
+    if do_return:
+        return None if type(retval) is UndefinedReturnValue else retval
+    return None
+
+
+def _kind_of(value):
+    """What a stored object is, as NumPy code would see it: its type and dtype."""
+    return (python_type(value), getattr(value, "dtype", None))

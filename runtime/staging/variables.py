@@ -7,9 +7,7 @@ program really reads it.
 """
 from __future__ import annotations
 
-from npxla.transpiler.base.catalogue import NONE_ON_PATH
 from npxla.transpiler.base.errors import UndefinedVariableError
-from npxla.runtime.staging.abstract import is_abstract
 
 
 class Undefined:
@@ -53,13 +51,3 @@ class UndefinedReturnValue:
 
     def __repr__(self):
         return "UndefinedReturnValue()"
-
-
-def return_value(do_return, retval):
-    """The converted function's result when it may also fall off its end (-> None)."""
-    if is_abstract(do_return) and do_return.const is None:
-        raise NONE_ON_PATH.error_for(deps=do_return.deps, inside="a value",
-                                     other="None (it falls off its end)")
-    if do_return:
-        return None if type(retval) is UndefinedReturnValue else retval
-    return None

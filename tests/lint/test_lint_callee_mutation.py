@@ -1,6 +1,7 @@
-"""NPX133 through calls: a helper that changes a Python list, dict or set, called under a
-data-dependent branch (or after a data-dependent early `return`), is refused by `@jit`
-there, even though the helper, read alone, has no branch. Each case below is written to
+"""NPX133 through calls: a helper that changes a Python list, dict or set, called in a
+loop on array data, is refused by `@jit` there, even though the helper, read alone, has
+no loop (under a data-dependent branch outside loops the condition is assumed and the
+branch taken runs as Python: no refusal). Each case below is written to
 files (a package with sibling modules where it needs one), imported and compiled, and
 linted from its file; NPX133 must fire when, and only when, `@jit` raises."""
 import importlib
@@ -27,7 +28,7 @@ CASES = {
             return out[0]
 
         def f(x):
-            if x.sum() > 0:
+            while x.sum() < 100:
                 x = scaled(x)
             return x
         """}, "cmmain", True),
@@ -111,9 +112,10 @@ CASES = {
             from .helpers import collect
 
             def f(x):
-                if x.sum() > 0:
-                    return x
-                return collect(x, [None])
+                acc = [None]
+                while x.sum() < 100:
+                    x = collect(x, acc) * 2
+                return x
             """}, "cmpkg.cmmain", True),
     "helper_in_top_level_module": ({
         "helperstop.py": """
@@ -127,8 +129,8 @@ CASES = {
             import helperstop
 
             def f(x):
-                if x.sum() > 0:
-                    x = helperstop.tally(x)
+                while x.sum() < 100:
+                    x = helperstop.tally(x) * 2
                 return x
             """}, "cmmain", True),
     "helper_re_exported_by_star_import": ({
@@ -147,12 +149,12 @@ CASES = {
             from . import more
 
             def f(x):
-                if x.mean() > 1:
-                    x = more.grow(x)
+                while x.mean() < 100:
+                    x = more.grow(x) * 2
                 return x
             """}, "cmpkg.cmmain", True),
     "helper_making_and_filling_a_local_list": ({
-        # the list is the helper's own, yet @jit refuses it: inside a staged branch
+        # the list is the helper's own, yet @jit refuses it: inside a staged loop
         # every list change would happen once, while compiling
         "cmmain.py": """
             import numpy as np
@@ -164,9 +166,9 @@ CASES = {
                 return np.stack(rows)
 
             def f(x):
-                if x.sum() > 0:
-                    return stack3(x)
-                return np.zeros((3, x.shape[0]))
+                while x.sum() < 100:
+                    x = stack3(x).sum(axis=0) + 1
+                return x
             """}, "cmmain", True),
     # --- not refused ---------------------------------------------------------------------
     "mutation_outside_data_dependent_flow": ({"cmmain.py": """
@@ -334,8 +336,8 @@ def test_modules_are_found_without_executing_them(on_path):
             import boom.inner
 
             def f(x):
-                if x.sum() > 0:
-                    x = boom.inner.grow(x)
+                while x.sum() < 100:
+                    x = boom.inner.grow(x) * 2
                 return x
             """})
     findings = lint_file(str(on_path / "cmmain.py"), jitted=("f",))

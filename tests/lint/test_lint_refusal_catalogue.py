@@ -124,8 +124,8 @@ CASES = {
               "    except ValueError:\n        pass\n    return x\n",
     "NPX132": "def f(x):\n    i = 0\n    while x[i] < 2:\n        i += 1\n    else:\n"
               "        i = -1\n    return i\n",
-    "NPX133": "def f(x):\n    out = []\n    if x.sum() > 0:\n        out.append(1)\n"
-              "    return x\n",
+    "NPX133": "def f(x):\n    out = []\n    while x.sum() < 10:\n        x = x * 2\n"
+              "        out.append(1)\n    return x\n",
 }
 
 

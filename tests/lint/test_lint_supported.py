@@ -169,18 +169,22 @@ CASES = [
     ("math_supported", "def f(x):\n    return math.sqrt(x[0]) + math.gamma(3.0)\n",
      "(np.arange(1.0, 3.0),)", None),
     # NPX135: None on one path of a data-dependent branch
+    # outside loops (and for falling off the end) @jit assumes the condition
     ("return_none", "def f(x):\n    if x.sum() > 0:\n        return None\n    return x\n",
-     "(np.ones(2),)", "NPX135"),
-    # on a Python int condition @jit specialises instead; the linter cannot tell such a
-    # parameter from array data without evidence, so it flags it (a known false positive)
-    pytest.param("bare_return", "def f(x, n):\n    if n > 1:\n        return\n    return x\n",
-                 "(np.ones(2), 3)", None, marks=pytest.mark.xfail(
-                     strict=True, reason="NPX135 fires on a condition on a parameter "
-                     "without evidence, which @jit specialises")),
+     "(np.ones(2),)", None),
+    ("bare_return", "def f(x, n):\n    if n > 1:\n        return\n    return x\n",
+     "(np.ones(2), 3)", None),
     ("bare_return_on_data", "def f(x):\n    if x[0] > 1:\n        return\n    return x\n",
-     "(np.ones(2),)", "NPX135"),
+     "(np.ones(2),)", None),
     ("falls_off", "def f(x):\n    if x.sum() > 0:\n        return x * 2\n", "(np.ones(2),)",
-     "NPX135"),
+     None),
+    # inside a staged loop, None beside a value returned from the same loop is refused
+    ("return_none_in_loop", "def f(x):\n    while np.abs(x).sum() < 10:\n"
+     "        if x[0] > 3:\n            return None\n        elif x[0] < -3:\n"
+     "            return x\n        x = x * 2\n    return x\n", "(np.ones(2),)", "NPX135"),
+    ("return_none_in_loop_only", "def f(x):\n    while np.abs(x).sum() < 10:\n"
+     "        if x[0] > 3:\n            return None\n        x = x * 2\n    return x\n",
+     "(np.ones(2),)", None),
     ("both_branches", "def f(x):\n    if x.sum() > 0:\n        return x\n    else:\n"
      "        return -x\n", "(np.ones(2),)", None),
     ("static_none", "def f(x, scale=None):\n    if scale is None:\n        return x\n"

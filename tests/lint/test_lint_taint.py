@@ -421,6 +421,7 @@ def test_real_code_false_positives_stay_fixed(body):
 
 
 # --- what parameters are: evidence read from the function (transpiler/lint/evidence.py) ---
+# (loops on the parameter: a list changed in a branch outside loops is no refusal)
 @pytest.mark.parametrize("body", [
     # a sequence or array: unpacked, indexed with a constant, converted by np.asarray
     """
@@ -428,7 +429,8 @@ def test_real_code_false_positives_stay_fixed(body):
     def f(q):
         out = []
         a, b = q
-        if not np.isclose(np.linalg.norm(q), 1.0):
+        while not np.isclose(np.linalg.norm(q), 1.0):
+            q = q / 2
             out.append(a)
         return q
     """,
@@ -437,7 +439,8 @@ def test_real_code_false_positives_stay_fixed(body):
     def f(q):
         out = []
         q = np.asarray(q)
-        if q.sum() < 0.5:
+        while q.sum() < 0.5:
+            q = q * 2
             out.append(1)
         return q
     """,
@@ -453,7 +456,8 @@ def test_parameters_with_evidence_are_data(body):
     @jit
     def f(x, z):
         out = []
-        if z:
+        while z:
+            z = z - 1
             out.append(math.cos(z))
         return x
     """,
@@ -461,7 +465,8 @@ def test_parameters_with_evidence_are_data(body):
     @jit
     def f(x, n):
         out = []
-        if n:
+        while n:
+            n = n - 1
             out.append(1)
         return x
     """,
@@ -471,7 +476,8 @@ def test_parameters_with_evidence_are_data(body):
     def f(x, n):
         out = []
         n = np.asarray(n)
-        if n > 0.5:
+        while n > 0.5:
+            n = n - 1
             out.append(int(n))
         return x
     """,
@@ -481,7 +487,8 @@ def test_parameters_with_evidence_are_data(body):
         out = []
         for i in range(n):
             x = x + 1
-        if n == 0.0:
+        while n == 0.0:
+            n = n + 1
             out.append(1)
         return x
     """,

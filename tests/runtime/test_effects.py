@@ -262,10 +262,39 @@ def appends_in_branch(x, acc):
     return x
 
 
-def test_append_in_data_dependent_branch_stays_refused():
+def appends_in_unrolled_loop(x, acc):
+    for v in x:             # unrolled (its body changes a list): one assumption per item
+        if v > 0:
+            acc.append(v)
+    return x
+
+
+def appends_in_loop_branch(x, acc):
+    while x.sum() > 1:
+        x = x / 2
+        if x[0] > 0.5:
+            acc.append(x[0])
+    return x
+
+
+def test_append_in_data_dependent_branch_is_assumed_and_checked():
+    """The condition is assumed, checked when the program runs, and the branch taken
+    runs as Python (staged again when the other is taken): the list gets what NumPy's
+    run appends."""
+    for fn in (appends_in_branch, appends_in_unrolled_loop):
+        run = jit(fn)
+        for values in ([1.0, 2.0], [-1.0, -2.0], [3.0, 1.0], [-1.0, 2.0]):
+            x = np.array(values)
+            want, got = [], []
+            fn(x, want)
+            run(x, got)
+            assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+def test_append_in_a_branch_inside_a_staged_loop_stays_refused():
     acc = []
     with pytest.raises(UnsupportedOperationError, match="data-dependent"):
-        jit(appends_in_branch)(np.ones(2), acc)
+        jit(appends_in_loop_branch)(np.ones(2) * 4, acc)
     assert acc == []
 
 
@@ -443,3 +472,28 @@ def test_a_bounded_deque_is_mutated_as_numpy_would():
         twin.append((np.arange(3.0) + k).sum())
         twin.appendleft(-1.0)
     assert list(WINDOW) == list(twin) and _no_traced(list(WINDOW))
+
+
+def replaces_and_scales(x, y, lst):      # the fuzzer's seed 7267, shrunk
+    s1 = y
+    if not x[1, 1]:
+        return (y, s1)
+    lst[-1] = y
+    x *= x.max()
+
+
+@pytest.mark.parametrize("corner", [-1.0, 0.0])
+def test_a_list_slot_given_another_dtype_on_one_path_holds_that_object(corner):
+    """The paths store objects of different dtypes in one slot (an int array where a
+    float one was): no carried value of one dtype can be both, so the condition is
+    assumed and the path taken runs as Python; nothing it staged before is applied
+    twice (the in-place `x *=` after it)."""
+    x = np.array([[0.5, 2.0], [1.0, corner]], np.float32)
+    y = np.arange(3)
+    want_args, got_args = (x.copy(), y, [np.zeros(3)]), (x.copy(), y, [np.zeros(3)])
+    want = replaces_and_scales(*want_args)
+    got = jit(replaces_and_scales)(*got_args)
+    _compare(want, got, 0, 0, "result")
+    _compare(want_args[0], got_args[0], 0, 0, "x")
+    assert (want_args[2][0] is y) == (got_args[2][0] is y)
+    assert want_args[2][0].dtype == got_args[2][0].dtype

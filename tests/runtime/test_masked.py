@@ -363,9 +363,23 @@ def unknown_method(x):
 
 def branch(x):
     m = np.ma.asarray(x)
+    while x.sum() > 1:
+        x = x / 2
+        if x[0] > 0:
+            m = m * 2
+    return m
+
+
+def assumed_branch(x):
+    m = np.ma.asarray(x)
     if x.sum() > 0:
         m = m * 2
     return m
+
+
+def test_a_masked_array_in_a_branch_outside_loops_assumes_the_condition():
+    _run(assumed_branch, V)
+    _run(assumed_branch, -V)
 
 
 def loop(x):

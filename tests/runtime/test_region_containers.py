@@ -1,8 +1,9 @@
 """A Python container made inside a data-dependent branch or loop body (by `list()`,
 `dict()`, `set()`, `collections.deque()`) belongs to that path: changing it there is
 plain Python (pyrr's `parameters_as_numpy_arrays` decorator: `args = list(args);
-args[i] = np.asarray(v)` in a helper called in a branch). One made before the region
-is still refused when the region changes it."""
+args[i] = np.asarray(v)` in a helper called in a branch). One made before a staged loop
+is still refused when the loop changes it (before a branch outside loops: the branch's
+condition is assumed and the branch taken runs as Python)."""
 import collections
 
 import numpy as np
@@ -58,6 +59,18 @@ def test_containers_made_inside_a_loop_body():
     check(loop_calls_helper, np.array([1.0, 2.0]), np.array([3.0, -4.0]))
 
 
-def test_a_list_made_before_the_branch_is_still_refused():
+def list_made_before_a_loop(a):
+    out = []
+    while a.sum() < 10:
+        a = a * 2
+        out.append(a)
+    return a
+
+
+def test_a_list_made_before_the_branch_is_assumed_and_one_before_a_loop_refused():
+    # outside loops the branch's condition is assumed (checked at run time) and the
+    # branch taken runs as Python; a staged loop's body runs once while compiling
+    check(list_made_before, np.array([1.0, 2.0]))
+    check(list_made_before, np.array([-1.0, -2.0]))
     with pytest.raises(ContainerMutation):
-        jit(list_made_before)(np.array([1.0, 2.0]))
+        jit(list_made_before_a_loop)(np.array([1.0, 2.0]))

@@ -163,6 +163,15 @@ RANDOM_STATE = _declare(
     "make the generator outside the jitted function and pass it in "
     "(np.random.default_rng(seed) inside works too), or draw the random numbers outside "
     "and pass them in as an argument")
+ARRAY_SUBCLASS = _declare(
+    "NPX142", "ndarray-subclass-of-traced-values", UnsupportedOperationError,
+    "'{name}' subclasses np.ndarray: an instance of it made from traced values cannot be "
+    "compiled (a compiled program holds plain arrays, not {name} objects with their "
+    "methods)",
+    "compute with plain arrays inside the jitted function, or make the {name} outside it "
+    "from the function's results",
+    only="compiler-only: whether a class called with traced values subclasses np.ndarray "
+         "is known when it is called")
 OUTSIDE_ARRAY_STORE = _declare(
     "NPX143", "store-into-outside-array", UnsupportedOperationError,
     "an array that was not created inside the compiled function ({what}) is modified "

@@ -59,10 +59,14 @@ def locate_stack(frame) -> Location | None:
     return None
 
 
-def innermost_module(tb) -> str:
-    """Module name of the innermost frame (to tell our bugs from user errors)."""
-    name = ""
+def innermost_module(tb, skip=()) -> str:
+    """Module name of the innermost frame (to tell our bugs from user errors), passing
+    over innermost frames of the packages `skip` (NumPy's own helpers, such as
+    `normalize_axis_index`, raise NumPy's errors for npxla's implementation of NumPy)."""
+    names = []
     while tb is not None:
-        name = tb.tb_frame.f_globals.get("__name__", "")
+        names.append(tb.tb_frame.f_globals.get("__name__", ""))
         tb = tb.tb_next
-    return name
+    while len(names) > 1 and names[-1].partition(".")[0] in skip:
+        names.pop()
+    return names[-1] if names else ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from npxla.runtime.numpy.core.coercion import as_array
 from npxla.runtime.numpy.core.registry import dispatch, has_abstract
 
 
@@ -20,7 +21,9 @@ def index_trick(owner, index):
     items = index if isinstance(index, tuple) else (index,)
     if not has_abstract(items, {}) or any(isinstance(i, (slice, str)) for i in items):
         return NotImplemented
-    # NumPy's dtype: of the arrays and 0-d items, Python scalars weak (NEP 50)
+    # a list item is an array (`np.r_[[a], [b]]` stacks rows); NumPy's dtype: of the
+    # arrays and 0-d items, Python scalars weak (NEP 50)
+    items = [as_array(i) if isinstance(i, (list, tuple)) else i for i in items]
     dtype = np.result_type(*[_typed(i) for i in items])
     parts = [dispatch(np.atleast_1d, (dispatch(np.asarray, (i,), {"dtype": dtype}),), {})
              for i in items]

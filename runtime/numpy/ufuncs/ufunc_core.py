@@ -58,7 +58,8 @@ def store_out(ufunc_name, out, result: AbstractArray, casting="same_kind"):
 
 
 def apply_ufunc(ufunc, lower, args, out=None, dtype=None, casting="same_kind"):
-    operands = [as_abstract(a) for a in args]
+    # a list operand is np.asarray'd (strong, and its traced items stacked)
+    operands = [as_array(a) if isinstance(a, (list, tuple)) else as_abstract(a) for a in args]
     in_dts, out_dts = resolve(ufunc, operands, dtype)
     weak = all(o.weak for o in operands)
     cast, _ = promote_operands(operands, in_dts)

@@ -136,20 +136,19 @@ class ContainerMutationInStagedFlow(Rule):
     defaults = {"what": "list.append()"}
     targets = _NPXLA
     explain = """
-        The body of a branch or loop on array data is traced once, whichever way the
-        data goes, so a Python list, dict or set changed there would change once while
-        compiling instead of once per iteration. That holds for every list changed
-        while the branch runs: in a function it calls (even a list the helper makes for
-        itself), in the wrapper a decorator puts around that function, in a helper
-        imported from another module of your code, and in the code after a
-        data-dependent early `return`, which runs as the other branch. Preallocate an
-        array and assign into it (`out[i] = ...`). Building a list in a loop over a
-        static range, an array, or a Python `int` argument works (npxla runs that loop
-        in Python), and so does calling such a helper outside the branch. Storing an
-        attribute (`self.count += 1`) or rebinding a global there is refused for the
-        same reason (an attribute stored in the branches of a data-dependent `if` is carried
-        through them like a variable); outside data-dependent flow both are replayed after
-        every run."""
+        The body of a loop on array data (a `while` on array values, a `for` over a
+        range of data-dependent length) is traced once, however many times it runs, so
+        a Python list, dict or set changed there would change once while compiling
+        instead of once per iteration. That holds for every list changed while the loop
+        runs: in a function it calls (even a list the helper makes for itself), in the
+        wrapper a decorator puts around that function, in a helper imported from
+        another module of your code. Preallocate an array and assign into it (`out[i] =
+        ...`). Building a list in a loop over a static range, an array, or a Python
+        `int` argument works (npxla runs that loop in Python), and so does a branch on
+        array data outside such loops (its condition is assumed, checked when the
+        program runs, and the branch taken runs as Python). Storing an attribute
+        (`self.count += 1`) or rebinding a global in such a loop is refused for the same
+        reason; elsewhere both are replayed after every run."""
     bad = """
         import numpy as np
         from npxla import jit
@@ -178,10 +177,17 @@ class ContainerMutationInStagedFlow(Rule):
         """
     example_args = "(np.array([1.0, 2.0]),)"
 
+    @staticmethod
+    def _in_staged_loop(ctx):
+        """Under a loop on array data: a branch outside such loops has its condition
+        assumed instead (checked when the program runs) and runs the branch taken as
+        Python."""
+        return any(f.kind != "if" for f in ctx.staged_frames(DATA))
+
     def on_container_mutation(self, ctx, node, container, what):
         if container.kind not in CONTAINERS or ctx.made_in_innermost(container):
             return
-        if ctx.staged_frames(DATA):
+        if self._in_staged_loop(ctx):
             if what.startswith("assignment"):
                 what = f"assignment into a Python {container.kind}"
             self.report(ctx, node, what=what)
@@ -190,18 +196,17 @@ class ContainerMutationInStagedFlow(Rule):
         # (an array's `.shape` is a reshape, refused or not by its own rule; a
         # data-dependent `if` carries the attribute through its branches: only loops
         # refuse it)
-        if any(f.kind != "if" for f in ctx.staged_frames(DATA)) and \
-                not (target.attr == "shape" and base.arrayish):
+        if self._in_staged_loop(ctx) and not (target.attr == "shape" and base.arrayish):
             self.report(ctx, node, what=f"setting the attribute '.{target.attr}' of an "
                                         "object")
 
     def on_global_store(self, ctx, node, name):
-        if ctx.staged_frames(DATA):
+        if self._in_staged_loop(ctx):
             self.report(ctx, node, what=f"rebinding the global '{name}'")
 
     def on_callee_mutation(self, ctx, node, callee, effect):
         # the callee, analysed alone, is under no branch: its change is refused here
-        if ctx.staged_frames(DATA):
+        if self._in_staged_loop(ctx):
             kind, what, path, line = effect
             where = f"{os.path.basename(path)}:{line}"
             self.report(ctx, node, what=f"calling '{callee}', which changes a Python "

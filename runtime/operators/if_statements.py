@@ -15,9 +15,10 @@ from npxla.transpiler.base.errors import ShapeMismatchError, UnsupportedOperatio
 
 from npxla.runtime.staging import journal
 from npxla.runtime.staging.pytypes import python_type
+from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.numpy.core.speculate import assume
 from npxla.runtime.operators import effects
-from npxla.runtime.operators.conditionals import is_traced, specialisable, stage_if, to_pred
+from npxla.runtime.operators.conditionals import is_traced, stage_if, to_pred
 from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.staging.variables import UndefinedReturnValue
 
@@ -58,6 +59,9 @@ def _assumed(pred, body, orelse, inputs, error):
     runs as Python, as a Python `if` would (a run that finds the assumption wrong is
     staged again). Where nothing can be assumed (inside a staged loop or branch) the
     refusal stands."""
+    trace = current_trace()
+    if trace is not None and pred.deps & trace.specialisable:
+        raise error      # on Python number arguments: the driver specialises them
     taken = assume(pred)
     if taken is None:
         raise error
@@ -115,9 +119,10 @@ def return_value(do_return, retval):
     called inside a staged loop or branch)."""
     if is_traced(do_return):
         pred = to_pred(do_return)
-        # on Python int arguments alone: the driver specialises them (the NONE_ON_PATH
+        # on Python number arguments: the driver specialises them (the NONE_ON_PATH
         # ConcretizationError carries their positions)
-        returned = None if specialisable(pred) else assume(pred)
+        trace = current_trace()
+        returned = None if trace is None or pred.deps & trace.specialisable else assume(pred)
         if returned is None:
             raise NONE_ON_PATH.error_for(deps=do_return.deps, inside="a value",
                                          other="None (it falls off its end)")

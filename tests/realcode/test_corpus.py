@@ -24,7 +24,7 @@ slow = pytest.mark.slow
 
 # measured 97 of 136 (filterpy and numpy-financial added, result objects made in the
 # call rebuilt per run); the target is 0.90 (docs/realcode.md)
-AGREE_FLOOR = 124
+AGREE_FLOOR = 125
 
 # Silent differences whose cause lies outside what the corpus can fix: each must
 # change outcome when it is fixed (strict xfail), and is counted as not agreeing.

@@ -54,7 +54,7 @@ _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 _SPECIALISABLE = (int, bool, float)
 _PY_SCALARS = frozenset({int, float, bool, complex})
 _NDARRAY = np.ndarray
-_MAX_SPECIALISE_RETRIES = 8
+_MAX_SPECIALISE_RETRIES = 24     # specialisations, unrollings and assumptions flipped
 _MAX_VARIANTS = 8              # environments kept per signature
 # signatures kept per function (each holds an executable, ~0.4 MB on the CPU): a caller
 # that keeps changing shapes recompiles the old ones instead of growing without bound
@@ -445,6 +445,24 @@ class JittedFunction:
         except TranspileError as e:
             raise self._at_definition(e) from None
 
+    def _flip_last_assumption(self, err) -> bool:
+        """Staging failed after assuming bools: the last assumption may have chosen a
+        path the data never takes (`if antipodal: lamb = pi` assumed True, then code
+        that needs an array fails). Flip the last one not flipped yet and stage again;
+        when none is left (or after MAX_FLIPS) stage without assuming, which gives the
+        refusal as it was before assumptions."""
+        sites = getattr(err, "assumed_sites", None)
+        table = self._assumed.table
+        if not sites or table is None:
+            return False
+        unflipped = [s for s in sites if table.get(s, True)]
+        if unflipped:
+            self._assumed.flip(unflipped[-1:])
+        if not unflipped or self._assumed.table is None:
+            # every path tried: stage without assuming, for the refusal itself
+            self._assumed.disable()
+        return True
+
     def _at_definition(self, err):
         """`err` located at the function's definition (it is about the whole function)."""
         code = self._fn.__code__
@@ -490,10 +508,19 @@ class JittedFunction:
                     if self._widen_static(e, leaves + implicit, static, unrolled, env,
                                           len(leaves)):
                         continue
+                    if self._flip_last_assumption(e):
+                        assumptions = self._assumed.table
+                        continue
                     raise located(e, e.__traceback__) from None
                 except TranspileError as e:
+                    if self._flip_last_assumption(e):
+                        assumptions = self._assumed.table
+                        continue
                     raise located(e, e.__traceback__) from None
                 except Exception as e:
+                    if self._flip_last_assumption(e):
+                        assumptions = self._assumed.table
+                        continue
                     # library code (NumPy's np.mgrid) that caught our ConcretizationError as
                     # the TypeError it also is, then failed on its fallback path: the value
                     # it needed decides, as if the error had reached us

@@ -26,6 +26,7 @@ from npxla.runtime.staging.pytypes import (FALSE, NOMASK, is_marked, mark_masked
 from npxla.runtime.staging.pytree import element_strides, flatten, unflatten
 from npxla.runtime.numpy.arrays.shape import set_layout
 from npxla.runtime.staging.trace import Trace
+from npxla.runtime.staging.speculation import AssumptionFailed
 from npxla.runtime.xla.program import Staged
 from npxla.runtime.operators.effects import Effects
 from npxla.runtime.operators.path_sequences import refuse_escaping
@@ -158,6 +159,12 @@ def stage(fn, args, kwargs, static_leaves=frozenset(), locate=None, implicit=(),
             return _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit,
                            static_leaves, user_error, sharing, arguments_returned, avals,
                            param_leaves)
+        except Exception as e:
+            # the sites this staging assumed a bool for, in order: the path an assumption
+            # chose may be the one the data never takes (and fail while staging)
+            e.assumed_sites = [m[1] for _, m in trace.error_checks
+                               if type(m) is tuple and m and m[0] is AssumptionFailed]
+            raise
         finally:
             trace.effects.restore()     # no traced value stays on the user's objects
 

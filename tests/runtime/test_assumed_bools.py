@@ -120,3 +120,26 @@ def test_a_jitted_generator_is_refused_at_its_yield():
     with pytest.raises(UnsupportedSyntaxError, match="generator") as info:
         jit(steps)(1.0, 3)
     assert info.value.location.line == steps.__code__.co_firstlineno + 4
+
+
+def wrong_path_fails_while_staging(x):     # pymap3d's vdist: `lamb = pi` when antipodal
+    y = x * 2
+    if (y > 5).any():
+        y = np.pi
+    try:
+        y[0] = 1.0
+    except TypeError:
+        if x < 0:            # an array here: NumPy raises on this path
+            y = -y
+    return y
+
+
+def test_an_assumption_whose_path_fails_while_staging_is_flipped():
+    # the if's paths differ (a float, an array): its condition is assumed True first,
+    # and that path fails while staging (a bool of an array); the other is staged
+    small, large = np.ones(3), np.full(3, 4.0)
+    check(wrong_path_fails_while_staging, small)
+    with pytest.raises(ValueError):
+        wrong_path_fails_while_staging(large)
+    with pytest.raises(ValueError):
+        jit(wrong_path_fails_while_staging)(large)

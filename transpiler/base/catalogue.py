@@ -249,6 +249,12 @@ TRACED_SEQUENCE_INDEX = _declare(
     "(only one of numbers of one type is read like an array)",
     "turn the sequence into an array first (np.array(weights)[i], np.stack(rows)[i])",
     unconverted=("runtime/staging/abstract.py",))
+TRACED_KEY = _declare(
+    "NPX127", "traced-value-as-dict-key", ConcretizationError,
+    "a value computed from array data is used as a dict key or set member, which needs "
+    "its value while compiling",
+    "count or accumulate in an array indexed by an integer code instead (np.bincount, "
+    "np.unique(..., return_inverse=True), out[code] += w)")
 PERCENT_FORMAT = _declare(
     "NPX125", "percent-format-of-traced-value", ConcretizationError,
     "'%'-formatting needs the Python value of a traced array while compiling; use an "

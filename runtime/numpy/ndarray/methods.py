@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from npxla.transpiler.base.catalogue import TRACED_KEY
+
 from npxla.runtime.staging import abstract
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.pytypes import is_marked
@@ -53,6 +55,19 @@ def __str__(self):
 
 def __format__(self, spec):
     return format(_python_value(self, "format()"), spec)
+
+
+def __hash__(self):
+    """An ndarray is unhashable (NumPy's TypeError); a 0-d value stands for a NumPy or
+    Python scalar, which hashes by value (`tuple(row)` as a dict key, pyentrp's
+    `weighted_permutation_entropy`): a traced one has no value while compiling, so it is
+    refused, located (a ConcretizationError, itself a TypeError), or its loop unrolled."""
+    if self.shape or is_marked(self):
+        raise TypeError("unhashable type: 'numpy.ndarray'")
+    c = self.const
+    if c is None:          # (the positions it comes from: a loop index is unrolled)
+        raise TRACED_KEY.error_for(deps=self.deps)
+    return hash(c.item() if self.weak else c[()])
 
 
 def _operator(np_name, reflected=False):
@@ -119,6 +134,7 @@ for _py, _np in {"neg": "negative", "pos": "positive", "abs": "absolute",
 
 
 AbstractArray.__bool__ = assumed_bool
+AbstractArray.__hash__ = __hash__
 AbstractArray.__array_ufunc__ = __array_ufunc__
 AbstractArray.__array_function__ = __array_function__
 AbstractArray.__getitem__ = getitem

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, ITER, LIST, MAYBE,
-                                          METHOD, NUMBER, PYTHON_ONLY, RANGE, TUPLE,
-                                          UNKNOWN)
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, DICT, ITER, LIST,
+                                          MAYBE, METHOD, NUMBER, PYTHON_ONLY, RANGE,
+                                          TUPLE, UNKNOWN)
 from npxla.transpiler.lint.rules._util import (numpy_name, shape_arguments, traced,
                                                traced_level)
 from npxla.transpiler.base import catalogue as C
@@ -249,3 +249,43 @@ class TracedSequenceIndex(Rule):
             return
         if index.level >= self.threshold:
             self.report(ctx, node.slice, kind="list" if base.kind == LIST else "tuple")
+
+
+@register
+class TracedDictKey(Rule):
+    refusal = C.TRACED_KEY
+    plain = True
+    targets = frozenset({NPXLA})
+    explain = """
+        A Python dict or set lives outside the compiled program: looking a key up hashes
+        it, which needs its value, and a value computed from array data (an element, or
+        a tuple of a row's elements) has none while compiling. Count or accumulate in an
+        array indexed by an integer code instead (`np.bincount`, `np.unique(...,
+        return_inverse=True)`, `out[code] += w`)."""
+    bad = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def pattern_weights(x):
+            weights = {}
+            for row in x:
+                key = tuple(row.argsort())
+                weights[key] = weights.get(key, 0.0) + row.var()
+            return np.array(list(weights.values()))
+        """
+    good = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def pattern_weights(x):
+            codes = (x.argsort(axis=1) * np.array([9, 3, 1])).sum(axis=1)
+            return np.bincount(codes, weights=x.var(axis=1), minlength=27)
+        """
+    example_args = "(np.array([[1.0, 3.0, 2.0], [4.0, 0.0, 5.0]]),)"
+
+    def on_subscript(self, ctx, node, base, index, mode, value):
+        if base.kind == DICT and index.kind != "slice" and index.level >= DATA:
+            self.report(ctx, node.slice)
+

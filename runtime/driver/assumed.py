@@ -39,6 +39,23 @@ class Assumptions:
     def disable(self):
         self.table = None
 
+    def after_failed_staging(self, err) -> bool:
+        """Staging failed after assuming bools (`err.assumed_sites`, in order): the last
+        assumption may have chosen a path the data never takes (`if antipodal: lamb =
+        pi` assumed True, then code that needs an array fails). The last site not
+        flipped yet is flipped; when none is left (or after MAX_FLIPS) the function
+        stops assuming, which stages it for the refusal as it was before assumptions.
+        True: stage again."""
+        sites = getattr(err, "assumed_sites", None)
+        if not sites or self.table is None:
+            return False
+        unflipped = [s for s in sites if self.table.get(s, True)]
+        if unflipped:
+            self.flip(unflipped[-1:])
+        if not unflipped or self.table is None:
+            self.disable()
+        return True
+
     def reset(self):
         if self.table is not None:
             self.table, self.flips = {}, 0

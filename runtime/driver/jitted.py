@@ -445,24 +445,6 @@ class JittedFunction:
         except TranspileError as e:
             raise self._at_definition(e) from None
 
-    def _flip_last_assumption(self, err) -> bool:
-        """Staging failed after assuming bools: the last assumption may have chosen a
-        path the data never takes (`if antipodal: lamb = pi` assumed True, then code
-        that needs an array fails). Flip the last one not flipped yet and stage again;
-        when none is left (or after MAX_FLIPS) stage without assuming, which gives the
-        refusal as it was before assumptions."""
-        sites = getattr(err, "assumed_sites", None)
-        table = self._assumed.table
-        if not sites or table is None:
-            return False
-        unflipped = [s for s in sites if table.get(s, True)]
-        if unflipped:
-            self._assumed.flip(unflipped[-1:])
-        if not unflipped or self._assumed.table is None:
-            # every path tried: stage without assuming, for the refusal itself
-            self._assumed.disable()
-        return True
-
     def _at_definition(self, err):
         """`err` located at the function's definition (it is about the whole function)."""
         code = self._fn.__code__
@@ -508,29 +490,25 @@ class JittedFunction:
                     if self._widen_static(e, leaves + implicit, static, unrolled, env,
                                           len(leaves)):
                         continue
-                    if self._flip_last_assumption(e):
-                        assumptions = self._assumed.table
-                        continue
-                    raise located(e, e.__traceback__) from None
+                    failed, error = e, located(e, e.__traceback__)
                 except TranspileError as e:
-                    if self._flip_last_assumption(e):
-                        assumptions = self._assumed.table
-                        continue
-                    raise located(e, e.__traceback__) from None
+                    failed, error = e, located(e, e.__traceback__)
                 except Exception as e:
-                    if self._flip_last_assumption(e):
+                    # library code (np.mgrid) caught our ConcretizationError as the TypeError
+                    # it is, then failed on its fallback path: that value decides
+                    hidden = hidden_concretization(e)
+                    if hidden is not None and self._widen_static(
+                            hidden, leaves + implicit, static, unrolled, env, len(leaves)):
+                        continue
+                    failed, error = e, classify(e) if hidden is None else \
+                        located(hidden, hidden.__traceback__)
+                else:
+                    failed = None
+                if failed is not None:
+                    if self._assumed.after_failed_staging(failed):
                         assumptions = self._assumed.table
                         continue
-                    # library code (NumPy's np.mgrid) that caught our ConcretizationError as
-                    # the TypeError it also is, then failed on its fallback path: the value
-                    # it needed decides, as if the error had reached us
-                    hidden = hidden_concretization(e)
-                    if hidden is None:
-                        raise classify(e) from None
-                    if self._widen_static(hidden, leaves + implicit, static, unrolled, env,
-                                          len(leaves)):
-                        continue
-                    raise located(hidden, hidden.__traceback__) from None
+                    raise error from None
                 if redo_unsafe(staged.host_callbacks) and (speculates(staged) or
                                                            assumes(staged)):
                     # a rerun would print twice: no speculative windows or assumptions

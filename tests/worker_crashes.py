@@ -18,8 +18,6 @@ import glob
 import os
 import tempfile
 
-import pytest
-
 _DIR_VARIABLE = "NPXLA_TEST_FAULT_DIR"
 _RERUNS_ALLOWED = 1
 _reruns: dict = {}

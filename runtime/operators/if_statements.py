@@ -59,13 +59,20 @@ def _assumed(pred, body, orelse, inputs, error):
     runs as Python, as a Python `if` would (a run that finds the assumption wrong is
     staged again). Where nothing can be assumed (inside a staged loop or branch) the
     refusal stands."""
-    trace = current_trace()
-    if trace is not None and pred.deps & trace.specialisable:
-        raise error      # on Python number arguments: the driver specialises them
-    taken = assume(pred)
+    taken = _assumable(pred)
     if taken is None:
         raise error
     return (body if taken else orelse)(*inputs)
+
+
+def _assumable(pred):
+    """The value assumed for `pred` (checked when the program runs), or None: where
+    nothing can be assumed, and on Python number arguments, which the driver
+    specialises instead (the refusal carries their positions)."""
+    trace = current_trace()
+    if trace is None or pred.deps & trace.specialisable:
+        return None
+    return assume(pred)
 
 
 def _stage_if_carrying(pred, branches, names, carried):
@@ -118,11 +125,7 @@ def return_value(do_return, retval):
     for an `if` whose paths differ), or refused where nothing can be assumed (a helper
     called inside a staged loop or branch)."""
     if is_traced(do_return):
-        pred = to_pred(do_return)
-        # on Python number arguments: the driver specialises them (the NONE_ON_PATH
-        # ConcretizationError carries their positions)
-        trace = current_trace()
-        returned = None if trace is None or pred.deps & trace.specialisable else assume(pred)
+        returned = _assumable(to_pred(do_return))
         if returned is None:
             raise NONE_ON_PATH.error_for(deps=do_return.deps, inside="a value",
                                          other="None (it falls off its end)")

@@ -15,8 +15,6 @@ a loop makes one per item).
 """
 from __future__ import annotations
 
-import sys
-
 from npxla.transpiler.base.origin import locate_stack
 
 

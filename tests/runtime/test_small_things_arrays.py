@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from npxla import jit
-from npxla.transpiler.base.errors import (DataDependentShapeError, TranspileError,
-                                          UnsupportedFunctionError)
+from npxla.transpiler.base.errors import DataDependentShapeError, TranspileError
 
 
 def _copy(args):

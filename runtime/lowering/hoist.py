@@ -45,17 +45,9 @@ _MAX_BYTES = 1 << 28
 
 def hoist_loop_products(module: ir.Module) -> int:
     """Rewrite `module` in place (inside its context); returns how many products moved."""
-    loops = []
-
-    def collect(op):
-        if op.name == "stablehlo.while":
-            loops.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)      # post-order: inner loops first, so a product
-    moved = 0                           # moved out of one may move on out of the next
-    for loop in loops:
-        trips = _trip_count(loop)
+    moved = 0     # inner loops first, so a product moved out of one may move on out of the next
+    for loop in while_loops(module):
+        trips = static_trip_count(loop)
         if trips is None:
             continue
         body = loop.regions[1].blocks[0]
@@ -67,7 +59,20 @@ def hoist_loop_products(module: ir.Module) -> int:
 
 # --- the loop ---------------------------------------------------------------------------
 
-def _trip_count(loop):
+def while_loops(module: ir.Module) -> list:
+    """The module's `stablehlo.while` ops in post-order: inner loops before outer ones."""
+    loops = []
+
+    def collect(op):
+        if op.name == "stablehlo.while":
+            loops.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    return loops
+
+
+def static_trip_count(loop):
     """(trips, counter position) of a rotated counted loop, else None: the condition
     region returns the carried predicate p, and the body ends with
     `k' = k + 1; p' = k' < N` with k starting at a constant."""

@@ -83,12 +83,12 @@ def static_trip_count(loop):
     p = ir.BlockArgument(ret.operands[0]).arg_number
     body = loop.regions[1].blocks[0]
     ends = list(list(body.operations)[-1].operands)
-    test = _owner(ends[p])
+    test = defining_op(ends[p])
     if test is None or test.name != "stablehlo.compare" or hlo.ComparisonDirectionAttr(
             test.attributes["comparison_direction"]).value != "LT":
         return None
     bound = _constant(test.operands[1])
-    step = _owner(test.operands[0])
+    step = defining_op(test.operands[0])
     if bound is None or step is None or step.name != "stablehlo.add":
         return None
     a, b = step.operands
@@ -105,7 +105,7 @@ def static_trip_count(loop):
     return bound - start, k
 
 
-def _owner(value):
+def defining_op(value):
     """The op defining `value`, or None for a block argument."""
     owner = value.owner
     if isinstance(owner, ir.Block):
@@ -115,7 +115,7 @@ def _owner(value):
 
 def _constant(value):
     """The integer a 0-d integer constant holds, else None."""
-    op = _owner(value)
+    op = defining_op(value)
     if op is None or op.name != "stablehlo.constant":
         return None
     attr = op.attributes["value"]
@@ -146,7 +146,7 @@ def _invariant(value, loop, depth=0) -> bool:
     (`a[i]` sliced inside an inner loop at an outer index) from such values."""
     if not _inside(value, loop):
         return True
-    op = _owner(value)
+    op = defining_op(value)
     if op is None or depth > 8 or op.parent != loop or op.name not in _MOVES:
         return False
     return all(_invariant(v, loop, depth + 1) for v in op.operands)
@@ -156,7 +156,7 @@ def _outside(value, loop):
     """`value` as computed before `loop` (its ops cloned there, see `_invariant`)."""
     if not _inside(value, loop):
         return value
-    op = _owner(value)
+    op = defining_op(value)
     operands = [_outside(v, loop) for v in op.operands]
     copy = op.clone(ip=ir.InsertionPoint(loop))
     for i, v in enumerate(operands):
@@ -168,7 +168,7 @@ def _counter_only(value, counter, depth=0) -> bool:
     """Whether `value` is computed from the loop counter (and constants) alone, using it."""
     if value == counter:
         return True
-    op = _owner(value)
+    op = defining_op(value)
     if op is None or depth > 8 or op.name not in _AFFINE:
         return False
     uses = [_counter_only(v, counter, depth + 1) for v in op.operands]
@@ -182,9 +182,9 @@ def _picked_row(value, loop, counter):
     """(array, axis, index) where `value` is, through reshapes, a dynamic_slice of the
     loop-invariant `array` of size 1 along `axis` (full along every other) at an index
     computed from the counter; else None."""
-    while (op := _owner(value)) is not None and op.name == "stablehlo.reshape":
+    while (op := defining_op(value)) is not None and op.name == "stablehlo.reshape":
         value = op.operands[0]
-    op = _owner(value)
+    op = defining_op(value)
     if op is None or op.name != "stablehlo.dynamic_slice":
         return None
     array = op.operands[0]

@@ -11,6 +11,7 @@ import numpy as np
 
 from npxla.runtime.staging.bounded import BoundedArray, is_bounded
 from npxla.runtime.numpy.linalg import bounded_blocks as blocks
+from npxla.runtime.numpy.linalg import bounded_buckets as buckets
 from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.core.registry import dispatch
 from npxla.runtime.numpy.ufuncs.bounded import bind, elementwise, first_bounded
@@ -44,6 +45,9 @@ def contraction(fn, name, args, kwargs):
         ab = _aligned(ab, ea, ka, ref, length, name)
         bb = _aligned(bb, eb, kb, ref, length, name)
         blocked = _blocked(ab, bb, ka, kb, ref, ae, be, name)
+        if blocked is None and name in ("dot", "matmul", "inner") and \
+                buckets.applies(ab, bb):
+            blocked = buckets.vector_dot(ab, bb, ref)
         if blocked is not None:
             return B.make(blocked, ext, B.extent_deps(a, b))
         ab, bb = _zero_outside(ab, ka, ref), _zero_outside(bb, kb, ref)

@@ -61,11 +61,15 @@ def test_dot_shapes(sa, sb):
 @pytest.mark.parametrize("sa,sb", [
     ((4,), (4,)), ((3, 4), (4,)), ((4,), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((2, 1, 3, 4),
                                                                            (5, 4, 2)),
-    ((3, 0), (0, 2)), ((0, 3), (3, 2)), ((1, 2, 3), (4, 3, 2))])
+    ((3, 0), (0, 2)), ((0, 3), (3, 2)), ((1, 2, 3), (4, 3, 2)),
+    # a stack times one matrix (one tall product), one matrix times a stack
+    ((2, 3, 1, 5), (5, 5)), ((3, 4, 5), (5,)), ((0, 4, 5), (5, 2)), ((3, 4, 5), (5, 0)),
+    ((4, 5), (2, 3, 5, 6)), ((5,), (3, 5, 2)), ((4, 0), (3, 0, 2))])
 def test_matmul_shapes(sa, sb):
     def f(a, b):
         return a @ b, np.matmul(a, b)
     check(f, data(sa, np.float64), data(sb, np.float64))
+    check(f, data(sa, np.int32), data(sb, np.int64))
 
 
 @pytest.mark.parametrize("sa,sb", [((), (3,)), ((3,), (3,)), ((2, 3), (4, 3)),

@@ -154,11 +154,16 @@ def matmul(a, b, out=None, *, dtype=None, casting="same_kind", **kwargs):
     except ValueError:
         numpy_error(np.matmul, a, b)
         raise
-    a2 = _broadcast_batch(a2, batch)
-    b2 = _broadcast_batch(b2, batch)
     nb = len(batch)
-    r = contract(a2, b2, dt, batch=(tuple(range(nb)), tuple(range(nb))),
-                 contract=((nb + 1,), (nb,)))
+    if nb and b2.ndim == 2:
+        r = _stack_times_matrix(a2, b2, batch, dt)
+    elif nb and a2.ndim == 2:
+        r = _matrix_times_stack(a2, b2, batch, dt)
+    else:
+        a2 = _broadcast_batch(a2, batch)
+        b2 = _broadcast_batch(b2, batch)
+        r = contract(a2, b2, dt, batch=(tuple(range(nb)), tuple(range(nb))),
+                     contract=((nb + 1,), (nb,)))
     shape = batch + ((a.shape[-2],) if a.ndim > 1 else ()) + ((b.shape[-1],) if b.ndim > 1
                                                               else ())
     if r.shape != shape:
@@ -167,6 +172,27 @@ def matmul(a, b, out=None, *, dtype=None, casting="same_kind", **kwargs):
     if out is not None:
         return store_out("matmul", out, r, casting=casting)
     return r
+
+
+def _stack_times_matrix(a, b, batch, dt):
+    """A stack of matrices times one matrix as one product of a tall matrix: broadcasting
+    `b` over the batch and multiplying batch by batch was a batched dot of many small
+    products (a (140, 120, 1, 160) stack times a 160 x 160 matrix: 24x NumPy's time) and
+    materialised the broadcast."""
+    m, k = a.shape[-2:]
+    a = _broadcast_batch(a, batch)
+    flat = S.reshape(a, shape=(int(np.prod(batch)) * m, k))
+    r = contract(flat, b, dt, contract=((1,), (0,)))
+    return S.reshape(r, shape=tuple(batch) + (m, b.shape[1]))
+
+
+def _matrix_times_stack(a, b, batch, dt):
+    """One matrix times a stack: contracted against every matrix of the stack at once,
+    the batch axes moved back in front of the result's rows."""
+    b = _broadcast_batch(b, batch)
+    nb = len(batch)
+    r = contract(a, b, dt, contract=((1,), (nb,)))      # (m, *batch, n)
+    return S.transpose(r, perm=tuple(range(1, nb + 1)) + (0, nb + 1))
 
 
 def _broadcast_batch(x, batch):

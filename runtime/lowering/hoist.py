@@ -72,10 +72,12 @@ def while_loops(module: ir.Module) -> list:
     return loops
 
 
-def static_trip_count(loop):
+def static_trip_count(loop, at_most=False):
     """(trips, counter position) of a rotated counted loop, else None: the condition
     region returns the carried predicate p, and the body ends with
     `k' = k + 1; p' = k' < N` with k starting at a constant."""
+    # at_most: the predicate may also be `and(k' < N, c)` (a check or a break that may
+    # end the loop sooner): the count is then the most trips the loop runs
     cond = loop.regions[0].blocks[0]
     ret = list(cond.operations)[-1]
     if len(ret.operands) != 1 or not isinstance(ret.operands[0], ir.BlockArgument):
@@ -84,6 +86,11 @@ def static_trip_count(loop):
     body = loop.regions[1].blocks[0]
     ends = list(list(body.operations)[-1].operands)
     test = defining_op(ends[p])
+    if at_most and test is not None and test.name == "stablehlo.and":
+        test = next((t for t in map(defining_op, test.operands)
+                     if t is not None and t.name == "stablehlo.compare" and
+                     hlo.ComparisonDirectionAttr(
+                         t.attributes["comparison_direction"]).value == "LT"), None)
     if test is None or test.name != "stablehlo.compare" or hlo.ComparisonDirectionAttr(
             test.attributes["comparison_direction"]).value != "LT":
         return None

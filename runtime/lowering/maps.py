@@ -1,0 +1,241 @@
+"""The scalar work of a counted loop that depends on the counter alone, computed for
+every trip at once before the loop.
+
+`for i in range(n): s += np.tanh(a[i, i])` is a map (`tanh` of each picked element)
+followed by a reduction. Staged as written, every trip evaluates the whole scalar
+computation inside the `while`: npxla's `tanh` is an exact double-double kernel of about
+150 ops, and XLA:CPU runs a scalar body as many small kernels, so each trip cost 21 us
+(2000 trips: 43 ms, NumPy 3.2 ms). Computed before the loop over a vector of all the
+trips' counters, the same ops run as one vectorised fusion, and each trip reads its
+value back (`dynamic_slice` of the result at the counter).
+
+The rewrite runs on the finished module. In a rotated loop with a static trip count
+(`hoist.static_trip_count`), a body value is a *map value* when it is the counter, or
+is computed by an elementwise op (`_ELEMENTWISE`) from map values, constants and
+scalars defined outside the loop, or is one element picked (`dynamic_slice` of sizes
+1, then a reshape) from an array defined outside the loop at indices that are map
+values. Each map value used by anything else in the body is computed for all trips
+(its ops copied with a leading trip axis: the counter becomes an iota, a picked element
+a gather, which clamps its indices as `dynamic_slice` does) and its uses read the
+trip's element instead; the per-trip ops are left dead for XLA to remove.
+
+The values are exactly the loop's: every element sees the same ops on the same
+operands, only several trips at a time. A loop that may end sooner (a check that fails,
+a break: `static_trip_count(at_most=True)`) has its later trips' values computed and
+unused, which pure elementwise ops allow (a gather clamps, a division by zero does not
+trap). It is done
+where it pays: at least `MIN_OPS` ops leave the loop (a few cheap ops cost less per trip
+than the extra pass over memory), and the hoisted arrays stay within `_MAX_BYTES`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from npxla.runtime.lowering.hoist import defining_op, static_trip_count, while_loops
+
+MIN_OPS = 16
+_FREE = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.bitcast_convert"})
+_MAX_BYTES = 1 << 26
+_ELEMENTWISE = frozenset(f"stablehlo.{n}" for n in (
+    "abs add and atan2 bitcast_convert cbrt ceil clamp compare complex convert cosine "
+    "count_leading_zeros divide exponential exponential_minus_one floor imag is_finite log "
+    "log_plus_one logistic maximum minimum multiply negate not or popcnt power real "
+    "remainder round_nearest_afz round_nearest_even rsqrt select shift_left "
+    "shift_right_arithmetic shift_right_logical sign sine sqrt subtract tan tanh "
+    "xor").split())
+
+
+def hoist_loop_maps(module: ir.Module) -> int:
+    """Rewrite `module` in place (inside its context); returns how many loops changed."""
+    changed = 0
+    for loop in while_loops(module):
+        trips = static_trip_count(loop, at_most=True)
+        if trips is not None and _hoist(loop, *trips):
+            changed += 1
+    return changed
+
+
+def _hoist(loop, trips, position) -> bool:
+    body = loop.regions[1].blocks[0]
+    counter = body.arguments[position]
+    start = _start(loop, position)
+    ops = [op.operation for op in body.operations]
+    maps = _map_ops(ops, body, counter)
+    frontier = _frontier(ops, maps)
+    work = sum(1 for op in ops if op in maps and op.name not in _FREE)
+    if work < MIN_OPS or not frontier or trips * 8 * len(frontier) > _MAX_BYTES:
+        return False
+    with ir.InsertionPoint(loop):
+        vectors = _Vectoriser(loop, counter, start, trips, maps)
+        hoisted = [(v, vectors.of(v)) for v in frontier]
+    for value, vector in hoisted:
+        _read_back(value, vector, counter, start)
+    for op in reversed(ops):                # the per-trip copies, now unused
+        if op in maps and not any(list(r.uses) for r in op.results):
+            op.erase()
+    return True
+
+
+def _start(loop, position) -> int:
+    op = defining_op(loop.operands[position])
+    return int(ir.DenseIntElementsAttr(op.attributes["value"])[0])
+
+
+def _scalar(value) -> bool:
+    try:
+        return ir.RankedTensorType(value.type).rank == 0
+    except ValueError:
+        return False
+
+
+def _map_ops(ops, body, counter) -> set:
+    """The body's top-level ops whose results are map values (see the module doc)."""
+    maps: set = set()
+    values = {counter}
+
+    def known(v):
+        return v in values or _outside(v, body) and _scalar(v)
+
+    for op in ops:
+        name = op.name
+        ok = False
+        if name == "stablehlo.constant":
+            ok = _scalar(op.results[0])
+        elif name in _ELEMENTWISE:
+            ok = _scalar(op.results[0]) and all(known(v) for v in op.operands)
+        elif name == "stablehlo.dynamic_slice":
+            ok = all(s == 1 for s in ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])) \
+                and _outside(op.operands[0], body) and all(known(v) for v in op.operands[1:])
+        elif name == "stablehlo.reshape":
+            src = op.operands[0]
+            ok = _scalar(op.results[0]) and src in values and \
+                defining_op(src).name == "stablehlo.dynamic_slice"
+        if ok:
+            maps.add(op)
+            values.update(op.results)
+    return maps
+
+
+def _outside(value, body) -> bool:
+    """Whether `value` is the same in every trip: defined outside the loop whose body
+    is `body` (an argument of an enclosing block, or a result of an op outside)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return owner != body
+    op = defining_op(value)
+    loop = body.owner
+    while op is not None:
+        if op == loop:
+            return False
+        op = op.parent
+    return True
+
+
+def _frontier(ops, maps) -> list:
+    """Map values used by an op that is not a map op, which are read back per trip:
+    those that read an element of an array (the counter's own arithmetic, `i + 1` and
+    `i + 1 < n`, costs less per trip than a read)."""
+    reads: set = set()            # map ops that depend on a picked element
+    out = []
+    for op in ops:
+        if op not in maps:
+            continue
+        if op.name == "stablehlo.dynamic_slice" or any(
+                _op(defining_op(v)) in reads for v in op.operands
+                if defining_op(v) is not None):
+            reads.add(op)
+        if op.name in ("stablehlo.constant", "stablehlo.dynamic_slice") or op not in reads:
+            continue
+        value = op.results[0]
+        if any(_op(use.owner) not in maps for use in value.uses):
+            out.append(value)
+    return out
+
+
+def _op(owner):
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+class _Vectoriser:
+    """Map values copied before the loop with a leading axis of one element per trip."""
+
+    def __init__(self, loop, counter, start, trips, maps):
+        self.loop, self.trips, self.maps = loop, trips, maps
+        self.memo = {}
+        t = ir.RankedTensorType(counter.type)
+        iota = hlo.IotaOp(ir.RankedTensorType.get([trips], t.element_type), 0).result
+        self.memo[counter] = hlo.AddOp(iota, self._broadcast(_constant_like(counter, start)))\
+            .result
+
+    def of(self, value):
+        got = self.memo.get(value)
+        if got is None:
+            got = self.memo[value] = self._make(value)
+        return got
+
+    def _broadcast(self, scalar):
+        t = ir.RankedTensorType(scalar.type)
+        return hlo.BroadcastInDimOp(ir.RankedTensorType.get([self.trips], t.element_type),
+                                    scalar, []).result
+
+    def _make(self, value):
+        op = defining_op(value)
+        if op is None or op not in self.maps:           # from outside the loop
+            return self._broadcast(value)
+        if op.name == "stablehlo.constant":
+            return self._broadcast(op.clone(ip=ir.InsertionPoint(self.loop)).results[0])
+        if op.name == "stablehlo.reshape":
+            return self.of(op.operands[0])
+        if op.name == "stablehlo.dynamic_slice":
+            return self._gather(op)
+        operands = [self.of(v) for v in op.operands]
+        element = ir.RankedTensorType(value.type).element_type
+        new = ir.Operation.create(op.name, results=[ir.RankedTensorType.get(
+            [self.trips], element)], operands=operands,
+            attributes={a: op.attributes[a] for a in op.attributes}, loc=op.location)
+        return new.results[0]
+
+    def _gather(self, op):
+        source = op.operands[0]
+        rank = ir.RankedTensorType(source.type).rank
+        i64 = ir.IntegerType.get_signless(64)
+        columns = []
+        for v in op.operands[1:]:
+            index = self.of(v)
+            if ir.IntegerType(ir.RankedTensorType(index.type).element_type).width != 64:
+                index = hlo.ConvertOp(ir.RankedTensorType.get([self.trips], i64), index).result
+            columns.append(hlo.ReshapeOp(ir.RankedTensorType.get([self.trips, 1], i64),
+                                         index).result)
+        indices = columns[0] if rank == 1 else hlo.ConcatenateOp(columns, 1).result
+        axes = list(range(rank))
+        dnums = hlo.GatherDimensionNumbers.get(
+            offset_dims=[], collapsed_slice_dims=axes, operand_batching_dims=[],
+            start_indices_batching_dims=[], start_index_map=axes, index_vector_dim=1)
+        return hlo.GatherOp(source, indices, dnums, [1] * rank,
+                            indices_are_sorted=False).result
+
+
+def _constant_like(value, number):
+    t = ir.RankedTensorType(value.type)
+    return hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(number, _np_int(t)),
+                                                   type=t)).result
+
+
+def _np_int(t):
+    width = ir.IntegerType(t.element_type).width
+    return {32: np.int32, 64: np.int64}[width]
+
+
+def _read_back(value, vector, counter, start):
+    """Every use of the per-trip `value` reads the trip's element of `vector` instead."""
+    op = defining_op(value)
+    with ir.InsertionPoint(op):
+        index = counter
+        if start:
+            index = hlo.SubtractOp(counter, _constant_like(counter, start)).result
+        t = ir.RankedTensorType(value.type)
+        piece = hlo.DynamicSliceOp(vector, [index], [1]).result
+        scalar = hlo.ReshapeOp(t, piece).result
+    value.replace_all_uses_with(scalar)

@@ -137,3 +137,22 @@ def test_matmul_broadcasting(batch_a, batch_b, n, k, m, vec_a, vec_b, dt):
     sa = (k,) if vec_a else tuple(batch_a) + (n, k)
     sb = (k,) if vec_b else tuple(batch_b) + (k, m)
     check(matmul_f, data(sa, dt), data(sb, dt), **tol(dt))
+
+
+def transposed_operands(a, b, v):
+    return a.T @ b, a @ b.T, v @ a.T, a.T @ v, np.dot(a.T, b), b.T.dot(v), a.T @ b.T
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int64, np.complex128])
+def test_transposed_operands(dt):
+    check(transposed_operands, data((4, 4), dt), data((4, 4), dt), data((4,), dt),
+          rtol=tol(dt))
+
+
+def test_a_transposed_operand_is_not_copied():
+    def f(a, y):
+        return a.T @ y
+    a, y = data((300, 300), np.float64), data((300,), np.float64)
+    check(f, a, y)
+    optimised = jit(f).lower(a, y).compile().as_text()
+    assert "transpose(" not in optimised

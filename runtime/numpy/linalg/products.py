@@ -11,11 +11,14 @@ import warnings
 from functools import lru_cache
 
 import numpy as np
+from jaxlib.mlir import ir
 
 from npxla.transpiler.base.dtypes import weak_standin
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.dot import dot_general
+from npxla.runtime.lowering.hoist import defining_op
+from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.numpy.core.convert import broadcast_shapes, cast_to
 from npxla.runtime.numpy.linalg.host_matmul import host_product
 from npxla.runtime.numpy.reductions.reductions import _real, _imag, _complex, asarray, numpy_error
@@ -52,9 +55,26 @@ def contract(a, b, out_dtype, batch=((), ()), contract=((), ())):
     r = host_product(a, b, out_dtype, batch, contract)
     if r is not None:
         return r
-    r = dot_general(cast_to(a, comp), cast_to(b, comp), batch=batch, contract=contract,
-                    dtype=comp)
+    a, b = cast_to(a, comp), cast_to(b, comp)
+    if not batch[0] and not batch[1]:
+        a, ca = _untransposed(a, contract[0])
+        b, cb = _untransposed(b, contract[1])
+        contract = (ca, cb)
+    r = dot_general(a, b, batch=batch, contract=contract, dtype=comp)
     return cast_to(r, out_dtype)
+
+
+def _untransposed(x, dims):
+    """A transposed matrix operand as the matrix it transposes, contracted along the
+    matching axis: `A.T @ y` would otherwise copy A transposed in full before the
+    product (a 3000 x 3000 matrix: a 72 MB copy per call, half the time of A @ x +
+    A.T @ y). The operand has one free axis, so the result's axes keep their order."""
+    op = defining_op(x.ir) if x.ir is not None and x.ndim == 2 else None
+    if op is None or op.name != "stablehlo.transpose":
+        return x, dims
+    perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+    source = AbstractArray(x.shape[::-1], x.dtype, ir=op.operands[0], deps=x.deps)
+    return source, tuple(perm[d] for d in dims)
 
 
 def _scale(a, b, out_dtype):

@@ -146,7 +146,7 @@ def transposed_operands(a, b, v):
 @pytest.mark.parametrize("dt", [np.float64, np.float32, np.int64, np.complex128])
 def test_transposed_operands(dt):
     check(transposed_operands, data((4, 4), dt), data((4, 4), dt), data((4,), dt),
-          rtol=tol(dt))
+          **tol(dt))
 
 
 def test_a_transposed_operand_is_not_copied():

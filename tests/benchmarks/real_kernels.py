@@ -13,6 +13,7 @@ Classes (the `family` of each kernel):
   histogram   binning with masks, one bin at a time
   sparse      CSR mat-vec, row by row, with `A_col[A_row[i]:A_row[i+1]]`
   order-stats medians and sorts: a robust scaling column by column, a trimmed mean
+  array-shapes shapes that were slower than NumPy (`shape_kernels.py`)
 
 Sizes are total elements of the largest argument (10^4 .. 10^8 across modes and the
 scaling sweep). Like `kernels.py`, this module imports neither npxla nor JAX.
@@ -22,9 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels import Kernel
+from .shape_kernels import SHAPE_KERNELS
 
 FAMILIES = ("blas2", "blas3", "covariance", "linalg", "conv", "halo-stencil", "histogram",
-            "sparse", "order-stats")
+            "sparse", "order-stats", "array-shapes")
 
 
 # --- BLAS-2 ------------------------------------------------------------------------------
@@ -330,6 +332,8 @@ REAL_KERNELS = [
     _k(trimmed_mean, "order-stats", _rows_to_trim, 400, 1_000_000, 10_000_000,
        jax_static=(1,), note="sort along rows, 10% cut at each end"),
 ]
+
+REAL_KERNELS += SHAPE_KERNELS
 
 BY_NAME = {k.name: k for k in REAL_KERNELS}
 

@@ -386,6 +386,8 @@ def _minus_one(run):
 def mask_assign(x: AbstractArray, mask: AbstractArray, value: BoundedArray):
     """`x[mask] = value` where `value` has a dynamic first axis: the i-th selected
     position takes value's i-th row (NumPy's rule), after a run-time count check."""
+    if _assign_selection(x, mask, value):
+        return
     m, run, count, n = _ranks(mask)
     if n == 0:
         return
@@ -404,6 +406,28 @@ def mask_assign(x: AbstractArray, mask: AbstractArray, value: BoundedArray):
     sel = S.broadcast_in_dim(m, shape=rows.shape, dims=(0,))
     new = S.select(sel, picked, rows)
     x.assign(S.reshape(new, shape=x.shape))
+
+
+def _assign_selection(x, mask, value) -> bool:
+    """`x[mask] = f(a[mask], ...)` where `value` still is its elementwise computation on
+    the rows of one mask selection (`BoundedArray.selection`, kept through ufuncs) and
+    that mask is this one: each selected position takes f of its own row, which the
+    uncompacted rows hold at the same position, so the rows are selected in place with
+    no scan, gather, scatter or count check (escape-time iteration with `z[alive] =
+    z[alive] ** 2 + c[alive]` did all four per step)."""
+    sel = value.selection if is_bounded(value) else None
+    if sel is None or value.buf.ir != sel[2]:
+        return False
+    rows, m, n = sel[0], sel[1], mask.size
+    if rows.shape[0] != n or not B.same(m, S.reshape(mask, shape=(n,))):
+        return False
+    flat, _ = _flat(x, mask.ndim)
+    if rows.shape[1:] != flat.shape[1:]:
+        return False
+    keep = S.broadcast_in_dim(S.reshape(mask, shape=(n,)), shape=flat.shape, dims=(0,))
+    new = S.select(keep, cast_to(rows, x.dtype), flat)
+    x.assign(S.reshape(new, shape=x.shape))
+    return True
 
 
 def gather_rows(x: AbstractArray, idx: BoundedArray, getitem):

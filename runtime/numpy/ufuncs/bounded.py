@@ -79,7 +79,7 @@ def _keep_selection(out, fn, args, kwargs):
     for k, a in enumerate(args):
         if is_bounded(a):
             sel = _selected(a)
-            if sel is None or (mask is not None and sel[1] is not mask):
+            if sel is None or (mask is not None and not B.same(sel[1], mask)):
                 return
             new[k], mask = sel
         elif is_abstract(a) or isinstance(a, np.ndarray):

@@ -6,6 +6,7 @@ array with the element put in)."""
 import numpy as np
 import pytest
 
+from benchmarks.loop_sweep import gauss_seidel, gram_schmidt
 from npxla import jit
 from tests.runtime.test_bounded_scatter import _copies_in_loops
 
@@ -51,28 +52,6 @@ def forward_substitution(L, b):
             x[i] -= L[i, j] * x[j]
         x[i] /= L[i, i]
     return x
-
-
-def gauss_seidel(A, b, x, sweeps):
-    n = A.shape[0]
-    for _ in range(sweeps):
-        for i in range(n):
-            x[i] = (b[i] - np.dot(A[i, :i], x[:i]) - np.dot(A[i, i + 1:], x[i + 1:])) / A[i, i]
-    return x
-
-
-def gram_schmidt(A):
-    m, n = A.shape
-    Q = np.zeros((m, n))
-    R = np.zeros((n, n))
-    for j in range(n):
-        v = A[:, j].copy()
-        for i in range(j):
-            R[i, j] = np.dot(Q[:, i], A[:, j])
-            v -= R[i, j] * Q[:, i]
-        R[j, j] = np.linalg.norm(v)
-        Q[:, j] = v / R[j, j]
-    return Q, R
 
 
 def _spd(n, seed=0):

@@ -215,7 +215,7 @@ def test_staged_loop_index_needed_as_python_value():
         for i in range(int(x.max())):
             s = s + lst[i]
         return s
-    """) == [(6, "NPX124")]
+    """) == [(5, "NPX139"), (6, "NPX124")]     # (and `s`: a number, then x's shape)
 
 
 def test_a_list_of_numbers_at_a_traced_index_is_read_like_an_array():

@@ -58,10 +58,17 @@ def collect_imports(stmts, table):
                 if alias.name != "*":
                     table[alias.asname or alias.name] = f"{mod}.{alias.name}"
         elif isinstance(stmt, (ast.If, ast.Try, ast.With)) or type(stmt).__name__ == "TryStar":
+            body: dict = {}
             for fld in _BLOCKS:
-                collect_imports(getattr(stmt, fld, []), table)
+                collect_imports(getattr(stmt, fld, []), body)
+            table.update(body)
+            # `try: from numpy import sin except ImportError: from math import sin`:
+            # the fallback binds only what the try body did not (the body is what runs
+            # where the first import works)
             for h in getattr(stmt, "handlers", []):
-                collect_imports(h.body, table)
+                fallback: dict = {}
+                collect_imports(h.body, fallback)
+                table.update({k: v for k, v in fallback.items() if k not in body})
 
 
 class ModuleNames:

@@ -108,9 +108,7 @@ SHAPE_ON_TWO_PATHS = _declare(
     "NPX139", "shape-differs-between-paths", ShapeMismatchError,
     "'{name}' has shape {a} on one path and shape {b} on another of a data-dependent "
     "{kind}; XLA needs one static shape",
-    "{advice}",
-    only="compiler-only: the linter does not know the shapes of the arguments, and a "
-         "0-d array on the other path compiles")
+    "{advice}")
 CAUGHT_AT_RUN_TIME = _declare(
     "NPX138", "run-time-error-inside-try", UnsupportedOperationError,
     "{error} ({message}) raised at run time inside a try statement whose except clause "

@@ -344,8 +344,10 @@ class CallsMixin:
             return Val(level=level, kind=NUMBER if not axis else ARRAY,
                        nd=None if axis else 0, origins=fresh)
         if short in K.VIEW_FUNCTIONS and first is not None:
+            # (np.atleast_1d & co. make an array of one or more dimensions of anything)
             return Val(level=level, kind=first.kind if first.kind in (ARRAY, BOOL)
-                       else ARRAY, nd=None if first.nd is None else 1,
+                       else ARRAY, nd=1 if short.startswith("atleast_") or
+                       first.nd is not None else None,
                        origins=first.origins, ambiguous=first.ambiguous)
         if short == "where" and len(args) == 3:
             nd = nd_join(nd_join(args[0].nd, args[1].nd), args[2].nd)

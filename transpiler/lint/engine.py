@@ -12,7 +12,7 @@ from npxla.transpiler.lint.taint import Analysis
 
 _EVENTS = ("function", "call", "subscript", "control", "iterate", "inplace",
            "container_mutation", "callee_mutation", "plain_call", "attribute_store",
-           "global_store", "carry")
+           "global_store", "carry", "paths_joined")
 
 
 def _handlers(rules):

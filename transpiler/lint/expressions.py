@@ -16,7 +16,7 @@ from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, DICT, F
                                           LIST, MAYBE, METHOD, NONE, NUMBER, PYTHON_ONLY,
                                           REF, RNG, SET, STATIC, STR, TUPLE, UNKNOWN,
                                           UNKNOWN_STATIC, Val, const, dyn_of, element_of,
-                                          join, join_all, max_level, nd_join)
+                                          join, join_all, max_level, nd_join, ref_value)
 
 
 class ExpressionsMixin:
@@ -165,7 +165,7 @@ class ExpressionsMixin:
     def attribute(self, n, base, called):
         attr = n.attr
         if base.kind == REF:
-            return Val(kind=REF, qual=f"{base.qual}.{attr}" if base.qual else None)
+            return ref_value(f"{base.qual}.{attr}" if base.qual else None)
         if base.kind in (RNG, STR) or base.kind in CONTAINERS:
             return Val(kind=METHOD, qual=attr, items=(base,)) if called else UNKNOWN_STATIC
         if base.kind in (FUNC, METHOD, NONE):

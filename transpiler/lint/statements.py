@@ -9,10 +9,11 @@ single expression evaluates to (`expressions`).
 from __future__ import annotations
 
 import ast
+import builtins
 
 from npxla.transpiler.analysis.jit_discovery import collect_imports
 from npxla.transpiler.lint.expressions import truth
-from npxla.transpiler.lint.values import (CONTAINERS, DICT, FUNC, LIST, MAYBE, NUMBER,
+from npxla.transpiler.lint.values import (DATA, CONTAINERS, DICT, FUNC, LIST, MAYBE, NUMBER,
                                           PYTHON_ONLY, RANGE, REF, SET, STATIC, TUPLE,
                                           UNKNOWN_STATIC, Val, const, element_of, join,
                                           max_level)
@@ -50,7 +51,8 @@ class StatementsMixin:
                 out[k] = join(out.get(k), v)
         return out
 
-    def staged_join(self, before, paths, level, names, mark=True, views_only=False):
+    def staged_join(self, before, paths, level, names, mark=True, views_only=False,
+                    node=None, what=None):
         """Join the environments at the end of the paths of a branch or loop whose
         condition has `level`; when it is traced, what the paths assign is traced, and a
         variable that is the same object on some paths and another on others becomes
@@ -60,7 +62,9 @@ class StatementsMixin:
         are re-examined. `mark=False` (a loop's carried values, inside the loop) never
         marks ambiguity; `views_only` (an `if`) marks it only when a path made a new
         view, which is what `@jit` refuses there. Returns None when no path falls
-        through."""
+        through. With `node` (the `if` or loop) and `what` ("if", "loop"), the rules
+        hear each variable's values on the paths of a data-dependent one
+        (`paths_joined`)."""
         out = self.join_envs(paths)
         if out is None:
             return None
@@ -72,6 +76,8 @@ class StatementsMixin:
             if v is None:
                 continue
             vals = [p.get(name) for p in live]
+            if node is not None and level >= DATA and not self.plain:
+                self.emit("paths_joined", node, name, vals, what)
             same = all(x is not None and x == vals[0] for x in vals)
             if same and v.level == STATIC and v.has_const:
                 continue
@@ -274,7 +280,8 @@ class StatementsMixin:
         finally:
             self.frames.pop()
         names = self.facts.modified(s, ("body", "orelse"))
-        out = self.staged_join(before, [then, other], level, names, views_only=True)
+        out = self.staged_join(before, [then, other], level, names, views_only=True,
+                               node=s, what="if")
         if level >= MAYBE and out is not None:
             live = [p for p in (then, other) if p is not None]
             self.carried(s, [n for n in names if n in before or
@@ -374,7 +381,7 @@ class StatementsMixin:
                 # inside the body a carried variable is one handle per iteration:
                 # rebinding it in the loop makes it ambiguous only after the loop
                 new_head = self.staged_join(head, [head, end] + conts, level, names,
-                                            mark=False)
+                                            mark=False, node=s, what="loop")
                 if retest is not None:
                     test_level = retest(dict(new_head))
                     if test_level > level:
@@ -387,7 +394,8 @@ class StatementsMixin:
                     passes = _MAX_LOOP_PASSES - 1
                     continue
                 head = new_head
-            exit_env = self.staged_join(entry, [entry, head] + breaks, level, names)
+            exit_env = self.staged_join(entry, [entry, head] + breaks, level, names,
+                                        node=s, what="loop")
         finally:
             self.frames.pop()
         return exit_env, head
@@ -410,6 +418,8 @@ class StatementsMixin:
         paths = []
         after_body = self.join_envs([before, body])
         for h in s.handlers:
+            if self._cannot_happen(h, s.body):
+                continue
             henv = dict(after_body)
             self.env = henv             # (the body may have left no environment)
             if h.type is not None:
@@ -428,6 +438,24 @@ class StatementsMixin:
         return out
 
     s_TryStar = s_Try
+
+    def _cannot_happen(self, handler, body):
+        """An `except NameError:` around code whose every name is bound (a fallback for
+        a missing import that is there: `try: x = atleast_1d(x) except NameError:
+        pass`) never runs."""
+        t = handler.type
+        if not (isinstance(t, ast.Name) and t.id == "NameError"):
+            return False
+        info = self.info
+        for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                name = node.id
+                if not (name in self.env or name in self.closure or
+                        name in info.functions or name in info.imports or
+                        name in info.module_values or name in info.assigned or
+                        hasattr(builtins, name)):
+                    return False
+        return True
 
     def s_Match(self, s, env):
         subject = self.ev(s.subject)

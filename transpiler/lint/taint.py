@@ -68,7 +68,7 @@ from npxla.transpiler.lint.evidence import parameter_evidence
 from npxla.transpiler.lint.interpreter import FunctionContext
 from npxla.transpiler.lint.values import (ARRAY, DATA, DICT, FUNC, LIST, MAYBE, REF, RNG,
                                           NUMBER, SET, TUPLE, UNKNOWN, UNKNOWN_STATIC, Val,
-                                          const, max_level)
+                                          const, max_level, ref_value)
 
 _MAX_CALL_DEPTH = 4
 
@@ -150,7 +150,7 @@ class Analysis:
         if name in info.functions:
             v = Val(kind=FUNC, func=(info.functions[name], None), qual=name)
         elif name in info.imports:
-            v = Val(kind=REF, qual=info.imports[name])
+            v = ref_value(self.library_name(name, set()) or info.imports[name])
         elif name in info.module_values:
             v = self._module_value(info.module_values[name]).replace(origins=outside)
         elif name in info.assigned:
@@ -320,6 +320,25 @@ class Analysis:
             if found is not None:
                 return found
         return None
+
+    def library_name(self, name, seen):
+        """The library name (`numpy.radians`) that this module's global `name` imports,
+        followed through the user's modules that re-export it (pymap3d's `mathfun`:
+        `try: from numpy import radians except ImportError: from math import ...`), or
+        None."""
+        if id(self) in seen:
+            return None
+        seen.add(id(self))
+        imported = self.info.imports.get(name)
+        if not imported:
+            return None
+        found = modules.resolve(self.info.path, imported, self._import_table(), self.package)
+        if found is None:
+            return None if imported.startswith(".") else imported
+        if len(found[1]) != 1:
+            return None
+        other = self._module(found[0], self.module_depth)
+        return other.library_name(found[1][0], seen) if other is not None else None
 
     def _import_table(self):
         if self._imports is None:

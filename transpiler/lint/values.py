@@ -232,3 +232,18 @@ def traced_argument(v, ints=False) -> bool:
     if v.kind in PYTHON_ONLY:
         return False
     return v.level >= (DATA if ints else MAYBE)
+
+
+# module constants that are Python floats (`from math import pi`, `np.pi`): numbers
+NUMBER_CONSTANTS = {f"{m}.{n}": v for m in ("math", "numpy", "cmath")
+                    for n, v in (("pi", 3.141592653589793), ("e", 2.718281828459045),
+                                 ("tau", 6.283185307179586), ("inf", float("inf")),
+                                 ("nan", float("nan")))}
+
+
+def ref_value(qual) -> "Val":
+    """A reference to `qual`: a Python number for the float constants of math and
+    NumPy, else an opaque reference."""
+    if qual in NUMBER_CONSTANTS:
+        return Val(kind=NUMBER, nd=0, const=NUMBER_CONSTANTS[qual])
+    return Val(kind=REF, qual=qual)

@@ -11,8 +11,8 @@ import ast
 
 from npxla.transpiler.base import supported as S
 from npxla.transpiler.lint import knowledge as K
-from npxla.transpiler.lint.values import (BOOL, CONTAINERS, MAYBE, METHOD, PYTHON_ONLY, REF,
-                                          element_of)
+from npxla.transpiler.lint.values import (ARRAY, BOOL, CONTAINERS, DATA, MAYBE, METHOD,
+                                          NUMBER, PYTHON_ONLY, REF, element_of)
 from npxla.transpiler.lint.rules._util import is_at_property, is_jnp, numpy_name, traced
 from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.lint.rules.base import JAX, NPXLA, Rule, register
@@ -300,3 +300,78 @@ class RunTimeLengthArgument(Rule):
 
     # A staged branch or loop may carry an array of run-time length (its buffer, offsets
     # and counts: runtime/operators/bounded_carry.py), so carrying one is not reported.
+
+
+@register
+class ShapeOnTwoPaths(Rule):
+    targets = frozenset({NPXLA})
+    refusal = C.SHAPE_ON_TWO_PATHS
+    explain = """
+        Inside a loop on array data, `@jit` compiles one program for every iteration,
+        so a variable has one shape on every path through the loop: the value before
+        the loop, after each iteration, and in each branch taken on data. A Python
+        number (`pi`, `0.0`) on one path and an array of one or more dimensions on
+        another cannot be one program's value. The linter reports it where it knows the
+        array's rank (`np.atleast_1d(x)`, arrays made in the function); with array
+        arguments of unknown rank only `@jit` can tell. Give the variable an array on
+        every path (`np.full_like(step, np.pi)`, `np.zeros_like(step)`). Outside such
+        loops a branch on data is fine: its condition is assumed and checked when the
+        program runs."""
+    bad = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def settle(x):
+            step = np.atleast_1d(x) / 2
+            while np.abs(step).max() > 1e-9:
+                if np.abs(step).max() > 1e6:
+                    step = 0.0
+                else:
+                    step = step / 2
+            return step
+        """
+    good = """
+        import numpy as np
+        from npxla import jit
+
+        @jit
+        def settle(x):
+            step = np.atleast_1d(x) / 2
+            while np.abs(step).max() > 1e-9:
+                if np.abs(step).max() > 1e6:
+                    step = np.zeros_like(step)
+                else:
+                    step = step / 2
+            return step
+        """
+    example_args = "(np.array([3.0, 5.0]),)"
+    defaults = {"name": "x", "a": "()", "b": "(n, ...)", "kind": "branch or loop"}
+
+    _KIND = {"if": "branch", "loop": "loop (the value before the loop and after an "
+                                     "iteration differ)"}
+    _ADVICE = {"if": "give '{name}' an array on every path (e.g. np.full_like(...) or "
+                     "np.zeros_like(...) instead of a Python number)",
+               "loop": "start '{name}' as an array of its final shape before the loop "
+                       "(e.g. np.zeros_like(...) instead of a Python number)"}
+
+    def on_paths_joined(self, ctx, node, name, vals, what):
+        if what == "if" and not any(f.kind != "if" for f in ctx.staged_frames(DATA)):
+            return                # outside loops on data: the condition is assumed
+        arrays = [v for v in vals if v is not None and v.nd == 1 and
+                  v.kind not in CONTAINERS and v.kind not in PYTHON_ONLY]
+        numbers = [v for v in vals if v is not None and v.nd == 0 and v.kind == NUMBER and
+                   v.has_const]
+        # A loop is analysed until its values settle, reporting only on the last pass;
+        # by then the join of the two paths has forgotten the array's rank, so a
+        # mismatch seen on an earlier pass is remembered for it.
+        key = (id(ctx), id(node), name)
+        if arrays and numbers:
+            self._seen.add(key)
+        if key in self._seen:
+            self.report(ctx, node, name=name, a="()", b="(n, ...)", kind=self._KIND[what],
+                        advice=self._ADVICE[what].format(name=name))
+
+    def __init__(self):
+        super().__init__()
+        self._seen: set = set()

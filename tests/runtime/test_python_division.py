@@ -5,6 +5,7 @@ import operator
 import numpy as np
 import pytest
 
+from differential import check
 from npxla import jit
 
 CASES = [(operator.truediv, 5, 0), (operator.floordiv, 5, 0), (operator.mod, -5, 0),
@@ -61,3 +62,22 @@ def test_numpy_values_keep_numpys_semantics():
     with np.errstate(all="ignore"):
         got = jit(_numpy_values)(x)
     np.testing.assert_array_equal(got, want)
+
+
+def _by_constants(x):
+    return (x // 7, x % 7, x // 1, x % 1, np.floor_divide(x, 3), np.remainder(x, 5),
+            divmod(x, 4), x // 0, x % 0)
+
+
+def _by_negative_constants(x):
+    return x // -3, x % -3, divmod(x, -7), np.fmod(x, -3)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.int32, np.int64, np.uint8, np.uint64])
+def test_division_by_constants(dt):
+    info = np.iinfo(dt)
+    x = np.arange(max(info.min + 1, -60), min(info.max, 60) + 1).astype(dt)
+    with np.errstate(all="ignore"):
+        check(_by_constants, x)
+        if info.min < 0:
+            check(_by_negative_constants, x)

@@ -131,15 +131,19 @@ def copysign(a, b):
 # --- integer and float division ------------------------------------------------------
 
 def _int_divmod(a, b):
-    """Floor quotient and remainder with NumPy's x//0 == x%0 == 0."""
+    """Floor quotient and remainder with NumPy's x//0 == x%0 == 0. A divisor that is a
+    nonzero constant (`i % 65521`, `n // 2`) needs no zero guard."""
     zero = full(b, 0)
-    b_is_zero = cmp(b, zero, "EQ")
-    safe = select(b_is_zero, full(b, 1), b)
+    nonzero = b.const is not None and bool(np.all(np.asarray(b.const) != 0))
+    b_is_zero = None if nonzero else cmp(b, zero, "EQ")
+    safe = b if nonzero else select(b_is_zero, full(b, 1), b)
     q, r = E.divide(a, safe), E.remainder(a, safe)
     if a.dtype.kind == "i":
         fix = and_(cmp(r, zero, "NE"), cmp(cmp(r, zero, "LT"), cmp(safe, zero, "LT"), "NE"))
         q = select(fix, E.subtract(q, full(q, 1)), q)
         r = select(fix, E.add(r, safe), r)
+    if nonzero:
+        return q, r
     return select(b_is_zero, zero, q), select(b_is_zero, zero, r)
 
 

@@ -364,14 +364,12 @@ class ShapeOnTwoPaths(Rule):
                    v.has_const]
         # A loop is analysed until its values settle, reporting only on the last pass;
         # by then the join of the two paths has forgotten the array's rank, so a
-        # mismatch seen on an earlier pass is remembered for it.
-        key = (id(ctx), id(node), name)
+        # mismatch seen on an earlier pass is remembered for it (by the function's
+        # analysis, whose AST nodes live as long as it does)
+        seen = ctx.__dict__.setdefault("rank_mismatches", set())
+        key = (id(node), name)
         if arrays and numbers:
-            self._seen.add(key)
-        if key in self._seen:
+            seen.add(key)
+        if key in seen:
             self.report(ctx, node, name=name, a="()", b="(n, ...)", kind=self._KIND[what],
                         advice=self._ADVICE[what].format(name=name))
-
-    def __init__(self):
-        super().__init__()
-        self._seen: set = set()

@@ -29,6 +29,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.trace import constant
+from npxla.runtime.lowering.ssa import defining_op, int_constant, while_loops
 
 # pure ops that only select or move data, which `_invariant` sees through
 _MOVES = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.dynamic_slice",
@@ -59,18 +60,6 @@ def hoist_loop_products(module: ir.Module) -> int:
 
 # --- the loop ---------------------------------------------------------------------------
 
-def while_loops(module: ir.Module) -> list:
-    """The module's `stablehlo.while` ops in post-order: inner loops before outer ones."""
-    loops = []
-
-    def collect(op):
-        if op.name == "stablehlo.while":
-            loops.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
-    return loops
-
 
 def static_trip_count(loop, at_most=False):
     """(trips, counter position) of a rotated counted loop, else None: the condition
@@ -87,51 +76,32 @@ def static_trip_count(loop, at_most=False):
     ends = list(list(body.operations)[-1].operands)
     test = defining_op(ends[p])
     if at_most and test is not None and test.name == "stablehlo.and":
-        test = next((t for t in map(defining_op, test.operands)
-                     if t is not None and t.name == "stablehlo.compare" and
-                     hlo.ComparisonDirectionAttr(
-                         t.attributes["comparison_direction"]).value == "LT"), None)
-    if test is None or test.name != "stablehlo.compare" or hlo.ComparisonDirectionAttr(
-            test.attributes["comparison_direction"]).value != "LT":
+        test = next((t for t in map(defining_op, test.operands) if _less_than(t)), None)
+    if not _less_than(test):
         return None
-    bound = _constant(test.operands[1])
+    bound = int_constant(test.operands[1])
     step = defining_op(test.operands[0])
     if bound is None or step is None or step.name != "stablehlo.add":
         return None
     a, b = step.operands
-    if _constant(b) != 1:
+    if int_constant(b) != 1:
         a, b = b, a
-    if _constant(b) != 1 or not isinstance(a, ir.BlockArgument):
+    if int_constant(b) != 1 or not isinstance(a, ir.BlockArgument):
         return None
     k = ir.BlockArgument(a).arg_number
     if ir.BlockArgument(a).owner != body or ends[k] != test.operands[0]:
         return None
-    start = _constant(loop.operands[k])
+    start = int_constant(loop.operands[k])
     if start is None or bound <= start:
         return None
     return bound - start, k
 
 
-def defining_op(value):
-    """The op defining `value`, or None for a block argument."""
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if hasattr(owner, "operation") else owner
 
 
-def _constant(value):
-    """The integer a 0-d integer constant holds, else None."""
-    op = defining_op(value)
-    if op is None or op.name != "stablehlo.constant":
-        return None
-    attr = op.attributes["value"]
-    if not isinstance(attr, ir.DenseIntElementsAttr):
-        return None
-    t = ir.RankedTensorType(value.type)
-    if t.rank != 0:
-        return None
-    return int(ir.DenseIntElementsAttr(attr)[0])
+def _less_than(op) -> bool:
+    return op is not None and op.name == "stablehlo.compare" and \
+        hlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value == "LT"
 
 
 def _inside(value, loop) -> bool:
@@ -179,7 +149,7 @@ def _counter_only(value, counter, depth=0) -> bool:
     if op is None or depth > 8 or op.name not in _AFFINE:
         return False
     uses = [_counter_only(v, counter, depth + 1) for v in op.operands]
-    return any(uses) and all(u or _constant(v) is not None
+    return any(uses) and all(u or int_constant(v) is not None
                              for u, v in zip(uses, op.operands))
 
 

@@ -33,7 +33,9 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.hoist import defining_op, static_trip_count, while_loops
+from npxla.runtime.lowering.hoist import static_trip_count
+from npxla.runtime.lowering.ssa import (defining_op, int_constant, is_scalar, operation,
+                                        while_loops)
 
 MIN_OPS = 16
 _FREE = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.bitcast_convert"})
@@ -60,7 +62,7 @@ def hoist_loop_maps(module: ir.Module) -> int:
 def _hoist(loop, trips, position) -> bool:
     body = loop.regions[1].blocks[0]
     counter = body.arguments[position]
-    start = _start(loop, position)
+    start = int_constant(loop.operands[position])
     ops = [op.operation for op in body.operations]
     maps = _map_ops(ops, body, counter)
     frontier = _frontier(ops, maps)
@@ -78,39 +80,27 @@ def _hoist(loop, trips, position) -> bool:
     return True
 
 
-def _start(loop, position) -> int:
-    op = defining_op(loop.operands[position])
-    return int(ir.DenseIntElementsAttr(op.attributes["value"])[0])
-
-
-def _scalar(value) -> bool:
-    try:
-        return ir.RankedTensorType(value.type).rank == 0
-    except ValueError:
-        return False
-
-
 def _map_ops(ops, body, counter) -> set:
     """The body's top-level ops whose results are map values (see the module doc)."""
     maps: set = set()
     values = {counter}
 
     def known(v):
-        return v in values or _outside(v, body) and _scalar(v)
+        return v in values or _outside(v, body) and is_scalar(v)
 
     for op in ops:
         name = op.name
         ok = False
         if name == "stablehlo.constant":
-            ok = _scalar(op.results[0])
+            ok = is_scalar(op.results[0])
         elif name in _ELEMENTWISE:
-            ok = _scalar(op.results[0]) and all(known(v) for v in op.operands)
+            ok = is_scalar(op.results[0]) and all(known(v) for v in op.operands)
         elif name == "stablehlo.dynamic_slice":
             ok = all(s == 1 for s in ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])) \
                 and _outside(op.operands[0], body) and all(known(v) for v in op.operands[1:])
         elif name == "stablehlo.reshape":
             src = op.operands[0]
-            ok = _scalar(op.results[0]) and src in values and \
+            ok = is_scalar(op.results[0]) and src in values and \
                 defining_op(src).name == "stablehlo.dynamic_slice"
         if ok:
             maps.add(op)
@@ -143,19 +133,14 @@ def _frontier(ops, maps) -> list:
         if op not in maps:
             continue
         if op.name == "stablehlo.dynamic_slice" or any(
-                _op(defining_op(v)) in reads for v in op.operands
-                if defining_op(v) is not None):
+                defining_op(v) in reads for v in op.operands):
             reads.add(op)
         if op.name in ("stablehlo.constant", "stablehlo.dynamic_slice") or op not in reads:
             continue
         value = op.results[0]
-        if any(_op(use.owner) not in maps for use in value.uses):
+        if any(operation(use.owner) not in maps for use in value.uses):
             out.append(value)
     return out
-
-
-def _op(owner):
-    return owner.operation if hasattr(owner, "operation") else owner
 
 
 class _Vectoriser:
@@ -166,8 +151,8 @@ class _Vectoriser:
         self.memo = {}
         t = ir.RankedTensorType(counter.type)
         iota = hlo.IotaOp(ir.RankedTensorType.get([trips], t.element_type), 0).result
-        self.memo[counter] = hlo.AddOp(iota, self._broadcast(_constant_like(counter, start)))\
-            .result
+        first = self._broadcast(_constant_like(counter, start))
+        self.memo[counter] = hlo.AddOp(iota, first).result
 
     def of(self, value):
         got = self.memo.get(value)

@@ -29,7 +29,8 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.hoist import static_trip_count, while_loops
+from npxla.runtime.lowering.hoist import static_trip_count
+from npxla.runtime.lowering.ssa import is_scalar, while_loops
 
 # body copies per trip, by the body's size in ops (nested regions counted, constants
 # not): (most ops, copies). Measured on the loop kernels: bodies of 13-14 ops run 1.5-2.8x
@@ -58,7 +59,7 @@ def unroll_scalar_loops(module: ir.Module) -> int:
 
 def _copies(loop) -> int:
     """How many body copies a trip of `loop` should run (1: leave it alone)."""
-    if not all(_scalar(v.type) for v in loop.operands):
+    if not all(is_scalar(v) for v in loop.operands):
         return 1
     if _predicate_position(loop) is None:
         return 1
@@ -70,13 +71,6 @@ def _copies(loop) -> int:
     if trips is not None and trips[0] < 2 * copies:
         return 1
     return copies
-
-
-def _scalar(t) -> bool:
-    try:
-        return ir.RankedTensorType(t).rank == 0
-    except ValueError:              # a token or a tuple
-        return False
 
 
 def _predicate_position(loop):

@@ -30,7 +30,7 @@ from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.types import tensor_type
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.lowering.hoist import defining_op
+from npxla.runtime.lowering.ssa import defining_op
 from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.linalg.products import contract

@@ -17,7 +17,7 @@ from npxla.transpiler.base.dtypes import weak_standin
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.dot import dot_general
-from npxla.runtime.lowering.hoist import defining_op
+from npxla.runtime.lowering.ssa import defining_op
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.numpy.core.convert import broadcast_shapes, cast_to
 from npxla.runtime.numpy.linalg.host_matmul import host_product

@@ -21,6 +21,7 @@ from npxla.runtime.numpy.core.extents import counts_vector, to_origin
 from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
 from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.lowering.hoist import hoist_loop_products
+from npxla.runtime.lowering.lanes import vectorise_row_loops
 from npxla.runtime.lowering.maps import hoist_loop_maps
 from npxla.runtime.lowering.unroll import unroll_scalar_loops
 from npxla.runtime.staging.pytypes import (FALSE, NOMASK, is_marked, mark_masked,
@@ -212,6 +213,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
         outputs.append(combine([f for f, _ in trace.error_checks]))
     trace.finish_function(outputs)
     hoist_loop_products(trace.module)
+    vectorise_row_loops(trace.module)
     hoist_loop_maps(trace.module)
     unroll_scalar_loops(trace.module)
     text = trace.module.operation.get_asm(enable_debug_info=False)

@@ -11,7 +11,7 @@ value back (`dynamic_slice` of the result at the counter).
 
 The rewrite runs on the finished module. In a rotated loop with a static trip count
 (`hoist.static_trip_count`), a body value is a *map value* when it is the counter, or
-is computed by an elementwise op (`_ELEMENTWISE`) from map values, constants and
+is computed by an elementwise op (`ELEMENTWISE`) from map values, constants and
 scalars defined outside the loop, or is one element picked (`dynamic_slice` of sizes
 1, then a reshape) from an array defined outside the loop at indices that are map
 values. Each map value used by anything else in the body is computed for all trips
@@ -34,19 +34,12 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.hoist import static_trip_count
-from npxla.runtime.lowering.ssa import (defining_op, int_constant, is_scalar, operation,
-                                        while_loops)
+from npxla.runtime.lowering.ssa import (ELEMENTWISE, defining_op, int_constant, is_scalar,
+                                        operation, while_loops)
 
 MIN_OPS = 16
 _FREE = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.bitcast_convert"})
 _MAX_BYTES = 1 << 26
-_ELEMENTWISE = frozenset(f"stablehlo.{n}" for n in (
-    "abs add and atan2 bitcast_convert cbrt ceil clamp compare complex convert cosine "
-    "count_leading_zeros divide exponential exponential_minus_one floor imag is_finite log "
-    "log_plus_one logistic maximum minimum multiply negate not or popcnt power real "
-    "remainder round_nearest_afz round_nearest_even rsqrt select shift_left "
-    "shift_right_arithmetic shift_right_logical sign sine sqrt subtract tan tanh "
-    "xor").split())
 
 
 def hoist_loop_maps(module: ir.Module) -> int:
@@ -93,7 +86,7 @@ def _map_ops(ops, body, counter) -> set:
         ok = False
         if name == "stablehlo.constant":
             ok = is_scalar(op.results[0])
-        elif name in _ELEMENTWISE:
+        elif name in ELEMENTWISE:
             ok = is_scalar(op.results[0]) and all(known(v) for v in op.operands)
         elif name == "stablehlo.dynamic_slice":
             ok = all(s == 1 for s in ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])) \

@@ -6,6 +6,16 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
+# ops that apply one function to the elements at each position of their (same-shaped)
+# operands: a loop body made of them may run for many trips at once, one per element
+ELEMENTWISE = frozenset(f"stablehlo.{n}" for n in (
+    "abs add and atan2 bitcast_convert cbrt ceil clamp compare complex convert cosine "
+    "count_leading_zeros divide exponential exponential_minus_one floor imag is_finite log "
+    "log_plus_one logistic maximum minimum multiply negate not or popcnt power real "
+    "remainder round_nearest_afz round_nearest_even rsqrt select shift_left "
+    "shift_right_arithmetic shift_right_logical sign sine sqrt subtract tan tanh "
+    "xor").split())
+
 
 def operation(owner):
     """The `ir.Operation` behind an op view (or an operation itself)."""
@@ -33,13 +43,19 @@ def int_constant(value):
     op = defining_op(value)
     if op is None or op.name != "stablehlo.constant":
         return None
-    attr = op.attributes["value"]
-    if not isinstance(attr, ir.DenseIntElementsAttr):
-        return None
     t = ir.RankedTensorType(value.type)
-    if t.rank != 0:
-        return None
-    return int(ir.DenseIntElementsAttr(attr)[0])
+    if t.rank != 0 or not is_integer(t.element_type):
+        return None          # (reading a complex constant's attribute raises)
+    return int(ir.DenseIntElementsAttr(op.attributes["value"])[0])
+
+
+def is_integer(element) -> bool:
+    """Whether an element type is an integer (or bool) type."""
+    try:
+        ir.IntegerType(element)
+    except ValueError:
+        return False
+    return True
 
 
 def while_loops(module: ir.Module) -> list:

@@ -53,14 +53,20 @@ class Body:
         self.scratch.erase()
 
     def largest_value(self):
-        """The element count of the largest array an op of this block computes."""
+        """The element count of the largest array an op of this block computes, not
+        counting arrays a nested loop or an in-place write of a piece passes on (a row
+        recursion filling a large output one element per trip has no array work that
+        unrolled trips could fuse)."""
         return max((element_count(r.type) or 0 for op in self.block.operations
-                    for r in op.results), default=0)
+                    if op.name not in _PASSED_ON for r in op.results), default=0)
 
     def emit(self, fn):
         """Run `fn()` with this block as the insertion point (e.g. casts of results)."""
         with ir.InsertionPoint(self.block):
             return fn()
+
+
+_PASSED_ON = frozenset({"stablehlo.while", "stablehlo.dynamic_update_slice"})
 
 
 def snapshot(handle: AbstractArray) -> AbstractArray:

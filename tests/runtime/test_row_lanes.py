@@ -1,0 +1,333 @@
+"""Counted loops whose trips touch disjoint rows run as lanes (`lowering/lanes.py`),
+against NumPy bit for bit (rtol=0): row recursions, maps, offsets, columns, a moved
+axis, gathers, results of the last trip, mutated arguments; and the loops that must
+stay loops (a trip reads another trip's row, a running sum, a triangular inner loop, a
+host callback), which still agree; nested loops whose lanes end at different trips
+(`while v`, a triangular range) run masked."""
+import numpy as np
+import pytest
+from jax._src.interpreters import mlir as jax_mlir
+from jaxlib.mlir import ir
+
+from benchmarks.loop_kernels import csr_matvec_loop, iir_rows as iir, xorshift_popcount
+from differential import check
+from npxla import jit
+from npxla.runtime.lowering import lanes_plan
+
+RNG = np.random.default_rng(41)
+
+
+def loops_and_transposes(fn, *args):
+    """(number of `while` ops, number of `transpose` ops) in fn's staged module."""
+    text = jit(fn).lower(*args).as_text()
+    counts = {"stablehlo.while": 0, "stablehlo.transpose": 0}
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(text)
+
+        def visit(op):
+            if op.name in counts:
+                counts[op.name] += 1
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+    return counts["stablehlo.while"], counts["stablehlo.transpose"]
+
+
+def exact(fn, *args):
+    return check(fn, *args, rtol=0, atol=0)
+
+
+# --- vectorised --------------------------------------------------------------------------
+
+def two_pass(img, c):
+    H, W = img.shape
+    out = np.zeros_like(img)
+    for i in range(H):
+        prev = 0.0
+        for j in range(W):
+            prev = c * prev + img[i, j]
+            out[i, j] = prev
+        nxt = 0.0
+        for j in range(W - 1, -1, -1):
+            out[i, j] += nxt
+            nxt = c * nxt + img[i, j]
+    return out
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 5), (3, 1), (16, 40), (7, 300)])
+def test_row_recursion_runs_once_for_all_rows(rows, cols):
+    x = RNG.standard_normal((rows, cols))
+    exact(iir, x, 0.9, 0.25)
+    whiles, _ = loops_and_transposes(iir, x, 0.9, 0.25)
+    assert whiles == (1 if cols > 1 else 0)
+
+
+@pytest.mark.parametrize("rows", [5, 200])
+def test_causal_and_anticausal_passes(rows):
+    img = RNG.standard_normal((rows, 33))
+    exact(two_pass, img, 0.7)
+    whiles, transposes = loops_and_transposes(two_pass, img, 0.7)
+    assert whiles == 2
+    # 200 rows of two arrays read one element per trip: the rows' axis is moved last
+    assert (transposes > 0) == (rows * 2 > lanes_plan.CACHE_LINES)
+
+
+def column_recursion(A, a):
+    n, m = A.shape
+    for j in range(m):
+        for i in range(1, n):
+            A[i, j] = a * A[i - 1, j] + A[i, j]
+    return A
+
+
+def test_columns_as_lanes_write_the_argument_back():
+    A = RNG.standard_normal((50, 9))
+    exact(column_recursion, A, 0.5)
+    assert loops_and_transposes(column_recursion, A, 0.5)[0] == 1
+
+
+def in_place_rows(a):
+    for i in range(a.shape[0]):
+        for j in range(1, a.shape[1]):
+            a[i, j] += a[i, j - 1]
+
+
+def test_mutated_argument_rows():
+    a = RNG.integers(-50, 50, size=(12, 20))
+    exact(in_place_rows, a)
+    assert loops_and_transposes(in_place_rows, a)[0] == 1
+
+
+def elementwise_map(x, y):
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sin(x[i]) * y[i] + np.sqrt(abs(x[i]))
+    return out
+
+
+def shifted(x):
+    d = np.zeros(x.shape[0] - 1)
+    for i in range(1, x.shape[0]):
+        d[i - 1] = x[i] - x[i - 1]
+    return d
+
+
+def gathered(table, idx):
+    out = np.zeros(idx.shape[0])
+    for k in range(idx.shape[0]):
+        n = table.shape[0]
+        out[k] = table[(k * 7) % n] * 2.0 + table[idx[k]]
+    return out
+
+
+def last_trip(x):
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        last = x[i, 0] * 3.0
+        y[i] = last + x[i, 1]
+    return y, last
+
+
+@pytest.mark.parametrize("fn,args", [
+    (elementwise_map, (RNG.standard_normal(37), RNG.standard_normal(37))),
+    (shifted, (RNG.standard_normal(20),)),
+    (gathered, (RNG.standard_normal(10), RNG.integers(0, 10, 25))),
+    (last_trip, (RNG.standard_normal((9, 2)),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_straight_line_bodies_leave_no_loop(fn, args):
+    exact(fn, *args)
+    assert loops_and_transposes(fn, *args)[0] == 0
+
+
+def xorshift_rounds(seeds, rounds):
+    out = np.empty_like(seeds)
+    for i in range(seeds.shape[0]):
+        x = seeds[i]
+        for _ in range(rounds):
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+        out[i] = x
+    return out
+
+
+def test_unsigned_bit_mixing_per_lane():
+    seeds = RNG.integers(1, 2**63, size=40, dtype=np.uint64)
+    exact(xorshift_rounds, seeds, 5)
+    assert loops_and_transposes(xorshift_rounds, seeds, 5)[0] == 1
+
+
+# --- left as loops -------------------------------------------------------------------------
+
+def prefix(x):
+    y = np.zeros_like(x)
+    y[0] = x[0]
+    for i in range(1, x.shape[0]):
+        y[i] = y[i - 1] + x[i]
+    return y
+
+
+def two_rows(x):
+    y = np.zeros(x.shape[0] + 1)
+    for i in range(x.shape[0]):
+        y[i] += x[i]
+        y[i + 1] += x[i]
+    return y
+
+
+def running(x):
+    s = 0.0
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        s = s * 0.5 + x[i, 0]
+        out[i] = s
+    return out
+
+
+def triangular(L):
+    n = L.shape[0]
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for j in range(i):
+            s += L[i, j]
+        out[i] = s
+    return out
+
+
+def printing(x):
+    y = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        print("row", i)
+        y[i] = x[i] * 2
+    return y
+
+
+def checked(x, idx):
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        y[i] = x[idx[i]]
+    return y
+
+
+@pytest.mark.parametrize("fn,args,whiles", [
+    (prefix, (RNG.standard_normal(30),), 1),
+    (two_rows, (RNG.standard_normal(30),), 1),
+    (running, (RNG.standard_normal((30, 2)),), 1),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_dependent_trips_stay_loops(fn, args, whiles):
+    exact(fn, *args)
+    assert loops_and_transposes(fn, *args)[0] == whiles
+
+
+def test_host_callbacks_run_once_per_trip(capsys):
+    x = RNG.standard_normal(4)
+    jit(printing)(x)
+    assert capsys.readouterr().out.count("row") == 4
+
+
+def test_run_time_checks_keep_their_first_failure():
+    x = RNG.standard_normal(8)
+    exact(checked, x, np.arange(8)[::-1].copy())
+    bad = np.array([0, 1, 2, 30, 4, 50, 6, 7])
+    with pytest.raises(IndexError, match="30"):
+        jit(checked)(x, bad)
+
+
+# --- nested loops whose lanes end at different trips ------------------------------------
+
+def collatz_steps(start):
+    steps = np.zeros(start.shape[0], dtype=np.int64)
+    for i in range(start.shape[0]):
+        n = start[i]
+        while n != 1:
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+            steps[i] += 1
+    return steps
+
+
+def newton_rows(a, tol):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        x = a[i]
+        while abs(x * x - a[i]) > tol * a[i]:
+            x = 0.5 * (x + a[i] / x)
+        out[i] = x
+    return out
+
+
+@pytest.mark.parametrize("fn,args", [
+    (triangular, (RNG.standard_normal((30, 30)),)),
+    (xorshift_popcount, (RNG.integers(1, 2**63, size=33, dtype=np.uint64), 3)),
+    (collatz_steps, (RNG.integers(1, 1000, size=50),)),
+    (newton_rows, (RNG.uniform(0.5, 1e4, size=40), 1e-12)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_masked_lanes(fn, args):
+    exact(fn, *args)
+    assert loops_and_transposes(fn, *args)[0] == (2 if fn is xorshift_popcount else 1)
+
+
+def test_csr_matvec_loop_and_the_first_bad_index():
+    n = 30
+    counts = RNG.integers(0, 6, n)
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    indices = RNG.integers(0, n, indptr[-1])
+    data = RNG.standard_normal(indptr[-1])
+    x = RNG.standard_normal(n)
+    exact(csr_matvec_loop, indptr, indices, data, x)
+    assert loops_and_transposes(csr_matvec_loop, indptr, indices, data, x)[0] == 1
+    bad = indices.copy()
+    bad[indptr[7] if counts[7] else indptr[8]] = 99     # an early row fails first ...
+    bad[-1] = -77                                        # ... before a later one
+    with pytest.raises(IndexError) as want:
+        csr_matvec_loop(indptr, bad, data, x)
+    with pytest.raises(IndexError) as got:
+        jit(csr_matvec_loop)(indptr, bad, data, x)
+    assert "99" in str(want.value) and "99" in str(got.value)
+
+
+def nested_masked(x, hist):
+    for i in range(x.shape[0]):
+        v = x[i]
+        while v > 1:                  # lanes leave at different trips ...
+            k = 0
+            while k < v % 3:          # ... and so do they here, inside
+                hist[i] += 1
+                k += 1
+            v = v // 2
+    return hist
+
+
+def test_a_finished_lane_runs_no_nested_loop():
+    x = np.array([1, 40, 1, 7, 100, 2, 1, 64, 5, 3])
+    exact(nested_masked, x, np.zeros(10, dtype=np.int64))
+    assert loops_and_transposes(nested_masked, x, np.zeros(10, dtype=np.int64))[0] == 2
+
+
+def branch_writes(x):
+    y = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            y[i] = x[i] * 2
+        else:
+            y[i] = -x[i]
+    return y
+
+
+def branch_writes_rows(x):
+    y = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        for j in range(1, x.shape[1]):
+            if x[i, j] > x[i, j - 1]:
+                y[i, j] = y[i, j - 1] + x[i, j]
+    return y
+
+
+@pytest.mark.parametrize("fn,x", [(branch_writes, RNG.standard_normal(40)),
+                                  (branch_writes, RNG.standard_normal(9)),
+                                  (branch_writes_rows, RNG.standard_normal((6, 9))),
+                                  (branch_writes_rows, RNG.standard_normal((300, 5)))],
+                         ids=["large", "small", "rows", "rows-moved"])
+def test_data_dependent_branches_per_lane(fn, x):
+    exact(fn, x)
+    assert loops_and_transposes(fn, x)[0] == x.ndim - 1

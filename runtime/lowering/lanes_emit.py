@@ -334,12 +334,19 @@ class Emitter:
                 types.append(init[-1].type)
         if mask_at is not None and self.masks:
             init[mask_at] = hlo.AndOp(init[mask_at], self.masks[-1]).result
+        # a uniform copy of each induction carry, which the body reads (`_inductions`)
+        steps = sorted(self.plan.inductions.get(op, ()))
+        init += [self._value(op.operands[q]) for q in steps]
+        types += [v.type for v in init[len(types):]]
         new = hlo.WhileOp(types, init)
         for n, (region, old) in enumerate(zip(new.regions, op.regions)):
             block = region.blocks.append(*types)
             old_block = old.blocks[0]
             for a, b in zip(old_block.arguments, block.arguments):
                 self.values[a] = b
+            if n == 1:
+                for q, b in zip(steps, block.arguments[len(carried):]):
+                    self.values[old_block.arguments[q]] = b
             masked = n == 1 and mask_at is not None
             if masked:
                 self.masks.append(block.arguments[mask_at])
@@ -357,6 +364,7 @@ class Emitter:
                 if masked:
                     ends = [self._keep(e, a) if kind is None else e
                             for e, a, kind in zip(ends, block.arguments, carried)]
+                    ends += [self._value(ops[-1].operands[q]) for q in steps]
                     self.masks.pop()
                 hlo.ReturnOp(ends)
         for old, result in zip(op.results, new.results):

@@ -52,6 +52,8 @@ class Plan:
         self.carries: dict = {}              # nested while -> its carried kinds
         self.stop = None                     # position of the check code that ends the loop
         self.masked: dict = {}               # nested while run masked -> its mask's position
+        self.inductions: dict = {}           # masked while -> its uniform steps (positions)
+        self.in_mask = 0                     # how many masked loops hold the op analysed
         self.rows: dict = {}                 # read of a uniform array -> (axis, offset)
         self.rows_axis: dict = {}            # uniform array read by rows -> the axis
         self.pieces: dict = {}               # array (or Shared) -> [thin, in a nested loop]
@@ -159,6 +161,11 @@ class Plan:
                 return
             self.rows_axis[source] = None        # read by rows along two axes
         self.rows.pop(op, None)
+        if self.in_mask:
+            # XLA:CPU gathers cost several ns an element: repeated in every trip of
+            # a masked loop (whose lanes run as long as the longest), they cost more
+            # than the scalar loop (CSR rows, 50000 of them: 6 ms as a loop, 14 ms)
+            raise _Refuse("a gather in every trip of a masked loop")
 
     def _access(self, op, kinds):
         """A read or write of a shared array at the owning lane's index, or a select
@@ -199,17 +206,30 @@ class Plan:
         carried = [_carry(k) for k in kinds]
         yields = list(list(body.operations)[-1].operands)
         self.depth += 1
+        masked = False
         for _ in range(len(carried) + 2):
             for block in (cond, body):
                 for arg, k in zip(block.arguments, carried):
                     self.kinds[arg] = k
             if self.block(cond)[0] != UNIFORM:
+                masked = True
                 self._mask(op, cond, body)
                 carried = [None if k == UNIFORM and v != a else k
                            for k, v, a in zip(carried, yields, body.arguments)]
-                for arg, k in zip(body.arguments, carried):
-                    self.kinds[arg] = k
-            new = [_join(a, _carry(b)) for a, b in zip(carried, self.block(body))]
+                steps = self.inductions[op] = _inductions(body, kinds)
+                for q, (arg, k) in enumerate(zip(body.arguments, carried)):
+                    self.kinds[arg] = UNIFORM if q in steps else k
+            self.in_mask += masked
+            try:
+                ends = self.block(body)
+            finally:
+                self.in_mask -= masked
+            if masked and self._bound_per_lane(yields[self.masked[op]], body):
+                # (`for j in range(i)`): the scalar loop, unrolled, costs less than
+                # lanes that all run as long as the longest (measured: 1000 rows of a
+                # triangle, 0.9 ms as a loop, 2.2 ms as lanes)
+                raise _Refuse("a counted loop whose bound differs between lanes")
+            new = [_join(a, _carry(b)) for a, b in zip(carried, ends)]
             if new == carried:
                 break
             carried = new
@@ -220,6 +240,22 @@ class Plan:
         for r, k in zip(op.results, carried):
             self.kinds[r] = k
 
+    def _bound_per_lane(self, go, body) -> bool:
+        """Whether the predicate `go` of a loop's next trip is a counter's `k + 1 < n`
+        (possibly and-ed with a check) with a bound `n` that differs between lanes."""
+        op = defining_op(go)
+        tests = [op] if op is None or op.name != "stablehlo.and" else \
+            [defining_op(v) for v in op.operands]
+        for test in tests:
+            if test is None or test.name != "stablehlo.compare":
+                continue
+            step = defining_op(test.operands[0])
+            if step is not None and step.name == "stablehlo.add" and any(
+                    v in list(body.arguments) for v in step.operands) and \
+                    self.kind(test.operands[1]) != UNIFORM:
+                return True
+        return False
+
     def _mask(self, op, cond, body):
         """Check that a loop may run masked: rotated, so that its condition is a
         carried predicate, each lane's mask in the body. (A masked loop nested in
@@ -229,6 +265,21 @@ class Plan:
         if len(list(cond.operations)) != 1 or not isinstance(ret.operands[0].owner, ir.Block):
             raise _Refuse("lanes leave an unrotated loop at different trips")
         self.masked[op] = ir.BlockArgument(ret.operands[0]).arg_number
+
+
+def _inductions(body, kinds) -> set:
+    """The carried values of a masked loop that start the same in every lane and
+    step by a constant (`j` of `for j in range(i)`): in the lanes still running they
+    are the same, so the body reads them as one uniform value (rows, not gathers)."""
+    ends = list(list(body.operations)[-1].operands)
+    found = set()
+    for q, (arg, end, kind) in enumerate(zip(body.arguments, ends, kinds)):
+        op = defining_op(end)
+        if kind == UNIFORM and op is not None and op.name == "stablehlo.add" and \
+                arg in list(op.operands) and \
+                any(int_constant(v) is not None for v in op.operands):
+            found.add(q)
+    return found
 
 
 def _carry(kind):
@@ -308,11 +359,11 @@ def _payload(arg, value, code) -> bool:
     every failure of that loop's check fails `code`). Such a carry changes only in the
     trip that ends the loop, so the lane of that trip ends with the loop's value."""
     uses = list(arg.uses)
-    if len(uses) != 1:
-        return False
     op = defining_op(value)
     if op is not None and op.name == "stablehlo.select" and op.operands[2] == arg:
-        return op.operands[0] in [c for c, _ in _check_conditions(code)]
+        return _selected_on_failure(arg, value, code)
+    if len(uses) != 1:
+        return False
     inner = operation(uses[0].owner)
     if inner.name != "stablehlo.while" or op != inner:
         return False
@@ -332,6 +383,37 @@ def _payload(arg, value, code) -> bool:
                 test.operands[0] == inner.results[stop]:
             outer_codes.add(int_constant(test.operands[1]))
     return inner_codes <= outer_codes
+
+
+def _selected_on_failure(arg, value, code) -> bool:
+    """Whether `value` is `select(c1, select(c2, ... x, arg), arg)`, every use of
+    `arg`, with the conjunction of c1, c2, ... implying a failure of the check `code`
+    (it holds all the conjuncts of one of its conditions)."""
+    path, selects = set(), 0
+    op = defining_op(value)
+    while op is not None and op.name == "stablehlo.select" and op.operands[2] == arg:
+        path |= _conjuncts(op.operands[0])
+        selects += 1
+        op = defining_op(op.operands[1])
+    if selects != len(list(arg.uses)):
+        return False
+    return any(_conjuncts(c) <= path for c, _ in _check_conditions(code))
+
+
+def _conjuncts(condition) -> set:
+    """The values whose conjunction is `condition` (`and`, `select(a, b, false)`)."""
+    op = defining_op(condition)
+    if op is not None and op.name == "stablehlo.and":
+        return _conjuncts(op.operands[0]) | _conjuncts(op.operands[1])
+    if op is not None and op.name == "stablehlo.select" and \
+            _is_false(op.operands[2]):
+        return _conjuncts(op.operands[0]) | _conjuncts(op.operands[1])
+    return {condition}
+
+
+def _is_false(value) -> bool:
+    t = ir.RankedTensorType(value.type)
+    return t.element_type == ir.IntegerType.get_signless(1) and int_constant(value) == 0
 
 
 def _check_conditions(code) -> list:

@@ -16,6 +16,8 @@
   non-contiguous or read-only views (and statements that ravel, reshape, flatten and
   transpose them, then write), or as the bound method of an object with name-mangled
   attributes. `gen.generate` builds those; the pieces they need are here.
+- `row_loops` (gen_rows.py): loops over the rows of an array whose trips touch only
+  their own row (the lanes rewrite), compared bit for bit.
 
 Which family a seed makes is drawn by an RNG of its own (`family_of`), so a seed that
 makes no family program makes exactly the program it made before the families existed.
@@ -41,7 +43,8 @@ import numpy as np
 from .model import AUG, Features, Program, Val, Var
 from .regress import VIEW_FORMS, literal
 
-FAMILIES = ("exact_float", "default_args", "arg_layouts", "float_int_casts", "private_attrs")
+FAMILIES = ("exact_float", "default_args", "arg_layouts", "float_int_casts", "private_attrs",
+            "row_loops")
 FAMILY_SHARE = 0.05     # of the seeds, for each family (a quarter in all)
 
 

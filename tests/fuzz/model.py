@@ -72,6 +72,9 @@ class Features:
     # a class with name-mangled attributes (`self.__w`), a private method and a private
     # class attribute; `f` is the bound method `OBJ.f`, the object's state is compared
     private_attrs: bool = True
+    # loops over rows whose trips touch only their own row (gen_rows.py), the shape the
+    # lanes rewrite runs all at once, compared bit for bit
+    row_loops: bool = True
     # (known.KNOWN) exact_float: a division of a division, `(x / 3.0) / 7.0`, also across
     # statements (XLA rewrites it as `x / 21.0`)
     exact_chained_division: bool = True

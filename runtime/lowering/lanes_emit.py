@@ -10,7 +10,7 @@ from npxla.runtime.lowering.lanes_plan import UNIFORM, Shared
 from npxla.runtime.lowering.ssa import ELEMENTWISE
 
 
-def _reduce(values, how, init=None):
+def _combine_lanes(values, how, init=None):
     """`values` (one per lane) combined by "min" or "or" into a scalar."""
     t = ir.RankedTensorType(values.type)
     scalar = ir.RankedTensorType.get([], t.element_type)
@@ -123,7 +123,7 @@ class Emitter:
         last = self._constant(self.lanes - 1, i64)
         lanes = ir.RankedTensorType.get([self.lanes], i64.element_type)
         which = hlo.SelectOp(failed, hlo.IotaOp(lanes, 0).result, self._spread(last, [])).result
-        return _reduce(which, "min", last)
+        return _combine_lanes(which, "min", last)
 
     # --- values ---
     def _value(self, v):
@@ -206,6 +206,20 @@ class Emitter:
     def _transpose(self, op):
         perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
         return hlo.TransposeOp(self._operand(op), [0] + [p + 1 for p in perm]).result
+
+    def _reduce(self, op):
+        """A reduction of each lane's value (`lanes_plan._exact_reduce`)."""
+        dims = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+        new = hlo.ReduceOp([self._type(op.results[0])], [self._operand(op)],
+                           [self._value(op.operands[1])], [d + 1 for d in dims])
+        old = op.regions[0].blocks[0]
+        block = new.body.blocks.append(*[a.type for a in old.arguments])
+        combine = list(old.operations)[0]
+        with ir.InsertionPoint(block):
+            result = ir.Operation.create(combine.name, results=[combine.results[0].type],
+                                         operands=list(block.arguments)).results[0]
+            hlo.ReturnOp([result])
+        return new.results[0]
 
     def _concatenate(self, op):
         axis = ir.IntegerAttr(op.attributes["dimension"]).value
@@ -356,7 +370,7 @@ class Emitter:
                     self._emit(inner)
                 if n == 0:
                     go = self._value(ops[-1].operands[0])
-                    ends = [go if mask_at is None else _reduce(go, "or")]
+                    ends = [go if mask_at is None else _combine_lanes(go, "or")]
                 else:
                     ends = [self._value(v) if kind is not None else
                             self._lanes(v, list(ir.RankedTensorType(v.type).shape))

@@ -23,6 +23,8 @@ _SHAPE = frozenset(f"stablehlo.{n}" for n in
 _EFFECTS = frozenset({"stablehlo.custom_call", "stablehlo.rng", "stablehlo.rng_bit_generator",
                       "stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send",
                       "stablehlo.recv"})
+# combiners of reductions whose result is the same in any order (`_exact_reduce`)
+_ORDERLESS = frozenset(f"stablehlo.{n}" for n in "maximum minimum and or add multiply".split())
 UNIFORM = "uniform"
 
 
@@ -97,16 +99,19 @@ class Plan:
         kinds = [self.kind(v) for v in op.operands]
         if name == "stablehlo.while":
             return self._while(op, kinds)
-        if len(op.regions) or name in _EFFECTS:
+        if (len(op.regions) and not _exact_reduce(op)) or name in _EFFECTS:
             raise _Refuse(name)
         shared = [k for k in kinds if isinstance(k, Shared)]
         if shared:
             return self._set(op, self._access(op, kinds))
         if all(k == UNIFORM for k in kinds):
             return self._set(op, UNIFORM)
+        if name == "stablehlo.reduce" and any(
+                k != UNIFORM for k in kinds[len(kinds) // 2:]):
+            raise _Refuse("a reduction from a per-lane start")
         if name not in ELEMENTWISE and name not in _SHAPE and name not in (
                 "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice",
-                "stablehlo.concatenate"):
+                "stablehlo.concatenate", "stablehlo.reduce"):
             raise _Refuse(name)
         if name == "stablehlo.dynamic_slice" and kinds[0] != UNIFORM and any(
                 k != UNIFORM for k in kinds[1:]):
@@ -280,6 +285,19 @@ def _inductions(body, kinds) -> set:
                 any(int_constant(v) is not None for v in op.operands):
             found.add(q)
     return found
+
+
+def _exact_reduce(op) -> bool:
+    """Whether `op` is a reduction whose result does not depend on the order XLA
+    combines the elements in (a maximum, a minimum, a logical or bitwise and/or, an
+    integer sum or product), so that reducing each lane's row gives the trip's bits."""
+    if op.name != "stablehlo.reduce" or len(op.results) != 1:
+        return False
+    ops = list(op.regions[0].blocks[0].operations)
+    if len(ops) != 2 or ops[0].name not in _ORDERLESS or ops[1].operands[0] != ops[0].results[0]:
+        return False
+    element = ir.RankedTensorType(op.results[0].type).element_type
+    return is_integer(element) or ops[0].name in ("stablehlo.maximum", "stablehlo.minimum")
 
 
 def _carry(kind):

@@ -387,3 +387,78 @@ def test_a_masked_loop_reads_its_counter_s_rows():
     exact(first_above, x, 1.5)
     exact(first_above, x, 9.0)                   # no lane finds one: all run to the end
     assert loops_and_transposes(first_above, x, 1.5)[0] == 1
+
+
+def row_extremes(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = x[i].max() - x[i].min() + x[i].sum()
+    return out
+
+
+def normalised_rows(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] / np.abs(x[i]).max()
+    return out
+
+
+def integer_row_sums(a):
+    out = np.zeros(a.shape[0], dtype=a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = a[i].sum() * 3 + np.any(a[i] > 5)
+    return out
+
+
+def row_argmax(x):
+    out = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        out[i] = np.argmax(x[i])          # a reduction of two operands: left as a loop
+    return out
+
+
+@pytest.mark.parametrize("fn,arg,whiles", [
+    (row_extremes, np.where(RNG.random((20, 7)) < 0.1, np.nan, RNG.standard_normal((20, 7))), 0),
+    (normalised_rows, RNG.standard_normal((15, 9)), 0),
+    (integer_row_sums, RNG.integers(-9, 9, (11, 6)), 0),
+    (row_argmax, RNG.standard_normal((10, 4)), 1),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_reductions_of_each_lane_s_row(fn, arg, whiles):
+    exact(fn, arg)
+    assert loops_and_transposes(fn, arg)[0] == whiles
+
+
+W = np.array([0.26, 0.011, 0.42, 0.88, 1.15])
+
+
+def scale_default(w=W):
+    # (fuzzer seed 7114, shrunk: the counter times an element of a default argument)
+    for i2 in range(2):
+        w[i2] *= i2
+
+
+def complex_rows(re, im):
+    out = np.zeros(re.shape[0], dtype=np.int64)
+    for k in range(re.shape[0]):
+        z = 0j
+        c = complex(re[k], im[k])
+        n = 0
+        while abs(z) <= 2.0 and n < 30:
+            z = z * z + c
+            n += 1
+        out[k] = n
+    return out
+
+
+def test_shrunk_fuzz_and_example_programs():
+    global W
+    saved = W.copy()
+    jit(scale_default)()
+    got = W.copy()
+    W[:] = saved
+    scale_default()
+    np.testing.assert_array_equal(got, W)
+    W[:] = saved
+    re, im = np.linspace(-2.0, 0.6, 23), np.linspace(-1.2, 1.2, 23)
+    exact(complex_rows, re, im)
+    assert loops_and_transposes(complex_rows, re, im)[0] == 1

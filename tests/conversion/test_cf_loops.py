@@ -14,11 +14,19 @@ from differential import check
 
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from npxla import jit
+from npxla.runtime.driver import staging
 from npxla.transpiler.base.errors import ConcretizationError, UnsupportedOperationError
 
 
 def stablehlo(fn, *args, **kwargs):
-    return jit(fn, **kwargs).lower(*args).as_text()
+    """The module as staged: the lanes rewrite (runtime/lowering/lanes.py, tested in
+    tests/runtime/test_row_lanes.py) would turn some of these loops into array code."""
+    saved = staging.vectorise_row_loops
+    staging.vectorise_row_loops = lambda module: 0
+    try:
+        return jit(fn, **kwargs).lower(*args).as_text()
+    finally:
+        staging.vectorise_row_loops = saved
 
 
 def staged(fn, *args, op="stablehlo.while"):

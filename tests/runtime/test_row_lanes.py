@@ -451,7 +451,6 @@ def complex_rows(re, im):
 
 
 def test_shrunk_fuzz_and_example_programs():
-    global W
     saved = W.copy()
     jit(scale_default)()
     got = W.copy()

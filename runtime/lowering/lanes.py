@@ -39,6 +39,11 @@ callback must run once per trip). Three more shapes are handled:
   loop never would, and a failed check raises, so nothing they wrote is seen.
 - *data-dependent `if`*: a select between two versions of a shared array (both
   branches wrote it) takes each lane's rows from the version its predicate picks.
+- *carried scalars*: a scalar the trips carry from one to the next (`total += e`,
+  `m = max(m, x[i])`, `s = s * a + x[i]`) keeps the loop only for its recurrence: the
+  ops that depend on it (scalar, at the body's top level, feeding only each other and
+  its next value) run afterwards as a scalar loop over the lanes in trip order, reading
+  each lane's inputs from the vectors the lanes computed.
 
 Values are exactly the loop's, bit for bit: each lane sees the same ops on the same
 operands in the same order, and a lane's reads of its own row see its own earlier

@@ -11,7 +11,8 @@ from npxla.runtime.lowering.ssa import ELEMENTWISE
 
 
 def _combine_lanes(values, how, init=None):
-    """`values` (one per lane) combined by "min" or "or" into a scalar."""
+    """`values` (one per lane) combined by the op `how` ("stablehlo.minimum", ...)
+    into a scalar, starting from `init` (False if None)."""
     t = ir.RankedTensorType(values.type)
     scalar = ir.RankedTensorType.get([], t.element_type)
     if init is None:
@@ -19,8 +20,8 @@ def _combine_lanes(values, how, init=None):
     op = hlo.ReduceOp([scalar], [values], [init], [0])
     block = op.body.blocks.append(scalar, scalar)
     with ir.InsertionPoint(block):
-        combine = hlo.MinOp if how == "min" else hlo.OrOp
-        hlo.ReturnOp([combine(*block.arguments).result])
+        hlo.ReturnOp([ir.Operation.create(how, results=[scalar],
+                                          operands=list(block.arguments)).results[0]])
     return op.results[0]
 
 
@@ -35,6 +36,7 @@ class Emitter:
         self.values: dict = {}
         self.moved: dict = {}       # uniform array read by rows -> moved (`Plan.moved`)
         self.masks: list = []       # the lanes still running each enclosing masked loop
+        self.scanned: dict = {}     # carried scalar's position -> its value after `_scan`
 
     def _move(self, value, key, back=False):
         """`value` with the lane axis of `key` moved last (or `back` in its place) if
@@ -61,9 +63,12 @@ class Emitter:
             self.moved = {v: self._move(v, v) for v in plan.rows_axis}
             self.moved = {v: m for v, m in self.moved.items() if m is not v}
             ops = list(body.operations)
+            chain = [c.operation for c in plan.scan_ops]
             for op in ops[:-1]:
-                self._emit(op)
+                if not any(op.operation == c for c in chain):      # (see `_scan`)
+                    self._emit(op)
             ends = list(ops[-1].operands)
+            self.scanned = self._scan(ends) if plan.scans else {}
             self.last = None if plan.stop is None else self._first_stop(ends[plan.stop])
             finals = [self._final(j, v) for j, v in enumerate(ends)]
         for old, new in zip(loop.results, finals):
@@ -78,6 +83,8 @@ class Emitter:
             return None
         body = loop.regions[1].blocks[0]
         t = ir.RankedTensorType(value.type)
+        if j in plan.scans:
+            return self.scanned[j]
         if body.arguments[j] == plan.counter:
             if self.last is None:
                 return self._constant(plan.start + self.lanes, t)
@@ -98,6 +105,50 @@ class Emitter:
             last = hlo.DynamicSliceOp(new, [self.last] + [zero] * t.rank,
                                       [1] + list(t.shape)).result
         return hlo.ReshapeOp(t, last).result
+
+    def _scan(self, ends):
+        """The carried scalars after the recurrence through them (`lanes_plan._scan_ops`)
+        has run once per lane, in trip order: a scalar loop over the lanes whose body
+        is that recurrence, reading each lane's inputs from the vectors the lanes made.
+        The operations and their order are the loop's (the loop is small and all
+        scalar, so `unroll` runs it several lanes per trip)."""
+        plan = self.plan
+        chain, positions = plan.scan_ops, sorted(plan.scans)
+        made = {r for op in chain for r in op.results} | set(plan.scans.values())
+        inputs = []
+        for op in chain:
+            for v in op.operands:
+                if v not in made and plan.kind(v) != UNIFORM and v not in inputs:
+                    inputs.append(v)
+        vectors = [self._lanes(v, []) for v in inputs]
+        i64 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(64))
+        i1 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
+        first = [plan.loop.operands[j] for j in positions]
+        types = [i1, i64] + [v.type for v in first]
+        go = hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(True), type=i1)).result
+        loop = hlo.WhileOp(types, [go, self._constant(0, i64)] + first)
+        cond = loop.regions[0].blocks.append(*types)
+        with ir.InsertionPoint(cond):
+            hlo.ReturnOp([cond.arguments[0]])
+        body = loop.regions[1].blocks.append(*types)
+        with ir.InsertionPoint(body):
+            lane = body.arguments[1]
+            mapping = {plan.scans[j]: a for j, a in zip(positions, body.arguments[2:])}
+            for v, vector in zip(inputs, vectors):
+                t = ir.RankedTensorType(v.type)
+                mapping[v] = hlo.ReshapeOp(t, hlo.DynamicSliceOp(vector, [lane], [1]).result
+                                           ).result
+            for op in chain:
+                copy = op.clone(ip=ir.InsertionPoint(body))
+                for i, v in enumerate(op.operands):
+                    copy.operands[i] = mapping.get(v, self._value(v))
+                mapping.update(zip(op.results, copy.results))
+            lane = hlo.AddOp(lane, self._constant(1, i64)).result
+            more = hlo.CompareOp(lane, self._constant(self.lanes, i64),
+                                 hlo.ComparisonDirectionAttr.get("LT"),
+                                 compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
+            hlo.ReturnOp([more, lane] + [mapping[ends[j]] for j in positions])
+        return {j: loop.results[2 + n] for n, j in enumerate(positions)}
 
     def _keep(self, new, old):
         """`new` in the lanes the current mask holds, `old` in the others."""
@@ -123,7 +174,7 @@ class Emitter:
         last = self._constant(self.lanes - 1, i64)
         lanes = ir.RankedTensorType.get([self.lanes], i64.element_type)
         which = hlo.SelectOp(failed, hlo.IotaOp(lanes, 0).result, self._spread(last, [])).result
-        return _combine_lanes(which, "min", last)
+        return _combine_lanes(which, "stablehlo.minimum", last)
 
     # --- values ---
     def _value(self, v):
@@ -370,7 +421,7 @@ class Emitter:
                     self._emit(inner)
                 if n == 0:
                     go = self._value(ops[-1].operands[0])
-                    ends = [go if mask_at is None else _combine_lanes(go, "or")]
+                    ends = [go if mask_at is None else _combine_lanes(go, "stablehlo.or")]
                 else:
                     ends = [self._value(v) if kind is not None else
                             self._lanes(v, list(ir.RankedTensorType(v.type).shape))

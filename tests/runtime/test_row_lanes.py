@@ -461,3 +461,81 @@ def test_shrunk_fuzz_and_example_programs():
     re, im = np.linspace(-2.0, 0.6, 23), np.linspace(-1.2, 1.2, 23)
     exact(complex_rows, re, im)
     assert loops_and_transposes(complex_rows, re, im)[0] == 1
+
+
+# --- scalars carried across trips: the recurrence alone runs in order ------------------------
+
+def row_energy(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        e = 0.0
+        for j in range(x.shape[1]):
+            e = e * 0.9 + x[i, j] * x[i, j]
+        total += e                       # accumulated in trip order after the lanes
+    return total
+
+
+def dot_loop(a, b):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+    return s
+
+
+def int_checksum(a):
+    h = 0
+    m = 1
+    for i in range(a.shape[0]):
+        h += a[i] * (i + 1)
+        m = max(m, a[i])
+    return h, m
+
+
+def row_peaks(a):
+    best = -1
+    where = 0
+    for i in range(a.shape[0]):
+        h = 0
+        for j in range(a.shape[1]):
+            h = (h * 31 + a[i, j]) % 1009
+        if h > best:                     # Python's max, kept with the row it came from
+            best = h
+            where = i
+    return best, where
+
+
+def smoothed_last(x):
+    s = x[0, 0]
+    for i in range(x.shape[0]):
+        s = s * 0.5 + np.sqrt(abs(x[i, 1])) * x[i, 2]
+    return s
+
+
+def loop_ranks(fn, *args):
+    """The largest rank carried by each `while` of fn's staged module."""
+    text = jit(fn).lower(*args).as_text()
+    ranks = []
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(text)
+
+        def visit(op):
+            if op.name == "stablehlo.while":
+                ranks.append(max(ir.RankedTensorType(v.type).rank for v in op.operands))
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+    return sorted(ranks)
+
+
+@pytest.mark.parametrize("fn,args,ranks", [
+    (row_energy, (RNG.standard_normal((30, 11)),), [0, 1]),     # lanes, then the scan
+    (row_energy, (RNG.standard_normal((30, 11)).astype(np.float32),), [0, 1]),
+    (row_peaks, (RNG.integers(-50, 50, (12, 9)),), [0, 1]),
+    # straight-line bodies: left as loops (faster unrolled)
+    (dot_loop, (RNG.standard_normal(50), RNG.standard_normal(50)), [0]),
+    (int_checksum, (RNG.integers(-50, 50, 40),), [0]),
+    (smoothed_last, (RNG.standard_normal((25, 3)),), [0]),
+], ids=["nested", "float32", "integers", "dot", "checksum", "recurrence"])
+def test_carried_scalars_run_their_recurrence_in_trip_order(fn, args, ranks):
+    exact(fn, *args)
+    assert loop_ranks(fn, *args) == ranks

@@ -4,6 +4,8 @@ axis, gathers, results of the last trip, mutated arguments; and the loops that m
 stay loops (a trip reads another trip's row, a running sum, a triangular inner loop, a
 host callback), which still agree; nested loops whose lanes end at different trips
 (`while v`, a triangular range) run masked."""
+import re
+
 import numpy as np
 import pytest
 from jax._src.interpreters import mlir as jax_mlir
@@ -70,6 +72,36 @@ def test_causal_and_anticausal_passes(rows):
     assert whiles == 2
     # 200 rows of two arrays read one element per trip: the rows' axis is moved last
     assert (transposes > 0) == (rows * 2 > lanes_plan.CACHE_LINES)
+
+
+@pytest.mark.parametrize("fn,x", [(iir, RNG.standard_normal((16, 50))),
+                                  (two_pass, RNG.standard_normal((200, 33)))],
+                         ids=["rows", "moved"])
+def test_lanes_write_the_shared_array_in_place(fn, x):
+    """After XLA's optimisation the lanes' loop copies no whole output array per trip
+    (in the moved case the array is carried transposed)."""
+    args = (x, 0.9, 0.25) if fn is iir else (x, 0.7)
+    text = jit(fn).lower(*args).as_text("hlo")
+    assert "while(" in text
+    for shape in (x.shape, x.shape[::-1]):
+        assert copies_in_loop_bodies(text, shape) == 0
+
+
+def copies_in_loop_bodies(text, shape):
+    """Copies of a `shape` array in the computations a `while` body runs (itself and
+    the fusions and calls it makes, transitively); not the moves before and after."""
+    computations = {c.split(" ", 1)[0]: c for c in re.split(r"\n(?=\S)", text)
+                    if c.startswith("%")}
+    todo = re.findall(r"body=(%[\w.\-]+)", text)
+    seen = set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in computations:
+            continue
+        seen.add(name)
+        todo += re.findall(r"(?:calls|to_apply|body|condition)=(%[\w.\-]+)", computations[name])
+    pattern = re.escape(f"[{','.join(map(str, shape))}]") + r"\{[\d,]*\} copy\("
+    return sum(len(re.findall(pattern, computations[n])) for n in seen)
 
 
 def column_recursion(A, a):

@@ -6,6 +6,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from npxla.runtime.lowering.build import gather_at, int_constant_op
 from npxla.runtime.lowering.lanes_plan import UNIFORM, Shared
 from npxla.runtime.lowering.ssa import ELEMENTWISE
 
@@ -55,7 +56,7 @@ class Emitter:
         with ir.InsertionPoint(loop):
             t = ir.RankedTensorType(plan.counter.type)
             iota = hlo.IotaOp(ir.RankedTensorType.get([self.lanes], t.element_type), 0)
-            start = self._constant(plan.start, t)
+            start = int_constant_op(plan.start, t)
             self.values[plan.counter] = hlo.AddOp(iota.result, self._spread(start, [])).result
             for j, arg in enumerate(body.arguments):
                 if arg != plan.counter:
@@ -87,8 +88,8 @@ class Emitter:
             return self.scanned[j]
         if body.arguments[j] == plan.counter:
             if self.last is None:
-                return self._constant(plan.start + self.lanes, t)
-            return hlo.AddOp(self._constant(plan.start + 1, t),
+                return int_constant_op(plan.start + self.lanes, t)
+            return hlo.AddOp(int_constant_op(plan.start + 1, t),
                              hlo.ConvertOp(t, self.last).result).result
         kind = plan.kind(value)
         new = self.values.get(value, value)
@@ -101,7 +102,7 @@ class Emitter:
             last = hlo.SliceOp(new, [self.lanes - 1] + [0] * t.rank,
                                [self.lanes] + list(t.shape), [1] * (t.rank + 1)).result
         else:
-            zero = self._constant(0, ir.RankedTensorType(self.last.type))
+            zero = int_constant_op(0, ir.RankedTensorType(self.last.type))
             last = hlo.DynamicSliceOp(new, [self.last] + [zero] * t.rank,
                                       [1] + list(t.shape)).result
         return hlo.ReshapeOp(t, last).result
@@ -126,7 +127,7 @@ class Emitter:
         first = [plan.loop.operands[j] for j in positions]
         types = [i1, i64] + [v.type for v in first]
         go = hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(True), type=i1)).result
-        loop = hlo.WhileOp(types, [go, self._constant(0, i64)] + first)
+        loop = hlo.WhileOp(types, [go, int_constant_op(0, i64)] + first)
         cond = loop.regions[0].blocks.append(*types)
         with ir.InsertionPoint(cond):
             hlo.ReturnOp([cond.arguments[0]])
@@ -143,8 +144,8 @@ class Emitter:
                 for i, v in enumerate(op.operands):
                     copy.operands[i] = mapping.get(v, self._value(v))
                 mapping.update(zip(op.results, copy.results))
-            lane = hlo.AddOp(lane, self._constant(1, i64)).result
-            more = hlo.CompareOp(lane, self._constant(self.lanes, i64),
+            lane = hlo.AddOp(lane, int_constant_op(1, i64)).result
+            more = hlo.CompareOp(lane, int_constant_op(self.lanes, i64),
                                  hlo.ComparisonDirectionAttr.get("LT"),
                                  compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
             hlo.ReturnOp([more, lane] + [mapping[ends[j]] for j in positions])
@@ -171,7 +172,7 @@ class Emitter:
             t, ir.IntegerAttr.get(t.element_type, 0))).result
         failed = hlo.CompareOp(codes, zero, hlo.ComparisonDirectionAttr.get("NE"),
                                compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
-        last = self._constant(self.lanes - 1, i64)
+        last = int_constant_op(self.lanes - 1, i64)
         lanes = ir.RankedTensorType.get([self.lanes], i64.element_type)
         which = hlo.SelectOp(failed, hlo.IotaOp(lanes, 0).result, self._spread(last, [])).result
         return _combine_lanes(which, "stablehlo.minimum", last)
@@ -179,12 +180,6 @@ class Emitter:
     # --- values ---
     def _value(self, v):
         return self.values.get(v, v)
-
-    def _constant(self, number, t):
-        dtype = {1: np.bool_, 32: np.int32, 64: np.int64}[
-            ir.IntegerType(t.element_type).width]
-        attr = ir.DenseElementsAttr.get(np.array(number, dtype), type=t)
-        return hlo.ConstantOp(attr).result
 
     def _spread(self, value, shape):
         """A uniform `value` (of a lane's `shape`) repeated for every lane."""
@@ -282,7 +277,7 @@ class Emitter:
         kinds = [self.plan.kind(v) for v in op.operands]
         if kinds[0] != UNIFORM:               # a per-lane array at uniform indices
             index = op.operands[1]
-            zero = self._constant(0, ir.RankedTensorType(index.type))
+            zero = int_constant_op(0, ir.RankedTensorType(index.type))
             return hlo.DynamicSliceOp(self._operand(op), [zero] + [
                 self._value(v) for v in op.operands[1:]], [self.lanes] + sizes).result
         rows = self.plan.rows.get(op)
@@ -293,30 +288,14 @@ class Emitter:
         return self._gather(op, sizes)
 
     def _gather(self, op, sizes):
-        """Each lane's piece of a uniform array at that lane's indices (clamped into
-        the array as `dynamic_slice` clamps them)."""
-        source = self._value(op.operands[0])
-        i64 = ir.IntegerType.get_signless(64)
-        columns = []
-        for v in op.operands[1:]:
-            index = self._lanes(v, [])
-            if ir.IntegerType(ir.RankedTensorType(index.type).element_type).width != 64:
-                index = hlo.ConvertOp(ir.RankedTensorType.get([self.lanes], i64),
-                                      index).result
-            columns.append(hlo.ReshapeOp(ir.RankedTensorType.get([self.lanes, 1], i64),
-                                         index).result)
-        rank = len(sizes)
-        indices = columns[0] if rank == 1 else hlo.ConcatenateOp(columns, 1).result
-        dnums = hlo.GatherDimensionNumbers.get(
-            offset_dims=list(range(1, rank + 1)), collapsed_slice_dims=[],
-            operand_batching_dims=[], start_indices_batching_dims=[],
-            start_index_map=list(range(rank)), index_vector_dim=1)
-        return hlo.GatherOp(source, indices, dnums, sizes, indices_are_sorted=False).result
+        """Each lane's piece of a uniform array at that lane's indices."""
+        return gather_at(self._value(op.operands[0]),
+                         [self._lanes(v, []) for v in op.operands[1:]], sizes)
 
     def _dynamic_update_slice(self, op):
         """A per-lane array (or a uniform one given per-lane values) at uniform indices."""
         index = op.operands[2]
-        zero = self._constant(0, ir.RankedTensorType(index.type))
+        zero = int_constant_op(0, ir.RankedTensorType(index.type))
         return hlo.DynamicUpdateSliceOp(self._operand(op), self._operand(op, 1), [zero] + [
             self._value(v) for v in op.operands[2:]]).result
 
@@ -353,8 +332,8 @@ class Emitter:
         write = op.name == "stablehlo.dynamic_update_slice"
         first = 2 if write else 1
         starts = [self._value(v) for v in op.operands[first:]]
-        starts[axis] = self._constant(self.plan.start + offset,
-                                      ir.RankedTensorType(op.operands[first + axis].type))
+        starts[axis] = int_constant_op(self.plan.start + offset,
+                                       op.operands[first + axis].type)
         piece = op.operands[1] if write else op.results[0]
         shape = list(ir.RankedTensorType(piece.type).shape)
         n = len(shape)

@@ -29,10 +29,10 @@ than the extra pass over memory), and the hoisted arrays stay within `_MAX_BYTES
 """
 from __future__ import annotations
 
-import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from npxla.runtime.lowering.build import gather_at, int_constant_op
 from npxla.runtime.lowering.hoist import static_trip_count
 from npxla.runtime.lowering.ssa import (ELEMENTWISE, defining_op, int_constant, is_scalar,
                                         operation, while_loops)
@@ -144,7 +144,7 @@ class _Vectoriser:
         self.memo = {}
         t = ir.RankedTensorType(counter.type)
         iota = hlo.IotaOp(ir.RankedTensorType.get([trips], t.element_type), 0).result
-        first = self._broadcast(_constant_like(counter, start))
+        first = self._broadcast(int_constant_op(start, counter.type))
         self.memo[counter] = hlo.AddOp(iota, first).result
 
     def of(self, value):
@@ -178,32 +178,8 @@ class _Vectoriser:
     def _gather(self, op):
         source = op.operands[0]
         rank = ir.RankedTensorType(source.type).rank
-        i64 = ir.IntegerType.get_signless(64)
-        columns = []
-        for v in op.operands[1:]:
-            index = self.of(v)
-            if ir.IntegerType(ir.RankedTensorType(index.type).element_type).width != 64:
-                index = hlo.ConvertOp(ir.RankedTensorType.get([self.trips], i64), index).result
-            columns.append(hlo.ReshapeOp(ir.RankedTensorType.get([self.trips, 1], i64),
-                                         index).result)
-        indices = columns[0] if rank == 1 else hlo.ConcatenateOp(columns, 1).result
-        axes = list(range(rank))
-        dnums = hlo.GatherDimensionNumbers.get(
-            offset_dims=[], collapsed_slice_dims=axes, operand_batching_dims=[],
-            start_indices_batching_dims=[], start_index_map=axes, index_vector_dim=1)
-        return hlo.GatherOp(source, indices, dnums, [1] * rank,
-                            indices_are_sorted=False).result
-
-
-def _constant_like(value, number):
-    t = ir.RankedTensorType(value.type)
-    return hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(number, _np_int(t)),
-                                                   type=t)).result
-
-
-def _np_int(t):
-    width = ir.IntegerType(t.element_type).width
-    return {32: np.int32, 64: np.int64}[width]
+        return gather_at(source, [self.of(v) for v in op.operands[1:]], [1] * rank,
+                         collapse=True)
 
 
 def _read_back(value, vector, counter, start):
@@ -212,7 +188,7 @@ def _read_back(value, vector, counter, start):
     with ir.InsertionPoint(op):
         index = counter
         if start:
-            index = hlo.SubtractOp(counter, _constant_like(counter, start)).result
+            index = hlo.SubtractOp(counter, int_constant_op(start, counter.type)).result
         t = ir.RankedTensorType(value.type)
         piece = hlo.DynamicSliceOp(vector, [index], [1]).result
         scalar = hlo.ReshapeOp(t, piece).result

@@ -545,11 +545,17 @@ def _cast_values(rng, r, shape, dtype):
 
 
 def gen_casts(seed: int) -> Program:
+    return first_program(seed, _gen_casts, "cast")
+
+
+def first_program(seed: int, attempt_fn, what: str) -> Program:
+    """The first of up to 20 attempts `attempt_fn(seed, attempt)` that makes a program
+    (None: a draw NumPy rejects, or one the family cannot use)."""
     for attempt in range(20):
-        prog = _gen_casts(seed, attempt)
+        prog = attempt_fn(seed, attempt)
         if prog is not None:
             return prog
-    raise RuntimeError(f"no cast program for seed {seed}")
+    raise RuntimeError(f"no {what} program for seed {seed}")
 
 
 def _gen_casts(seed, attempt):

@@ -17,18 +17,14 @@ import random
 
 import numpy as np
 
-from .gen_families import _runs
+from .gen_families import _runs, first_program
 from .model import Program
 
 _DTYPES = (("float64", 7), ("int64", 2), ("float32", 1))
 
 
 def gen_rows(seed: int) -> Program:
-    for attempt in range(20):
-        prog = _gen_rows(seed, attempt)
-        if prog is not None:
-            return prog
-    raise RuntimeError(f"no row-loop program for seed {seed}")
+    return first_program(seed, _gen_rows, "row-loop")
 
 
 def _gen_rows(seed, attempt):

@@ -1,0 +1,38 @@
+"""Building ops into a finished StableHLO module: the few constructions the rewrites
+that run after staging (`maps`, `lanes`) share, on raw `ir.Value`s (the primitives of
+this layer work on traced arrays instead)."""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+_INTS = {1: np.bool_, 32: np.int32, 64: np.int64}
+
+
+def int_constant_op(number, t) -> ir.Value:
+    """A constant `number` of the integer (or bool) tensor type `t`."""
+    dtype = _INTS[ir.IntegerType(ir.RankedTensorType(t).element_type).width]
+    return hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(number, dtype), type=t)).result
+
+
+def gather_at(source, starts, sizes, collapse=False) -> ir.Value:
+    """The `sizes` pieces of `source` at n start positions, one per element of the
+    n-long index vectors `starts` (one per axis of `source`), clamped into the array as
+    `dynamic_slice` clamps a start: shape `(n,) + sizes`, or `(n,)` with `collapse` (all
+    sizes 1)."""
+    n = ir.RankedTensorType(starts[0].type).shape[0]
+    i64 = ir.IntegerType.get_signless(64)
+    columns = []
+    for index in starts:
+        if ir.IntegerType(ir.RankedTensorType(index.type).element_type).width != 64:
+            index = hlo.ConvertOp(ir.RankedTensorType.get([n], i64), index).result
+        columns.append(hlo.ReshapeOp(ir.RankedTensorType.get([n, 1], i64), index).result)
+    rank = len(sizes)
+    indices = columns[0] if rank == 1 else hlo.ConcatenateOp(columns, 1).result
+    axes = list(range(rank))
+    dnums = hlo.GatherDimensionNumbers.get(
+        offset_dims=[] if collapse else [a + 1 for a in axes],
+        collapsed_slice_dims=axes if collapse else [], operand_batching_dims=[],
+        start_indices_batching_dims=[], start_index_map=axes, index_vector_dim=1)
+    return hlo.GatherOp(source, indices, dnums, list(sizes), indices_are_sorted=False).result

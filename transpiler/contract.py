@@ -72,6 +72,9 @@ OPERATORS = {
     "percent_format": Operator(("template", "values"),
                                doc="`'literal %s template' % values`, formatted like an "
                                    "f-string"),
+    "list_comp": Operator(("iterable", "element function", "unpack the item"),
+                          doc="`[e for i in iterable]`: the element as a function of the "
+                              "item (of its parts when unpacked)"),
     "return_value": Operator(("did return", "value"), doc="the value a function returns"),
     "Undefined": Operator(("name",), doc="a variable not yet bound on some path"),
     "UndefinedReturnValue": Operator((), doc="a function that has not returned yet"),

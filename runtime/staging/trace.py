@@ -96,6 +96,9 @@ class Trace:
         self.object_originals: dict = {}
         # user functions converted while staging (the disk cache re-checks them)
         self.dependencies: list = []
+        # id(list) -> (the list, its rows, the array they are rows of): lists a staged
+        # comprehension made (`staging.stacked`)
+        self.stacked_lists: dict = {}
 
     def _staging_state(self):
         """What staging learns and remembers as it runs the function."""

@@ -10,7 +10,7 @@ recognised and left alone by the call converter); control flow is converted befo
 then also reach the tests and lambdas it generated.
 """
 from npxla.transpiler.converters import (asserts, break_statements, call_trees,
-                                         conditional_expressions, continue_statements,
+                                         comprehensions, conditional_expressions, continue_statements,
                                          control_flow, counted_loops, fstrings,
                                          logical_expressions,
                                          return_statements, attribute_stores, except_handlers,
@@ -20,4 +20,4 @@ from npxla.transpiler.converters import (asserts, break_statements, call_trees,
 
 PASSES = (unsupported, private_names, except_handlers, global_stores, asserts, counted_loops,
           break_statements, continue_statements, return_statements, slices,
-          attribute_stores, fstrings, call_trees, control_flow, conditional_expressions, logical_expressions)
+          attribute_stores, fstrings, comprehensions, call_trees, control_flow, conditional_expressions, logical_expressions)

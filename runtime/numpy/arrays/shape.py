@@ -26,6 +26,7 @@ from npxla.transpiler.base.errors import UnsupportedFunctionError, UnsupportedOp
 from npxla.runtime.staging import journal
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
+from npxla.runtime.staging.stacked import stack_of
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.core.coercion import as_array
 from npxla.runtime.numpy.core.convert import cast_to
@@ -444,6 +445,10 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 @implements(np.stack, family="shape", fold=False)
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    whole = stack_of(arrays)
+    if whole is not None and out is None and dtype is None and \
+            normalize_axis_index(operator.index(axis), whole.ndim) == 0:
+        return fresh(whole)        # the rows of one array (a staged comprehension)
     arrays = [as_array(a) for a in arrays]
     if not arrays:
         raise ValueError("need at least one array to stack")

@@ -16,6 +16,7 @@ import numpy as np
 from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
+from npxla.runtime.staging.stacked import stack_of
 from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.numpy.core.values import concat_values, fresh, reshape_value, shape_standin
 
@@ -55,6 +56,10 @@ def _reject_object(dtype):
 def _build(obj, dt):
     if not isinstance(obj, (list, tuple)):
         return cast_to(as_array(obj), dt, weak=False)
+    stack = stack_of(obj)
+    if stack is not None:          # the rows of one array (a staged comprehension)
+        out = cast_to(stack, dt, weak=False)
+        return fresh(out) if out is stack else out
     parts = [_build(o, dt) for o in obj]
     if not parts:
         return const_array(np.zeros((0,), dt))

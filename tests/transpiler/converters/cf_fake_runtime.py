@@ -230,3 +230,18 @@ def convert(fn):
     """`fn` converted and loaded against this fake runtime."""
     node, filename = convert_ast(fn)
     return loader.load(node, fn, filename, module())
+
+
+def list_comp(iterable, element, unpack):
+    if not unpack:
+        return [element(x) for x in iterable]
+    out = []
+    for item in iterable:
+        *parts, = item               # Python's own unpacking errors, then the count's
+        n = element.__code__.co_argcount
+        if len(parts) != n:
+            raise ValueError(f"not enough values to unpack (expected {n}, got "
+                             f"{len(parts)})" if len(parts) < n else
+                             f"too many values to unpack (expected {n})")
+        out.append(element(*parts))
+    return out

@@ -659,3 +659,26 @@ def test_assignments_before_a_raise_caught_in_the_function_are_kept():
     fake.CALLS.clear()
     fake.convert(assigned_then_raised)(1, 3)
     assert ("staged_in_try", {}) in fake.CALLS   # the test is checked
+
+
+# --- list comprehensions (`converters/comprehensions.py`) ---------------------------------
+
+def comprehensions(n, pairs):
+    squares = [i * i for i in range(n)]
+    sums = [a + b for a, b in pairs]                  # a tuple target: unpacked parts
+    nested = [[i * j for j in range(i)] for i in range(n)]
+    filtered = [i for i in range(n) if i % 2]         # a filter: stays Python
+    k = 10
+    scaled = [k * i for i in squares]                 # the enclosing scope's names
+    i = "outer"                                       # the target does not leak out
+    both = [x * y for x in range(2) for y in range(n)]
+    return squares, sums, nested, filtered, scaled, i, both
+
+
+def comprehension_unpack_error(pairs):
+    return [a + b for a, b in pairs]
+
+
+def test_list_comprehensions():
+    same(comprehensions, (0, []), (3, [(1, 2), (3, 4)]), (5, [[1, 1]]))
+    same(comprehension_unpack_error, ([(1, 2, 3)],), ([(1,)],), ([5],), ([(1, 2)],))

@@ -402,3 +402,17 @@ def test_class_level_expressions_stay_python():
     assert "c = b and 2" in text and "ag__.and_(lambda: self.c, lambda: a)" in text
     assert fake.convert(class_level_logic)(5) == 5
     assert fake.convert(loop_inside_finally)([0, 1]) == 1
+
+
+def comprehension_forms(x, pairs):
+    a = [v * 2 for v in x]
+    b = [p + q for p, q in pairs]
+    c = [v for v in x if v]
+    return a, b, c
+
+
+def test_list_comprehensions_become_list_comp_calls():
+    text = src(comprehension_forms)
+    assert "ag__.list_comp(x, lambda v: v * 2, False)" in text
+    assert "ag__.list_comp(pairs, lambda p, q: p + q, True)" in text
+    assert "[v for v in x if v]" in text          # filtered: Python's own

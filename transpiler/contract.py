@@ -30,8 +30,9 @@ OPERATORS = {
                            doc="the most iterations of `while p < n: ... p += step`, or "
                                "None when `p` or `n` is not a Python number"),
     "for_stmt": Operator(("iterable", "extra test function or None", "body function",
-                          "carried values", "names"), ("has_else",),
-                         doc="a `for` loop; `break` becomes the extra test"),
+                          "carried values", "names"), ("has_else", "appends"),
+                         doc="a `for` loop; `break` becomes the extra test; `appends`: a "
+                             "thunk of the local lists the loop only appends to"),
     "test_in_try": Operator(("test", "statement kind"),
                             doc="the test of an `if` or `while` inside a user `try`, which "
                                 "stays a Python statement"),

@@ -42,6 +42,7 @@ from npxla.runtime.operators.provenance import (LIBRARY, is_library_callable,
                                                 is_user_function, origin_of_module)
 from npxla.runtime.operators.iteration import traced_enumerate, traced_range, traced_zip
 from npxla.runtime.operators.mutation import note_created, refuse_container_mutation
+from npxla.runtime.operators.collected_appends import append_hook
 from npxla.runtime.operators.printing import runtime_print
 
 _is_user_function = is_user_function
@@ -123,6 +124,8 @@ def converted_call(f, args, kwargs):
     owner = getattr(f, "__self__", None)
     if type(owner) in _MUTATORS and getattr(f, "__name__", "") in _MUTATORS[type(owner)]:
         kwargs = higher_order.with_routed_key(kwargs, converted_call)
+        if f.__name__ == "append" and append_hook(owner, args, kwargs):
+            return None                # a row of the array a staged loop fills
         recorder = effects.recorder()
         if recorder is not None:       # replayed after the run if `owner` outlives it
             return recorder.call(owner, f.__name__, args, kwargs)

@@ -23,13 +23,11 @@ import numpy as np
 
 from npxla.runtime.staging import journal
 from npxla.runtime.staging.abstract import AbstractArray
-from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.staging.stacked import remember
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.lowering import structural as S
 from npxla.runtime.operators.items import set_item
 from npxla.runtime.operators.iteration import iteration_of
-from npxla.runtime.operators.loop_aliasing import independent
+from npxla.runtime.operators.collected_appends import new_array, zero_rows
 from npxla.runtime.operators.loop_tokens import LoopToken, _unrolled
 from npxla.runtime.operators.loops import FUSE_MAX_TRIPS
 from npxla.runtime.operators.mutation import ContainerMutation
@@ -51,7 +49,7 @@ def list_comp(iterable, element, unpack):
     items = iter(it.python())
     born = journal.stamp()
     first = call(next(items))
-    if _new_array(first, born):
+    if new_array(first, born):
         rows = _staged(it, call, first, LoopToken(element.__code__, True))
         if rows is not None:
             return rows
@@ -71,23 +69,11 @@ def _unpacking(element):
     return call
 
 
-def _new_array(x, born):
-    """Whether `x` is a traced array made after stamp `born` that nothing else holds
-    (no view of an older array), of one static shape, with a dtype of its own (a
-    weak Python scalar's type would change as a row)."""
-    return type(x) is AbstractArray and not x.weak and not is_bounded(x) and \
-        x.dtype != object and independent(x, born)
-
-
 def _staged(it, call, first, token):
     """The comprehension's list as the rows of one array filled by a staged loop over
     items 1.. (`first` is item 0), or None when it must run as Python."""
     count, kind = it.count, (first.shape, first.dtype)
-    zero = S.broadcast_in_dim(AbstractArray.from_const(np.zeros((), first.dtype),
-                                                       weak=False),
-                              shape=(count,) + first.shape, dims=())
-    rows = AbstractArray(zero.shape, zero.dtype, ir=zero.ir, deps=zero.deps)
-    set_item(rows, 0, first)
+    rows = zero_rows(first, count)
     start = AbstractArray.from_const(1)
     start.deps = frozenset([token])
 
@@ -98,7 +84,7 @@ def _staged(it, call, first, token):
         i._range = (1, count - 1)
         born = journal.stamp()
         x = call(it.item(i))
-        if not _new_array(x, born) or (x.shape, x.dtype) != kind:
+        if not new_array(x, born) or (x.shape, x.dtype) != kind:
             raise _Ragged
         set_item(rows, i, x)
         return i + 1, rows

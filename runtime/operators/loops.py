@@ -31,6 +31,7 @@ from npxla.runtime.numpy.core.extents import value_range
 from npxla.runtime.numpy.core.registry import dispatch
 from npxla.runtime.operators.logical import and_
 from npxla.runtime.operators.mutation import ContainerMutation
+from npxla.runtime.operators.collected_appends import collect
 
 # A static trip count up to this runs as Python (one iteration needs no loop).
 UNROLL_MAX = 1
@@ -136,7 +137,7 @@ def _refuse_else(has_else, what):
 
 
 # --- for ------------------------------------------------------------------------------
-def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False):
+def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False, appends=None):
     carried = tuple(carried)
     it = iteration_of(iterable)
     if it is not None and not it.static:
@@ -160,6 +161,11 @@ def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False):
             if not it.static:
                 _hint_for_run_time_length(e, it, token)
                 raise
+            if appends is not None and extra_test is None and \
+                    it.count * trace.fuse_factor > FUSE_MAX_TRIPS:
+                # lists the loop only appends to: their items as one array's rows
+                return collect(it, body, carried, names, token, appends,
+                               lambda items, c: _python_for(items, None, body, c, names))
             out = None
         if out is not None:
             return out

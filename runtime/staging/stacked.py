@@ -16,11 +16,15 @@ from npxla.runtime.staging.trace import current_trace
 
 def remember(stack, rows):
     """A new list of `rows`, known to be the rows of the array `stack`."""
-    out = list(rows)
+    return register(list(rows), stack)
+
+
+def register(lst, stack):
+    """`lst`, whose items are the rows of the array `stack`, remembered as such."""
     trace = current_trace()
     if trace is not None:
-        trace.stacked_lists[id(out)] = (out, tuple(rows), stack)
-    return out
+        trace.stacked_lists[id(lst)] = (lst, tuple(lst), stack)
+    return lst
 
 
 def stack_of(obj):

@@ -99,6 +99,9 @@ class Trace:
         # id(list) -> (the list, its rows, the array they are rows of): lists a staged
         # comprehension made (`staging.stacked`)
         self.stacked_lists: dict = {}
+        # id(list) -> the `Collector` a staged loop's `append`s to that list write to
+        # (`operators.collected_appends`)
+        self.append_slots: dict = {}
 
     def _staging_state(self):
         """What staging learns and remembers as it runs the function."""

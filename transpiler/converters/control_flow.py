@@ -22,6 +22,7 @@ from npxla.transpiler.analysis.anno import Static
 from npxla.transpiler.base.errors import InternalCompilerError
 from npxla.transpiler.pyct import templates
 from npxla.transpiler.converters.common import EXTRA_TEST, SCOPES, header_origin, walk_scope
+from npxla.transpiler.converters.append_loops import APPENDS
 from npxla.transpiler.converters.counted_loops import COUNTER
 
 
@@ -310,9 +311,11 @@ class _Transformer:
                   f"    __target__ = {itr}\n    __body__\n    return {_tuple(carried)}\n")
         if extra is not None:
             source += f"def {extra_fn}({', '.join(carried)}):\n    return __extra__\n"
+        appends = getattr(node, APPENDS, ())     # lists the loop only appends to
         call, orelse = self._loop_call(
             node, carried, "for_stmt",
-            f"__iter__, {extra_fn if extra is not None else None}, {body_fn}")
+            f"__iter__, {extra_fn if extra is not None else None}, {body_fn}",
+            f", appends=lambda: ({', '.join(appends)},)" if appends else "")
         return self._emit(node, carried, source + call, __target__=node.target,
                           __body__=body, __extra__=extra, __iter__=node.iter,
                           __orelse__=orelse)

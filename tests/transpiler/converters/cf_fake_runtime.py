@@ -81,7 +81,8 @@ def trip_bound(start_and_limit, step, inclusive, direction):
     return max(0, -(-(span + inclusive) // step)) if isinstance(limit, int) else None
 
 
-def for_stmt(iterable, extra_test_fn, body_fn, carried, names, *, has_else=False):
+def for_stmt(iterable, extra_test_fn, body_fn, carried, names, *, has_else=False,
+             appends=None):
     _check_names(carried, names)
     assert len(carried) == len(names)
     CALLS.append(("for_stmt", {"has_else": has_else,

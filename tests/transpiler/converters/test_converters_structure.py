@@ -416,3 +416,35 @@ def test_list_comprehensions_become_list_comp_calls():
     assert "ag__.list_comp(x, lambda v: v * 2, False)" in text
     assert "ag__.list_comp(pairs, lambda p, q: p + q, True)" in text
     assert "[v for v in x if v]" in text          # filtered: Python's own
+
+
+def append_only(x, given):
+    out = []
+    seen = []
+    for v in x:
+        out.append(v * 2)
+        seen.append(v)
+        given.append(v)              # a parameter: the caller may read it meanwhile
+    first = seen[0]                  # after the loop: any use
+    return out, first
+
+
+def append_and_read(x):
+    out = [0]
+    for v in x:
+        out.append(out[-1] + v)      # read while filling: stays Python
+    return out
+
+
+def append_seen_by_lambda(x):
+    out = []
+    last = lambda: out[-1]           # noqa: E731 - a nested scope could read it
+    for v in x:
+        out.append(v + last())
+    return out
+
+
+def test_loops_that_only_append_pass_the_lists():
+    assert "appends=lambda: (out, seen)" in src(append_only)
+    assert "appends=" not in src(append_and_read)
+    assert "appends=" not in src(append_seen_by_lambda)

@@ -1,0 +1,144 @@
+"""Loops that only append to a local list (`converters/append_loops.py`,
+`operators/collected_appends.py`) against NumPy: staged as one loop writing each
+appended array into a row of one array when every iteration appends one new array of
+one shape; run as Python, with NumPy's aliasing, when an appended array is changed
+after the append, kept in a loop variable, appended twice, a view of an argument, or
+when the loop reads the list."""
+import numpy as np
+import pytest
+
+from differential import check
+from npxla import jit
+
+RNG = np.random.default_rng(11)
+
+
+def concatenates(fn, *args):
+    """(concatenate ops, lines) of fn's staged module: unrolled, the list's items are
+    joined by one concatenate of every item."""
+    text = jit(fn).lower(*args).as_text()
+    return text.count("stablehlo.concatenate"), text.count("\n")
+
+
+def energies(d):
+    out = []
+    for i in range(d.shape[0]):
+        out.append(np.sum(d[i] ** 2) * np.arange(3.0))
+    return np.array(out)
+
+
+def fits_and_residuals(d, x):
+    fits = []
+    resid = []
+    for i in range(len(d)):
+        p = np.polyfit(x, d[i], 1)
+        fits.append(p)
+        resid.append(np.sum((np.polyval(p, x) - d[i]) ** 2))
+    return np.array(fits), np.array(resid), len(fits), fits[3]
+
+
+def rows_of(d):
+    out = []
+    for r in d:
+        out.append(np.cumsum(r) - r.mean())
+    out[2][0] = 50.0                 # an item is a view of the stacked rows
+    return np.stack(out), out
+
+
+def test_one_list_is_one_loop():
+    d = RNG.random((120, 5))
+    check(energies, d)
+    joins, lines = concatenates(energies, d)
+    assert joins == 0 and lines < 1000, (joins, lines)
+
+
+def test_two_lists_polyfit_views_and_len():
+    d, x = RNG.random((60, 8)), np.arange(8.0)
+    check(fits_and_residuals, d, x, rtol=1e-10, atol=1e-12)
+    assert concatenates(fits_and_residuals, d, x)[1] < 3000
+
+
+def test_rows_iteration_items_and_writes():
+    check(rows_of, RNG.random((40, 6)))
+
+
+def nested(d, T):
+    total = []
+    for t in range(T):
+        row = []
+        for i in range(d.shape[0]):
+            row.append(d[i] * (t + 1.0))
+        total.append(np.array(row).sum())
+    return total
+
+
+def test_inner_list_made_in_an_outer_loop():
+    check(nested, RNG.random((30, 3)), 4)
+
+
+# --- run as Python, with NumPy's aliasing ------------------------------------------------
+
+def changed_after_append(d):
+    out = []
+    for i in range(d.shape[0]):
+        v = d[i] * 2.0
+        out.append(v)
+        v += 1.0                     # NumPy's item changes too
+    return np.array(out)
+
+
+def kept_in_a_variable(d):
+    out = []
+    last = d[0]
+    for i in range(d.shape[0]):
+        last = d[i] * 2.0
+        out.append(last)
+    last[0] = 99.0                   # the list's last item is this array
+    return np.array(out), out[-1]
+
+
+def read_while_filling(d):
+    out = [d[0] * 0.0]
+    for i in range(d.shape[0]):
+        out.append(out[-1] + d[i])
+    return np.array(out)
+
+
+def views_of_argument(d):
+    out = []
+    for i in range(d.shape[0]):
+        out.append(d[i])
+    out[4][1] = -3.0                 # writes into the argument, as NumPy's views do
+    return np.array(out)
+
+
+def appended_twice(d):
+    a, b = [], []
+    for i in range(d.shape[0]):
+        v = d[i] + 1.0
+        a.append(v)
+        b.append(v)
+    a[0][0] = 7.0                    # one array in both lists
+    return np.array(b)
+
+
+def prior_items(d):
+    out = [np.zeros(d.shape[1])]
+    for i in range(d.shape[0]):
+        out.append(d[i] * 3.0)
+    return np.array(out), len(out)
+
+
+def with_break(d):
+    out = []
+    for i in range(d.shape[0]):
+        if i > 25:
+            break
+        out.append(d[i] * 3.0)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("fn", [changed_after_append, kept_in_a_variable, read_while_filling,
+                                views_of_argument, appended_twice, prior_items, with_break])
+def test_cases_numpy_aliasing_decides(fn):
+    check(fn, RNG.random((40, 4)))

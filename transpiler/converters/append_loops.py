@@ -1,0 +1,113 @@
+"""`for` loops that only append to a local list: `out = []; for i in ...: out.append(v)`.
+
+A staged loop cannot change a Python list, so the runtime collects such appends into
+the rows of one array instead (`runtime/operators/collected_appends.py`). That is
+only right when nothing reads the list while the loop runs: a read of `out[-1]`
+inside the loop would see the list as it was when the loop was traced. This pass
+proves it from the source, before the other converters rewrite the loop, and marks
+the loop (attribute `APPENDS`) with the names of such lists; the control-flow
+converter passes the runtime a thunk of them (`for_stmt(..., appends=lambda: (out,))`).
+
+A name qualifies for a loop when, in the function that holds the loop:
+- it is a local made only by `name = [...]` or `name = list(...)` (a new list; not a
+  parameter, not `global`/`nonlocal`, never bound otherwise, e.g. by a `for`);
+- no nested function, lambda or class mentions it (one could read it while the loop
+  runs);
+- inside the loop, it appears only as the receiver of `.append(...)`;
+- before the loop's end, elsewhere, it appears only as the receiver of `.append` or
+  subscripted (`name[0]`), never as a value that could be passed or stored away.
+"""
+from __future__ import annotations
+
+import gast
+
+from npxla.transpiler.converters.common import SCOPES, functions, walk_scope
+
+APPENDS = "npxla_appends"     # the names of the lists a `For` loop only appends to
+
+
+def _parents(fn):
+    out = {}
+    for node in walk_scope(fn):
+        for child in gast.iter_child_nodes(node):
+            out[id(child)] = node
+    return out
+
+
+def _is_receiver(name, parents):
+    """Whether Name `name` is `name.append` called: `name.append(...)`."""
+    attr = parents.get(id(name))
+    call = parents.get(id(attr))
+    return isinstance(attr, gast.Attribute) and attr.attr == "append" and \
+        isinstance(call, gast.Call) and call.func is attr
+
+
+def _new_list(value):
+    return isinstance(value, gast.List) or (
+        isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and
+        value.func.id == "list")
+
+
+def _nested_names(fn):
+    """Names mentioned inside scopes nested in `fn` (and declared global/nonlocal)."""
+    out = set()
+    for node in walk_scope(fn):
+        if node is not fn and isinstance(node, SCOPES):
+            out.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            out.update(node.names)
+    return out
+
+
+def _candidates(fn):
+    """The locals of `fn` made only as new lists and unseen by nested scopes:
+    {name: [its Name nodes in fn's own scope]}."""
+    params = {a.id for a in gast.walk(fn.args) if isinstance(a, gast.Name)}
+    excluded = params | _nested_names(fn)
+    uses: dict = {}
+    for node in walk_scope(fn):
+        if isinstance(node, gast.Name) and node.id not in excluded:
+            uses.setdefault(node.id, []).append(node)
+    parents = _parents(fn)
+    out = {}
+    for name, nodes in uses.items():
+        stores = [n for n in nodes if not isinstance(n.ctx, gast.Load)]
+        if stores and all(isinstance(parents.get(id(n)), gast.Assign) and
+                          len(parents[id(n)].targets) == 1 and
+                          parents[id(n)].targets[0] is n and
+                          _new_list(parents[id(n)].value) for n in stores):
+            out[name] = nodes
+    return out, parents
+
+
+def _before(node, loop):
+    return (node.lineno, node.col_offset) < (loop.end_lineno, loop.end_col_offset)
+
+
+def mark(fn):
+    candidates, parents = _candidates(fn)
+    for loop in walk_scope(fn):
+        if not isinstance(loop, gast.For) or loop.orelse:
+            continue
+        inside = {id(n) for s in loop.body for n in walk_scope(s)}
+        names = []
+        for name, nodes in candidates.items():
+            loads = [n for n in nodes if isinstance(n.ctx, gast.Load)]
+            appended = [n for n in loads if id(n) in inside and _is_receiver(n, parents)]
+            if not appended:
+                continue
+            ok = all(_is_receiver(n, parents) for n in loads if id(n) in inside) and \
+                all(_is_receiver(n, parents) or
+                    isinstance(parents.get(id(n)), gast.Subscript) and
+                    parents[id(n)].value is n
+                    for n in loads if id(n) not in inside and _before(n, loop))
+            if ok:
+                names.append(name)
+        if names:
+            setattr(loop, APPENDS, tuple(sorted(names)))
+
+
+def transform(node, ctx):
+    for fn in functions(node):
+        mark(fn)
+    return node

@@ -86,7 +86,10 @@ multiply = elementwise("multiply", lambda a, b: rounded(
 divide = elementwise("divide", lambda a, b: rounded(
     hlo.DivOp(a, b).result, dtype_of(a.type)))
 remainder = elementwise("remainder", hlo.RemOp)
-power = elementwise("power", hlo.PowOp)
+# rounded too: XLA's simplifier turns `x ** 2` into `x * x`, which the add after it
+# would otherwise fuse into one FMA (NumPy's `np.square` rounds the product)
+power = elementwise("power", lambda a, b: rounded(
+    hlo.PowOp(a, b).result, dtype_of(a.type)))
 maximum = elementwise("maximum", hlo.MaxOp)
 minimum = elementwise("minimum", hlo.MinOp)
 atan2 = elementwise("atan2", hlo.Atan2Op)

@@ -25,6 +25,7 @@ import types
 import numpy as np
 
 from .gen_bounded import BoundedGen
+from .gen_lists import gen_lists
 from .gen_rows import gen_rows
 from .gen_families import (LayoutGen, array_value, between_source, class_source, default_val,
                            family_of, gen_casts, gen_exact, layout_args, method_source,
@@ -717,6 +718,8 @@ def generate(seed: int, feats: Features = Features()) -> Program:
         return gen_casts(seed)
     if fam == "row_loops":
         return gen_rows(seed)
+    if fam == "list_builds":
+        return gen_lists(seed)
     g = _Gen(seed, feats, fam)
     params = _params(g.r, feats.large_args)
     env = {n: Var(n, v, param=True) for n, v in params}

@@ -18,6 +18,8 @@
   attributes. `gen.generate` builds those; the pieces they need are here.
 - `row_loops` (gen_rows.py): loops over the rows of an array whose trips touch only
   their own row (the lanes rewrite), compared bit for bit.
+- `list_builds` (gen_lists.py): lists of arrays built by comprehensions or `append`
+  loops over rows, then used (staged comprehensions, collected appends), bit for bit.
 
 Which family a seed makes is drawn by an RNG of its own (`family_of`), so a seed that
 makes no family program makes exactly the program it made before the families existed.
@@ -44,7 +46,7 @@ from .model import AUG, Features, Program, Val, Var
 from .regress import VIEW_FORMS, literal
 
 FAMILIES = ("exact_float", "default_args", "arg_layouts", "float_int_casts", "private_attrs",
-            "row_loops")
+            "row_loops", "list_builds")
 FAMILY_SHARE = 0.05     # of the seeds, for each family (a quarter in all)
 
 

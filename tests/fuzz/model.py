@@ -75,6 +75,9 @@ class Features:
     # loops over rows whose trips touch only their own row (gen_rows.py), the shape the
     # lanes rewrite runs all at once, compared bit for bit
     row_loops: bool = True
+    # lists of arrays built from rows by a comprehension or `append` in a loop, then
+    # used (gen_lists.py): the staged comprehensions and collected appends, bit for bit
+    list_builds: bool = True
     # (known.KNOWN) exact_float: a division of a division, `(x / 3.0) / 7.0`, also across
     # statements (XLA rewrites it as `x / 21.0`)
     exact_chained_division: bool = True

@@ -139,3 +139,22 @@ def test_quotients_and_sums_with_constants_are_not_reassociated(dtype):
     x, y, z = (rng.standard_normal(2000).astype(dtype) for _ in range(3))
     for e, g in zip(chained(x, y, z), jit(chained, device=DEVICE)(x, y, z)):
         _same_bits(e, g)
+
+
+def squares_summed(x, y):
+    out = [y]
+    for i in range(x.shape[0]):
+        v = x[i] ** 2
+        v = v + out[-1]
+        out.append(v)
+    return np.array(out), x ** 2 + y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_square_is_rounded_before_the_sum(dtype):
+    """XLA rewrites `x ** 2` as `x * x`, which the add after it fused into an FMA
+    (fuzzer family list_builds, seed 5202)."""
+    rng = np.random.default_rng(4)
+    x, y = rng.standard_normal((33, 300)).astype(dtype), rng.standard_normal(300).astype(dtype)
+    for e, g in zip(squares_summed(x, y), jit(squares_summed, device=DEVICE)(x, y)):
+        _same_bits(e, g)

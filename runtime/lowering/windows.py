@@ -16,47 +16,73 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.lowering.core import Primitive
+from npxla.runtime.lowering.structural import reshape, static_slice
 from npxla.runtime.lowering.ssa import defining_op
 
-# fewer pieces than this are concatenated as they are (XLA compiles that quickly)
+# runs of fewer pieces than this are concatenated as they are (XLA compiles that
+# quickly)
 MIN_PIECES = 16
 
 
 def _window(value):
-    """(source value, starts, sizes) of `reshape(slice(source))` adding a leading unit
-    axis to a unit-stride slice, else None."""
+    """(source value, starts, slice sizes) of a piece that is a unit-stride `slice` of
+    a source seen through reshapes that only add a leading unit axis or drop unit
+    axes (the same elements in the same order), else None."""
+    shape = tuple(ir.RankedTensorType(value.type).shape)
+    if not shape or shape[0] != 1:
+        return None
     op = defining_op(value)
-    if op is None or op.name != "stablehlo.reshape":
+    while op is not None and op.name == "stablehlo.reshape":
+        op = defining_op(op.operands[0])
+    if op is None or op.name != "stablehlo.slice" or \
+            any(s != 1 for s in ir.DenseI64ArrayAttr(op.attributes["strides"])):
         return None
-    inner = defining_op(op.operands[0])
-    if inner is None or inner.name != "stablehlo.slice":
-        return None
-    if any(s != 1 for s in ir.DenseI64ArrayAttr(inner.attributes["strides"])):
-        return None
-    starts = tuple(ir.DenseI64ArrayAttr(inner.attributes["start_indices"]))
-    limits = tuple(ir.DenseI64ArrayAttr(inner.attributes["limit_indices"]))
+    starts = tuple(ir.DenseI64ArrayAttr(op.attributes["start_indices"]))
+    limits = tuple(ir.DenseI64ArrayAttr(op.attributes["limit_indices"]))
     sizes = tuple(b - a for a, b in zip(starts, limits))
-    if tuple(ir.RankedTensorType(value.type).shape) != (1,) + sizes:
+    if [n for n in sizes if n != 1] != [n for n in shape if n != 1]:
         return None
-    return inner.operands[0], starts, sizes
+    return op.operands[0], starts, sizes
 
 
-def stacked_windows(pieces):
-    """`concatenate(pieces, axis=0)` as one gather when every piece is a unit-axis
-    reshape of a same-sized unit-stride slice of one array (and there are at least
-    MIN_PIECES), else None."""
-    if len(pieces) < MIN_PIECES or any(p.const is not None for p in pieces):
-        return None
-    found = [_window(p.ir) for p in pieces]
-    if any(w is None for w in found):
-        return None
+def joined_windows(pieces):
+    """`pieces` (to be concatenated along axis 0) with every run of at least
+    MIN_PIECES same-sized windows of one source replaced by one gather of them."""
+    if len(pieces) < MIN_PIECES:
+        return pieces
+    found = [None if p.const is not None else _window(p.ir) for p in pieces]
+    out, k = [], 0
+    while k < len(pieces):
+        end = k + 1
+        if found[k] is not None:
+            while end < len(pieces) and found[end] is not None and \
+                    found[end][0] == found[k][0] and found[end][2] == found[k][2] and \
+                    pieces[end].shape == pieces[k].shape:
+                end += 1
+        if end - k >= MIN_PIECES:
+            out.append(_gathered(pieces[k:end], found[k:end]))
+        else:
+            out.extend(pieces[k:end])
+        k = end
+    return out
+
+
+def _gathered(pieces, found):
     source, _, sizes = found[0]
-    if any(w[0] != source or w[2] != sizes for w in found):
-        return None
     shape = tuple(ir.RankedTensorType(source.type).shape)
     whole = AbstractArray(shape, pieces[0].dtype, ir=source,
                           deps=frozenset().union(*[p.deps for p in pieces]))
-    return gather_windows(whole, starts=tuple(w[1] for w in found), sizes=sizes)
+    first = found[0][1][0]
+    if sizes[0] == 1 and all(w[1][0] == first + k and not any(w[1][1:])
+                             for k, w in enumerate(found)) and sizes[1:] == shape[1:]:
+        # consecutive whole rows (the list of a staged loop's rows): one slice
+        out = static_slice(whole, start=(first,) + (0,) * (len(shape) - 1),
+                           limit=(first + len(pieces),) + shape[1:],
+                           strides=(1,) * len(shape))
+    else:
+        out = gather_windows(whole, starts=tuple(w[1] for w in found), sizes=sizes)
+    shape = (len(pieces),) + pieces[0].shape[1:]
+    return out if out.shape == shape else reshape(out, shape=shape)
 
 
 def _lower(t, source, *, starts, sizes):

@@ -75,6 +75,13 @@ class Collector:
         set_item(self.rows, self.index, x)
         self.taken.append((x, root_of(x), root_of(x)._version))
 
+    def last(self):
+        """`target[-1]` inside the staged iteration: what it appended, or before its
+        append the row the iteration before wrote (a view: writes reach that row)."""
+        if self.taken:
+            return self.taken[0][0]
+        return self.rows[self.index - 1]
+
     def finish(self, carried):
         """After the body's trace: exactly one append, whose array (and the array it
         views) nothing changed since and no loop variable holds."""

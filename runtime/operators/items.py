@@ -7,6 +7,7 @@ from npxla.transpiler.base.catalogue import TRACED_SEQUENCE_INDEX
 from npxla.transpiler.base.errors import ConcretizationError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.numpy.indexing.fancy import refuse_outside_array
 from npxla.runtime.numpy.core.registry import dispatch
 from npxla.runtime.numpy.indexing.fancy import aug_assign
@@ -32,6 +33,11 @@ def get_item(target, idx):
     like an array of them; everything else is Python's own `target[idx]`."""
     if isinstance(target, (list, tuple)) and type(idx) is AbstractArray and idx.const is None:
         return _element_at(target, idx)
+    if type(idx) is int and idx == -1 and type(target) is list:
+        trace = current_trace()
+        collector = None if trace is None else trace.append_slots.get(id(target))
+        if collector is not None and collector.target is target:
+            return collector.last()         # a list a staged loop fills: its last row
     return target[idx]
 
 

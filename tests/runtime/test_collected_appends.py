@@ -76,6 +76,39 @@ def test_inner_list_made_in_an_outer_loop():
     check(nested, RNG.random((30, 3)), 4)
 
 
+def random_walk(steps, x0):
+    path = [x0 * 1.0]
+    for i in range(steps.shape[0]):
+        path.append(path[-1] + 0.1 * steps[i])
+    return np.array(path), path[-1]
+
+
+def euler(v, dt):
+    xs = [np.zeros(3)]
+    for i in range(v.shape[0]):
+        prev = xs[-1]
+        xs.append(prev + dt * np.sin(prev) + v[i])
+    return np.array(xs)
+
+
+def write_into_last(d):
+    out = [d[0] * 1.0]
+    for i in range(1, d.shape[0]):
+        out[-1][0] = -1.0            # the item the iteration before appended
+        out.append(d[i] * 2.0)
+    return np.array(out)
+
+
+def test_recurrences_over_the_last_item():
+    steps = RNG.standard_normal((300, 2))
+    check(random_walk, steps, np.ones(2), rtol=0, atol=0)
+    # the first item and the rows of the staged loop: two pieces joined
+    joins, lines = concatenates(random_walk, steps, np.ones(2))
+    assert joins == 1 and lines < 1500, (joins, lines)
+    check(euler, RNG.standard_normal((200, 3)), 0.01, rtol=0, atol=0)
+    check(write_into_last, RNG.standard_normal((40, 3)), rtol=0, atol=0)
+
+
 # --- run as Python, with NumPy's aliasing ------------------------------------------------
 
 def changed_after_append(d):

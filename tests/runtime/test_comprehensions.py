@@ -186,3 +186,14 @@ def test_two_d_blocks_are_one_gather():
     check(blocks, A, rtol=0, atol=0)
     counts = ops(blocks, A)
     assert counts["gather"] == 1 and counts["concatenate"] == 0, counts
+
+
+def rows_in_order(A):
+    return np.array([A[i] for i in range(A.shape[0])]), np.stack([A[i] for i in range(2, 30)])
+
+
+def test_consecutive_rows_are_one_slice():
+    A = RNG.random((40, 3))
+    check(rows_in_order, A, rtol=0, atol=0)
+    counts = ops(rows_in_order, A)
+    assert counts["gather"] == 0 and counts["concatenate"] == 0, counts

@@ -7,13 +7,16 @@ inside the loop would see the list as it was when the loop was traced. This pass
 proves it from the source, before the other converters rewrite the loop, and marks
 the loop (attribute `APPENDS`) with the names of such lists; the control-flow
 converter passes the runtime a thunk of them (`for_stmt(..., appends=lambda: (out,))`).
+A recurrence over the items (`path.append(path[-1] + step[i])`) qualifies: its only
+read is of the last item.
 
 A name qualifies for a loop when, in the function that holds the loop:
 - it is a local made only by `name = [...]` or `name = list(...)` (a new list; not a
   parameter, not `global`/`nonlocal`, never bound otherwise, e.g. by a `for`);
 - no nested function, lambda or class mentions it (one could read it while the loop
   runs);
-- inside the loop, it appears only as the receiver of `.append(...)`;
+- inside the loop, it appears only as the receiver of `.append(...)` or read as
+  `name[-1]` (the runtime serves the item appended last: `Collector.last`);
 - before the loop's end, elsewhere, it appears only as the receiver of `.append` or
   subscripted (`name[0]`), never as a value that could be passed or stored away.
 """
@@ -40,6 +43,20 @@ def _is_receiver(name, parents):
     call = parents.get(id(attr))
     return isinstance(attr, gast.Attribute) and attr.attr == "append" and \
         isinstance(call, gast.Call) and call.func is attr
+
+
+def _is_last_read(name, parents):
+    """Whether Name `name` is read as `name[-1]` (the item appended last)."""
+    sub = parents.get(id(name))
+    if not (isinstance(sub, gast.Subscript) and sub.value is name and
+            isinstance(sub.ctx, gast.Load)):
+        return False
+    index = sub.slice
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):
+        index = index.operand
+        return isinstance(index, gast.Constant) and type(index.value) is int and \
+            index.value == 1
+    return isinstance(index, gast.Constant) and type(index.value) is int and index.value == -1
 
 
 def _new_list(value):
@@ -96,7 +113,8 @@ def mark(fn):
             appended = [n for n in loads if id(n) in inside and _is_receiver(n, parents)]
             if not appended:
                 continue
-            ok = all(_is_receiver(n, parents) for n in loads if id(n) in inside) and \
+            ok = all(_is_receiver(n, parents) or _is_last_read(n, parents)
+                     for n in loads if id(n) in inside) and \
                 all(_is_receiver(n, parents) or
                     isinstance(parents.get(id(n)), gast.Subscript) and
                     parents[id(n)].value is n

@@ -16,7 +16,7 @@ import numpy as np
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.lowering import structural as S
-from npxla.runtime.lowering.windows import stacked_windows
+from npxla.runtime.lowering.windows import joined_windows
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 
 _VOID = np.dtype([])
@@ -80,8 +80,8 @@ def concat_values(arrays, axis, dtype):
     nonempty = [a for a in arrays if a.shape[axis] != 0] or arrays[:1]
     if len(nonempty) == 1:
         return fresh(nonempty[0])
-    windows = stacked_windows(nonempty) if axis == 0 else None
-    return windows if windows is not None else S.concatenate(*nonempty, axis=axis)
+    parts = joined_windows(nonempty) if axis == 0 else nonempty
+    return parts[0] if len(parts) == 1 else S.concatenate(*parts, axis=axis)
 
 
 def concat_axis(parts, axis):

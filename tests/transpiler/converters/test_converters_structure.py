@@ -432,7 +432,14 @@ def append_only(x, given):
 def append_and_read(x):
     out = [0]
     for v in x:
-        out.append(out[-1] + v)      # read while filling: stays Python
+        out.append(out[0] + len(out) + v)   # read while filling: stays Python
+    return out
+
+
+def append_recurrence(x):
+    out = [0]
+    for v in x:
+        out.append(out[-1] + v)      # only the last item: served by the runtime
     return out
 
 
@@ -447,4 +454,5 @@ def append_seen_by_lambda(x):
 def test_loops_that_only_append_pass_the_lists():
     assert "appends=lambda: (out, seen)" in src(append_only)
     assert "appends=" not in src(append_and_read)
+    assert "appends=lambda: (out,)" in src(append_recurrence)
     assert "appends=" not in src(append_seen_by_lambda)

@@ -147,12 +147,47 @@ def _bcast(x, shape):
 # --- ranges ----------------------------------------------------------------------------
 
 @implements(np.arange, family="creation", creates=True,
-            notes="bounds and step must be known at compile time (the length depends "
-                  "on them)")
+            notes="bounds must be known at compile time (the length depends on them), "
+                  "except integer bounds of known range with a step of 1 or -1 (an "
+                  "array of run-time length)")
 def arange(*args, **kwargs):
+    if set(kwargs) <= {"dtype"} and 1 <= len(args) <= 3 and \
+            any(type(a) is AbstractArray and a.const is None for a in args):
+        out = _bounded_arange(args, kwargs.get("dtype"))
+        if out is not None:
+            return out
     args = [_static(a, "arange bound") for a in args]
     kwargs = {k: _static(v, "arange bound") for k, v in kwargs.items()}
     return const_array(np.arange(*args, **kwargs))
+
+
+def _bounded_arange(args, dtype):
+    """`np.arange` with traced integer bounds and a step of 1 or -1, whose ranges
+    staging knows (`np.arange(len(x[i + 1:]) - 2)` in a loop over i): an array of run
+    time length, `start + step * k` for k below the count, in a buffer as long as the
+    longest it can be (`staging.bounded`). None when the bounds' ranges are unknown
+    (the static path then asks for their values)."""
+    start, stop, step = ((0,) + tuple(args) + (1,))[-3:] if len(args) < 3 else args
+    step = B.known(step)
+    if step not in (1, -1) or not all(_signed_int(v) for v in (start, stop)):
+        return None
+    lo, hi = B.value_range(start), B.value_range(stop)
+    if lo is None or hi is None:
+        return None
+    bound = max(0, hi[1] - lo[0] if step == 1 else lo[1] - hi[0])
+    count = B.maximum(B.sub(stop, start) if step == 1 else B.sub(start, stop), 0)
+    base = S.broadcast_in_dim(B.traced(start), shape=(bound,), dims=())
+    steps = S.iota(shape=(bound,), dtype=np.int64, dim=0)
+    buf = E.add(base, steps) if step == 1 else E.subtract(base, steps)
+    buf = cast_to(buf, np.dtype(np.int64 if dtype is None else dtype), weak=False)
+    deps = B.deps_of(start, stop)
+    return B.make(buf, [B.Extent(0, count)], deps)
+
+
+def _signed_int(v):
+    if type(v) is AbstractArray:
+        return v.ndim == 0 and v.dtype.kind == "i"
+    return isinstance(v, (int, np.signedinteger)) and not isinstance(v, bool)
 
 
 @implements(np.eye, family="creation", creates=True)

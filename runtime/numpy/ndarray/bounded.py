@@ -39,6 +39,28 @@ def _copy(fn, args, kwargs):
     return B.make(fresh(x.buf), x.ext, x.extent_deps)
 
 
+def _array(copies):
+    """`np.array(x)` (a copy: `copies`) / `np.asarray(x)` (`x` itself) of an array of
+    run-time length, with NumPy's `dtype`, `copy` and `order` (the buffer is already in
+    C order); `ndmin` above its dimensions and array-likes holding one are refused."""
+    def run(fn, args, kwargs):
+        names = ("object", "dtype") if copies else ("a", "dtype")
+        given = dict(zip(names, args), **kwargs)
+        x, dtype = given.pop(names[0], None), given.pop("dtype", None)
+        copy = given.pop("copy", True if copies else None)
+        given.pop("order", None)
+        if not is_bounded(x) or given.pop("ndmin", 0) > x.ndim or \
+                any(v is not None and k != "subok" for k, v in given.items()):
+            ops.first_bounded((args, kwargs)).refuse(f"np.{fn.__name__}")
+        buf = x.buf if dtype is None else cast_to(x.buf, np.dtype(dtype), weak=False)
+        if buf is x.buf and not copy:
+            return x
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        return B.make(fresh(buf) if buf is x.buf else buf, x.ext, x.extent_deps)
+    return run
+
+
 def _cumulative(identity):
     def run(fn, args, kwargs):
         params = ops.bind(fn, args, kwargs)
@@ -76,7 +98,7 @@ HANDLERS = {
     "np.clip": ops.elementwise,
     "np.linalg.norm": linalg.vector_norm, "np.shape": _shape, "np.size": _size,
     "np.copy": _copy, "np.outer": _outer, "np.cumsum": _cumulative(0),
-    "np.cumprod": _cumulative(1),
+    "np.cumprod": _cumulative(1), "np.array": _array(True), "np.asarray": _array(False),
 }
 for _name in list(reductions.REDUCTIONS) + list(reductions.MOMENTS):
     HANDLERS["np." + _name] = _reduction(_name)

@@ -81,12 +81,24 @@ def _operator(np_name, reflected=False):
             return other * self.__index__()
         fn = getattr(np, np_name)
         out = dispatch(fn, (other, self) if reflected else (self, other), {})
-        if bounds is not None and self._range is not None and type(other) is int:
-            lo, hi = bounds(self._range, other, reflected)
+        k = _known_int(other)
+        if bounds is not None and self._range is not None and k is not None:
+            lo, hi = bounds(self._range, k, reflected)
             out._range = (min(lo, hi), max(lo, hi))
         return out
     op.__name__ = np_name
     return op
+
+
+def _known_int(x):
+    """`x` as a Python int when it is one, or a 0-d integer constant (a Python int
+    argument specialised), else None."""
+    if type(x) is int:
+        return x
+    if type(x) is AbstractArray and not x.shape and x.dtype.kind in "iu" and \
+            x.const is not None:
+        return int(x.const)
+    return None
 
 
 # how a static integer range maps through `x op k` (k a Python int)

@@ -76,6 +76,11 @@ OPERATORS = {
     "list_comp": Operator(("iterable", "element function", "unpack the item"),
                           doc="`[e for i in iterable]`: the element as a function of the "
                               "item (of its parts when unpacked)"),
+    "bit_count_applies": Operator(("value", "count"),
+                                  doc="whether `while v: v &= v - 1; c += k` may run as "
+                                      "one bit count (`converters/bit_count_loops`)"),
+    "bit_count": Operator(("value", "count", "step"),
+                          doc="(0, c + k * set bits of v): the loop's result"),
     "return_value": Operator(("did return", "value"), doc="the value a function returns"),
     "Undefined": Operator(("name",), doc="a variable not yet bound on some path"),
     "UndefinedReturnValue": Operator((), doc="a function that has not returned yet"),

@@ -246,3 +246,11 @@ def list_comp(iterable, element, unpack):
                              f"too many values to unpack (expected {n})")
         out.append(element(*parts))
     return out
+
+
+def bit_count_applies(v, c):
+    return False             # Python's own loop
+
+
+def bit_count(v, c, k):
+    raise AssertionError("bit_count_applies is False in the double")

@@ -682,3 +682,15 @@ def comprehension_unpack_error(pairs):
 def test_list_comprehensions():
     same(comprehensions, (0, []), (3, [(1, 2), (3, 4)]), (5, [[1, 1]]))
     same(comprehension_unpack_error, ([(1, 2, 3)],), ([(1,)],), ([5],), ([(1, 2)],))
+
+
+def bit_counts(n):
+    v, c = n, 0
+    while v:
+        v &= v - 1
+        c += 3
+    return v, c
+
+
+def test_bit_count_loop_keeps_pythons_semantics():
+    same(bit_counts, (0,), (1,), (255,), (2 ** 40 + 5,))

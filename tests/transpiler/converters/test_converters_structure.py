@@ -456,3 +456,28 @@ def test_loops_that_only_append_pass_the_lists():
     assert "appends=" not in src(append_and_read)
     assert "appends=lambda: (out,)" in src(append_recurrence)
     assert "appends=" not in src(append_seen_by_lambda)
+
+
+def bit_count(v):
+    c = 0
+    while v:
+        v &= v - 1
+        c += 1
+    return c
+
+
+def not_bit_count(v):
+    c = 0
+    while v > 0:                     # not the same loop for a negative v
+        v &= v - 1
+        c += 1
+    while v:
+        v &= v - 1
+        c += 0.5                     # a float step
+    return c
+
+
+def test_bit_count_loops_become_a_guarded_count():
+    assert "ag__.bit_count_applies(v, c)" in src(bit_count)
+    assert "ag__.bit_count(v, c, 1)" in src(bit_count)
+    assert "ag__.bit_count" not in src(not_bit_count)

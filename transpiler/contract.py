@@ -81,6 +81,9 @@ OPERATORS = {
                                       "one bit count (`converters/bit_count_loops`)"),
     "bit_count": Operator(("value", "count", "step"),
                           doc="(0, c + k * set bits of v): the loop's result"),
+    "list_items_distinct": Operator(("list", "positions tuple"),
+                                    doc="whether the int positions name distinct items of "
+                                        "a list (`converters/list_items`)"),
     "return_value": Operator(("did return", "value"), doc="the value a function returns"),
     "Undefined": Operator(("name",), doc="a variable not yet bound on some path"),
     "UndefinedReturnValue": Operator((), doc="a function that has not returned yet"),

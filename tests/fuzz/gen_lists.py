@@ -9,8 +9,9 @@ new arrays, 0-d values, views of the argument (writes through them reach it), vi
 of new arrays, windows of several rows; an appended array changed after the append,
 kept in a loop variable, appended to two lists, the list read while it fills; and
 afterwards writes through an item, an item replaced, more appends, `np.array`,
-`np.stack`, `len`, the list returned. Sizes are mostly above the 16 items from which
-the rewrites apply.
+`np.stack`, `len`, the list returned; running totals kept in list items
+(`converters/list_items.py`). Sizes are mostly above the 16 items from which the
+rewrites apply.
 """
 from __future__ import annotations
 
@@ -56,9 +57,26 @@ def _item(r, i, cols):
     return r.choice(forms)
 
 
+def _items(r):
+    """Running totals in the items of a list (`converters/list_items.py`)."""
+    start = r.choice(["[0.0, 0]", "[y * 0, 0.0]", "[0, 0, t]", "[t]"])
+    size = start.count(",") + 1
+    lines = [f"acc = {start}", "for i in range(x.shape[0]):"]
+    for _ in range(r.randint(1, 3)):
+        k = r.choice([str(j) for j in range(size)] + ["-1"])
+        lines.append(r.choice([f"    acc[{k}] += x[i, 0] * 2", f"    acc[{k}] = acc[{k}] * t + 1",
+                               f"    acc[{k}] += np.sum(x[i] > t)",
+                               f"    if x[i, 0] > t:\n        acc[{k}] = acc[{k}] - 1"]))
+    lines.append("out = [np.asarray(v) * 1.0 for v in acc]")
+    return lines, ["acc"]
+
+
 def _build(r, rows, cols):
     """The lines that build `out` (and maybe `other`, `keep`), and what to return."""
-    kind = r.choice(["comp", "comp_rows", "comp_enum", "append", "append", "append"])
+    kind = r.choice(["comp", "comp_rows", "comp_enum", "append", "append", "append",
+                     "items"])
+    if kind == "items":
+        return _items(r)
     n = "x.shape[0]" if r.random() < 0.7 else "x.shape[0] - 1"
     if kind.startswith("comp"):
         expr, _ = _item(r, "i", cols)

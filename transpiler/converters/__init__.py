@@ -9,7 +9,7 @@ attribute stores, `attribute_stores`) is rewritten before calls (so the generate
 recognised and left alone by the call converter); control flow is converted before the expression converters, which
 then also reach the tests and lambdas it generated.
 """
-from npxla.transpiler.converters import (append_loops, asserts, bit_count_loops, break_statements, call_trees,
+from npxla.transpiler.converters import (append_loops, asserts, bit_count_loops, list_items, break_statements, call_trees,
                                          comprehensions, conditional_expressions, continue_statements,
                                          control_flow, counted_loops, fstrings,
                                          logical_expressions,
@@ -18,6 +18,6 @@ from npxla.transpiler.converters import (append_loops, asserts, bit_count_loops,
                                          slices,
                                          unsupported)
 
-PASSES = (unsupported, private_names, except_handlers, global_stores, asserts, bit_count_loops, counted_loops, append_loops,
+PASSES = (unsupported, private_names, except_handlers, global_stores, asserts, bit_count_loops, list_items, counted_loops, append_loops,
           break_statements, continue_statements, return_statements, slices,
           attribute_stores, fstrings, comprehensions, call_trees, control_flow, conditional_expressions, logical_expressions)

@@ -254,3 +254,9 @@ def bit_count_applies(v, c):
 
 def bit_count(v, c, k):
     raise AssertionError("bit_count_applies is False in the double")
+
+
+def list_items_distinct(items, positions):
+    if type(items) is not list or not all(-len(items) <= k < len(items) for k in positions):
+        return False
+    return len({k % len(items) for k in positions}) == len(positions)

@@ -694,3 +694,27 @@ def bit_counts(n):
 
 def test_bit_count_loop_keeps_pythons_semantics():
     same(bit_counts, (0,), (1,), (255,), (2 ** 40 + 5,))
+
+
+def list_item_totals(xs, k):
+    counts = [0, 0]
+    for x in xs:
+        if x < 0:
+            break
+        counts[-1] += x
+        counts[0] = counts[0] + 1
+    acc = [5]
+    for x in xs:
+        acc[k] += x                  # k literal below; here a name: stays as written
+    one = [1]
+    for x in xs:
+        one[0] += x
+        one[-1] *= 2                 # one item under two names
+    far = [0]
+    for x in xs:
+        far[2] += x                  # IndexError only if the loop runs
+    return counts, acc, one, far
+
+
+def test_list_items_keep_pythons_semantics():
+    same(list_item_totals, ([], 0), ([1, 2, 3], 0), ([1, -2, 3], 0), ([4], 0))

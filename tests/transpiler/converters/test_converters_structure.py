@@ -481,3 +481,24 @@ def test_bit_count_loops_become_a_guarded_count():
     assert "ag__.bit_count_applies(v, c)" in src(bit_count)
     assert "ag__.bit_count(v, c, 1)" in src(bit_count)
     assert "ag__.bit_count" not in src(not_bit_count)
+
+
+def list_item_loop(xs):
+    counts = [0, 0]
+    for x in xs:
+        counts[-1] += x
+    return counts
+
+
+def list_item_escapes(xs, sink):
+    counts = [0]
+    sink(counts)                     # passed away before the loop: left as written
+    for x in xs:
+        counts[0] += x
+    return counts
+
+
+def test_list_items_get_variables_for_the_loop():
+    text = src(list_item_loop)
+    assert "ag__.list_items_distinct(counts, (-1,))" in text
+    assert "ag__.list_items_distinct" not in src(list_item_escapes)

@@ -29,6 +29,7 @@ from npxla.runtime.staging.stacked import register
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.operators.items import set_item
+from npxla.runtime.numpy.core.values import fresh
 from npxla.runtime.operators.loop_aliasing import independent
 from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.operators.while_staging import stage_while
@@ -38,11 +39,24 @@ class Uncollectable(ContainerMutation):
 
 
 def new_array(x, born):
-    """Whether `x` is a traced array made after stamp `born` that nothing else holds
-    (no view of an older array), of one static shape, with a dtype of its own (a
-    weak Python scalar's type would change as a row)."""
-    return type(x) is AbstractArray and not x.weak and not is_bounded(x) and \
-        x.dtype != object and independent(x, born)
+    """Whether `x` can be a row: a traced array made after stamp `born` that nothing
+    else holds (no view of an older array), of one static shape, or a traced Python
+    number (a weak 0-d value: immutable, so no aliasing to keep)."""
+    if type(x) is not AbstractArray or is_bounded(x) or x.dtype == object:
+        return False
+    return not x.shape if x.weak else independent(x, born)
+
+
+def kind_of(x):
+    return x.shape, x.dtype, x.weak
+
+
+def row_items(rows, count, weak):
+    """The list's items: views of the rows, or for Python numbers values of their
+    own (a weak 0-d value reads like a Python number in what follows)."""
+    if weak:
+        return [fresh(rows[k], weak=True) for k in range(count)]
+    return [rows[k] for k in range(count)]
 
 
 def zero_rows(first, count):
@@ -59,7 +73,7 @@ class Collector:
     __slots__ = ("target", "rows", "kind", "index", "born", "depth", "taken")
 
     def __init__(self, target, first, count):
-        self.target, self.kind = target, (first.shape, first.dtype)
+        self.target, self.kind = target, kind_of(first)
         self.rows = zero_rows(first, count)
         self.taken = []
 
@@ -70,7 +84,7 @@ class Collector:
 
     def append(self, x):
         if len(journal._scopes) != self.depth or self.taken or \
-                not new_array(x, self.born) or (x.shape, x.dtype) != self.kind:
+                not new_array(x, self.born) or kind_of(x) != self.kind:
             raise Uncollectable("an append that is not one row of an array")
         set_item(self.rows, self.index, x)
         self.taken.append((x, root_of(x), root_of(x)._version))
@@ -88,7 +102,7 @@ class Collector:
         if len(self.taken) != 1:
             raise Uncollectable("not one append per iteration")
         x, root, version = self.taken[0]
-        if root._version != version or kept(carried, x):
+        if not x.weak and (root._version != version or kept(carried, x)):
             raise Uncollectable("an appended array is changed or kept after the append")
 
 
@@ -129,7 +143,7 @@ def collect(it, body, carried, names, token, appends, run_python):
     carried = tuple(body(next(items), *carried))
     grown = [(v, v[-1], n) for v, n in zip(lists, before) if len(v) == n + 1]
     found = [(v, x, n) for v, x, n in grown
-             if new_array(x, born) and not kept(carried, x) and
+             if new_array(x, born) and (x.weak or not kept(carried, x)) and
              sum(root_of(y) is root_of(x) for _, y, _ in grown) == 1]
     if found and len(lists) == len(set(map(id, lists))):
         out = stage_rest(it, body, carried, names, token, found)
@@ -176,7 +190,7 @@ def stage_rest(it, body, carried, names, token, found):
     if out is None:
         return None
     for c, (owner, _, at) in zip(collectors, found):
-        rows = [c.rows[k] for k in range(count)]
+        rows = row_items(c.rows, count, c.kind[2])
         owner[at:] = rows
         if at == 0:
             register(owner, c.rows)

@@ -27,7 +27,8 @@ from npxla.runtime.staging.stacked import remember
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.operators.items import set_item
 from npxla.runtime.operators.iteration import iteration_of
-from npxla.runtime.operators.collected_appends import new_array, zero_rows
+from npxla.runtime.operators.collected_appends import (kind_of, new_array, row_items,
+                                                       zero_rows)
 from npxla.runtime.operators.loop_tokens import LoopToken, _unrolled
 from npxla.runtime.operators.loops import FUSE_MAX_TRIPS
 from npxla.runtime.operators.mutation import ContainerMutation
@@ -72,7 +73,7 @@ def _unpacking(element):
 def _staged(it, call, first, token):
     """The comprehension's list as the rows of one array filled by a staged loop over
     items 1.. (`first` is item 0), or None when it must run as Python."""
-    count, kind = it.count, (first.shape, first.dtype)
+    count, kind = it.count, kind_of(first)
     rows = zero_rows(first, count)
     start = AbstractArray.from_const(1)
     start.deps = frozenset([token])
@@ -84,7 +85,7 @@ def _staged(it, call, first, token):
         i._range = (1, count - 1)
         born = journal.stamp()
         x = call(it.item(i))
-        if not new_array(x, born) or (x.shape, x.dtype) != kind:
+        if not new_array(x, born) or kind_of(x) != kind:
             raise _Ragged
         set_item(rows, i, x)
         return i + 1, rows
@@ -98,4 +99,4 @@ def _staged(it, call, first, token):
     if out is None:
         return None
     stacked = out[1]
-    return remember(stacked, [stacked[k] for k in range(count)])
+    return remember(stacked, row_items(stacked, count, first.weak))

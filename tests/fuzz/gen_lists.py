@@ -53,7 +53,8 @@ def _item(r, i, cols):
              (f"x[{i}][::-1] * t", True), (f"x[{i}] ** 2", True),
              (f"x[{i}, 0] * 2", True), (f"(x[{i}] + 1)[::2]", True),
              (f"x[{i}]", False), (f"x[{i}, ::2]", False), (f"x[{i}:{i} + 2]", False),
-             (f"np.stack([x[{i}], y])", True)]
+             (f"np.stack([x[{i}], y])", True), (f"float(x[{i}].sum())", True),
+             (f"int(x[{i}, 0] > t)", True)]
     return r.choice(forms)
 
 
@@ -64,7 +65,7 @@ def _items(r):
     lines = [f"acc = {start}", "for i in range(x.shape[0]):"]
     for _ in range(r.randint(1, 3)):
         k = r.choice([str(j) for j in range(size)] + ["-1"])
-        lines.append(r.choice([f"    acc[{k}] += x[i, 0] * 2", f"    acc[{k}] = acc[{k}] * t + 1",
+        lines.append(r.choice([f"    acc[{k}] += x[i, 0] * 2", f"    acc[{k}] = (acc[{k}] * t + 1) % 7",
                                f"    acc[{k}] += np.sum(x[i] > t)",
                                f"    if x[i, 0] > t:\n        acc[{k}] = acc[{k}] - 1"]))
     lines.append("out = [np.asarray(v) * 1.0 for v in acc]")

@@ -175,3 +175,21 @@ def with_break(d):
                                 views_of_argument, appended_twice, prior_items, with_break])
 def test_cases_numpy_aliasing_decides(fn):
     check(fn, RNG.random((40, 4)))
+
+
+def error_history(x):
+    errs = []
+    err = 0.0
+    for i in range(x.shape[0]):
+        err = float(np.abs(x[i]).max()) * 0.5     # kept in `err` too: a Python float
+        errs.append(err)
+    return errs, err, np.array(errs)[::3]
+
+
+def test_appended_python_numbers():
+    x = RNG.random((40, 4))
+    out = check(error_history, x, rtol=0, atol=0)
+    assert type(out[0][0]) is float and type(out[1]) is float
+    grown = concatenates(error_history, RNG.random((160, 4)))[1] - \
+        concatenates(error_history, x)[1]
+    assert grown <= 3 * 120, grown          # the list's items, not copies of the body

@@ -197,3 +197,22 @@ def test_consecutive_rows_are_one_slice():
     check(rows_in_order, A, rtol=0, atol=0)
     counts = ops(rows_in_order, A)
     assert counts["gather"] == 0 and counts["concatenate"] == 0, counts
+
+
+def python_number_items(x):
+    vals = [float(x[i].sum()) for i in range(x.shape[0])]
+    ks = [int(x[i, 0] * 10) for i in range(x.shape[0])]
+    # a Python float keeps float32 arithmetic float32 (a NumPy float64 would promote)
+    return np.array(vals), vals[3], sum(vals), x[0].astype(np.float32) * vals[0], \
+        np.array(ks), ks[-1] + 1
+
+
+def test_python_number_items_are_staged_and_stay_python_numbers():
+    x = RNG.random((24, 4))
+    out = check(python_number_items, x, rtol=0, atol=0)
+    assert [type(v) for v in out] == [type(v) for v in python_number_items(x)]
+    # one loop: 72 more rows add only the lists' items (about 2 lines each), not
+    # copies of the loop body
+    grown = ops(python_number_items, RNG.random((96, 4)))["lines"] - \
+        ops(python_number_items, x)["lines"]
+    assert grown <= 6 * 72, grown

@@ -15,7 +15,8 @@ the rest run as Python too. A comprehension whose index is needed as a Python va
 (`np.zeros(i)`) is restaged unrolled, as loops are (`LoopToken`), without the
 performance warning a loop gets: running as written is what the code says.
 Comprehensions short enough to be unrolled for fusion (`loops.FUSE_MAX_TRIPS`) stay
-Python.
+Python, and so do those inside a user `try` (as `for` loops there do: a check that
+fails inside the loop must reach the `except` clause or be refused, located).
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def list_comp(iterable, element, unpack):
     trace = current_trace()
     it = None if trace is None else iteration_of(iterable)
     if it is None or not it.static or it.count * trace.fuse_factor <= FUSE_MAX_TRIPS or \
-            element.__code__ in _unrolled:
+            element.__code__ in _unrolled or trace.user_tries:
         return [call(x) for x in iterable]
     items = iter(it.python())
     born = journal.stamp()

@@ -216,3 +216,20 @@ def test_python_number_items_are_staged_and_stay_python_numbers():
     grown = ops(python_number_items, RNG.random((96, 4)))["lines"] - \
         ops(python_number_items, x)["lines"]
     assert grown <= 6 * 72, grown
+
+
+def comprehension_in_try(x, idx):
+    try:
+        out = np.array([x[idx[i]] * 2.0 for i in range(idx.shape[0])])
+    except IndexError:
+        out = np.zeros(3)
+    return out
+
+
+def test_inside_a_try_it_runs_as_written():
+    """As `for` loops there: an index check that fails where an `except` clause would
+    catch it is refused, located, not staged in a loop."""
+    x = RNG.random(30)
+    check(comprehension_in_try, x, np.arange(20) % 30)
+    with pytest.raises(Exception, match="IndexError .* inside a try statement"):
+        jit(comprehension_in_try)(x, np.arange(20) + 15)

@@ -28,16 +28,12 @@ from npxla.runtime.staging.stacked import remember
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.operators.items import set_item
 from npxla.runtime.operators.iteration import iteration_of
-from npxla.runtime.operators.collected_appends import (kind_of, new_array, row_items,
-                                                       zero_rows)
+from npxla.runtime.operators.collected_appends import (Uncollectable, kind_of, new_array,
+                                                       row_items, zero_rows)
 from npxla.runtime.operators.loop_tokens import LoopToken, _unrolled
 from npxla.runtime.operators.loops import FUSE_MAX_TRIPS
 from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.operators.while_staging import stage_while
-
-
-class _Ragged(Exception):
-    """An item inside the loop is not a new array like the first one."""
 
 
 def list_comp(iterable, element, unpack):
@@ -87,7 +83,7 @@ def _staged(it, call, first, token):
         born = journal.stamp()
         x = call(it.item(i))
         if not new_array(x, born) or kind_of(x) != kind:
-            raise _Ragged
+            raise Uncollectable("an item that is not one row of an array")
         set_item(rows, i, x)
         return i + 1, rows
 
@@ -95,7 +91,7 @@ def _staged(it, call, first, token):
     try:
         out = stage_while(true, test, step, (start, rows), ("<item index>", "<items>"),
                           probe=token, key=token.code)
-    except (_Ragged, ContainerMutation):
+    except ContainerMutation:        # Uncollectable, or a list changed in the item
         return None
     if out is None:
         return None

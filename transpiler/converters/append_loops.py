@@ -37,7 +37,7 @@ def _parents(fn):
     return out
 
 
-def _is_receiver(name, parents):
+def is_receiver(name, parents):
     """Whether Name `name` is `name.append` called: `name.append(...)`."""
     attr = parents.get(id(name))
     call = parents.get(id(attr))
@@ -76,7 +76,7 @@ def _nested_names(fn):
     return out
 
 
-def _candidates(fn):
+def candidates(fn):
     """The locals of `fn` made only as new lists and unseen by nested scopes:
     {name: [its Name nodes in fn's own scope]}."""
     params = {a.id for a in gast.walk(fn.args) if isinstance(a, gast.Name)}
@@ -97,28 +97,28 @@ def _candidates(fn):
     return out, parents
 
 
-def _before(node, loop):
+def before(node, loop):
     return (node.lineno, node.col_offset) < (loop.end_lineno, loop.end_col_offset)
 
 
 def mark(fn):
-    candidates, parents = _candidates(fn)
+    lists, parents = candidates(fn)
     for loop in walk_scope(fn):
         if not isinstance(loop, gast.For) or loop.orelse:
             continue
         inside = {id(n) for s in loop.body for n in walk_scope(s)}
         names = []
-        for name, nodes in candidates.items():
+        for name, nodes in lists.items():
             loads = [n for n in nodes if isinstance(n.ctx, gast.Load)]
-            appended = [n for n in loads if id(n) in inside and _is_receiver(n, parents)]
+            appended = [n for n in loads if id(n) in inside and is_receiver(n, parents)]
             if not appended:
                 continue
-            ok = all(_is_receiver(n, parents) or _is_last_read(n, parents)
+            ok = all(is_receiver(n, parents) or _is_last_read(n, parents)
                      for n in loads if id(n) in inside) and \
-                all(_is_receiver(n, parents) or
+                all(is_receiver(n, parents) or
                     isinstance(parents.get(id(n)), gast.Subscript) and
                     parents[id(n)].value is n
-                    for n in loads if id(n) not in inside and _before(n, loop))
+                    for n in loads if id(n) not in inside and before(n, loop))
             if ok:
                 names.append(name)
         if names:

@@ -30,7 +30,7 @@ import copy
 import gast
 
 from npxla.transpiler.pyct import templates
-from npxla.transpiler.converters.append_loops import (_before, _candidates, _is_receiver)
+from npxla.transpiler.converters.append_loops import before, candidates, is_receiver
 from npxla.transpiler.converters.common import functions, walk_scope
 
 _LOOPS = (gast.For, gast.While)
@@ -64,11 +64,11 @@ def _positions(loop, nodes, parents):
 
 def _escapes_before(loop, nodes, parents):
     inside = {id(n) for s in loop.body for n in walk_scope(s)}
-    return not all(_is_receiver(n, parents) or
+    return not all(is_receiver(n, parents) or
                    isinstance(parents.get(id(n)), gast.Subscript) and
                    parents[id(n)].value is n
                    for n in nodes if isinstance(n.ctx, gast.Load) and
-                   id(n) not in inside and _before(n, loop))
+                   id(n) not in inside and before(n, loop))
 
 
 def _plain(loop):
@@ -80,7 +80,7 @@ def _plain(loop):
 class _Rewriter(gast.NodeTransformer):
     def __init__(self, fn, ctx):
         self.ctx = ctx
-        self.candidates, self.parents = _candidates(fn)
+        self.candidates, self.parents = candidates(fn)
         self.in_try = 0
 
     def visit_Try(self, node):

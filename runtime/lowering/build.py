@@ -36,3 +36,27 @@ def gather_at(source, starts, sizes, collapse=False) -> ir.Value:
         collapsed_slice_dims=axes if collapse else [], operand_batching_dims=[],
         start_indices_batching_dims=[], start_index_map=axes, index_vector_dim=1)
     return hlo.GatherOp(source, indices, dnums, list(sizes), indices_are_sorted=False).result
+
+
+def lane_loop(lanes, state, trip) -> list:
+    """A scalar `while` over the lanes 0 .. lanes - 1 in order (at least one), carrying
+    the values `state`: `trip(lane, state)` builds one trip's ops and returns (the lane it
+    handled, at or after `lane`, and the new state); the next trip starts after it.
+    Returns the state after the last trip."""
+    i1 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
+    i64 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(64))
+    go = hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(True), type=i1)).result
+    types = [i1, i64] + [v.type for v in state]
+    loop = hlo.WhileOp(types, [go, int_constant_op(0, i64)] + list(state))
+    cond = loop.regions[0].blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        hlo.ReturnOp([cond.arguments[0]])
+    body = loop.regions[1].blocks.append(*types)
+    with ir.InsertionPoint(body):
+        lane, ends = trip(body.arguments[1], list(body.arguments)[2:])
+        nxt = hlo.AddOp(lane, int_constant_op(1, i64)).result
+        more = hlo.CompareOp(nxt, int_constant_op(lanes, i64),
+                             hlo.ComparisonDirectionAttr.get("LT"),
+                             compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
+        hlo.ReturnOp([more, nxt] + list(ends))
+    return list(loop.results)[2:]

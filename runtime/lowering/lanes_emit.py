@@ -6,7 +6,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.build import gather_at, int_constant_op
+from npxla.runtime.lowering import lanes_tail
+from npxla.runtime.lowering.build import gather_at, int_constant_op, lane_loop
 from npxla.runtime.lowering.lanes_plan import UNIFORM, Shared
 from npxla.runtime.lowering.ssa import ELEMENTWISE
 
@@ -122,34 +123,22 @@ class Emitter:
                 if v not in made and plan.kind(v) != UNIFORM and v not in inputs:
                     inputs.append(v)
         vectors = [self._lanes(v, []) for v in inputs]
-        i64 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(64))
-        i1 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
-        first = [plan.loop.operands[j] for j in positions]
-        types = [i1, i64] + [v.type for v in first]
-        go = hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(True), type=i1)).result
-        loop = hlo.WhileOp(types, [go, int_constant_op(0, i64)] + first)
-        cond = loop.regions[0].blocks.append(*types)
-        with ir.InsertionPoint(cond):
-            hlo.ReturnOp([cond.arguments[0]])
-        body = loop.regions[1].blocks.append(*types)
-        with ir.InsertionPoint(body):
-            lane = body.arguments[1]
-            mapping = {plan.scans[j]: a for j, a in zip(positions, body.arguments[2:])}
+
+        def trip(lane, state):
+            mapping = {plan.scans[j]: a for j, a in zip(positions, state)}
             for v, vector in zip(inputs, vectors):
                 t = ir.RankedTensorType(v.type)
                 mapping[v] = hlo.ReshapeOp(t, hlo.DynamicSliceOp(vector, [lane], [1]).result
                                            ).result
             for op in chain:
-                copy = op.clone(ip=ir.InsertionPoint(body))
+                copy = op.clone(ip=ir.InsertionPoint.current)
                 for i, v in enumerate(op.operands):
                     copy.operands[i] = mapping.get(v, self._value(v))
                 mapping.update(zip(op.results, copy.results))
-            lane = hlo.AddOp(lane, int_constant_op(1, i64)).result
-            more = hlo.CompareOp(lane, int_constant_op(self.lanes, i64),
-                                 hlo.ComparisonDirectionAttr.get("LT"),
-                                 compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
-            hlo.ReturnOp([more, lane] + [mapping[ends[j]] for j in positions])
-        return {j: loop.results[2 + n] for n, j in enumerate(positions)}
+            return lane, [mapping[ends[j]] for j in positions]
+
+        finals = lane_loop(self.lanes, [plan.loop.operands[j] for j in positions], trip)
+        return dict(zip(positions, finals))
 
     def _keep(self, new, old):
         """`new` in the lanes the current mask holds, `old` in the others."""
@@ -376,6 +365,7 @@ class Emitter:
             else:
                 init.append(self._value(v))
                 types.append(init[-1].type)
+        alone = lanes_tail.applies(self, op, carried, mask_at)
         if mask_at is not None and self.masks:
             init[mask_at] = hlo.AndOp(init[mask_at], self.masks[-1]).result
         # a uniform copy of each induction carry, which the body reads (`_inductions`)
@@ -400,7 +390,8 @@ class Emitter:
                     self._emit(inner)
                 if n == 0:
                     go = self._value(ops[-1].operands[0])
-                    ends = [go if mask_at is None else _combine_lanes(go, "stablehlo.or")]
+                    ends = [go if mask_at is None else lanes_tail.going_on(go, self.lanes)
+                            if alone else _combine_lanes(go, "stablehlo.or")]
                 else:
                     ends = [self._value(v) if kind is not None else
                             self._lanes(v, list(ir.RankedTensorType(v.type).shape))
@@ -411,5 +402,8 @@ class Emitter:
                     ends += [self._value(ops[-1].operands[q]) for q in steps]
                     self.masks.pop()
                 hlo.ReturnOp(ends)
-        for old, result in zip(op.results, new.results):
+        results = list(new.results)[:len(carried)]
+        if alone:
+            results = lanes_tail.finish(self, op, carried, mask_at, results)
+        for old, result in zip(op.results, results):
             self.values[old] = result

@@ -2,7 +2,8 @@
 (`runtime/numpy/reductions/host_sort.py`), and equal NumPy's stable sort bit for bit: the signs of
 tied zeros and the NaNs' payloads in input order, argsort's ties by position, along
 every axis, in place on an argument, inside loops, and through the functions built on
-sorting (median, percentile, unique, partition). Small, complex and multi-key sorts
+sorting (median, percentile, unique, partition). Large partitions and medians select
+with NumPy's own partition: NumPy's arrangement, element for element. Small, complex and multi-key sorts
 keep XLA's sort."""
 import numpy as np
 import pytest
@@ -140,6 +141,77 @@ def test_functions_built_on_sorting():
     x[::17, ::3] = np.nan
     check(order_statistics, x)
     check(order_statistics, (np.nan_to_num(x[:, :20]) * 3).astype(np.int64))
+
+
+def partitioned(x, kth):
+    return np.partition(x, kth, axis=-1)
+
+
+def partitioned_in_place(x):
+    x.partition((0, -1), axis=0)
+
+
+def medians(x):
+    return np.median(x), np.median(x, axis=0), np.median(x, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8])
+def test_partition_and_median_are_numpys_own_selection(dtype):
+    """Large partitions are NumPy's introselect on the host: the same arrangement, not
+    only a valid one; medians read from it are NumPy's, which partitions the same way
+    (the signs of tied zeros and the NaN at the end included)."""
+    for shape in ((40, 61), (41, 60)):             # odd and even lines
+        x = awkward(shape, dtype)
+        assert _calls_back(partitioned, x, 7)
+        for kth in (7, -1, (0, 30, 59)):
+            assert_same_bits(jit(partitioned)(x, kth), np.partition(x, kth, axis=-1))
+        assert _calls_back(medians, x)
+        for got, want in zip(jit(medians)(x), medians(x)):
+            assert_same_bits(np.asarray(got), np.asarray(want))
+        clean = np.nan_to_num(x) if np.dtype(dtype).kind == "f" else x
+        for got, want in zip(jit(medians)(clean), medians(clean)):
+            assert_same_bits(np.asarray(got), np.asarray(want))
+    y = awkward((64, 20), dtype)
+    want = y.copy()
+    partitioned_in_place(want)
+    jit(partitioned_in_place)(y)
+    assert_same_bits(y, want)
+
+
+def quantiles(x):
+    return (np.percentile(x, [5, 50, 95]), np.quantile(x, 0.3, axis=0, method="hazen"),
+            np.quantile(x, [0.0, 1.0], axis=1, method="weibull"),
+            np.percentile(x, 37.5, method="midpoint"), np.quantile(x, 0.25, method="lower"))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_quantiles_select_as_numpy_does(dtype):
+    """A constant q of an interpolating method partitions at NumPy's own positions (0,
+    the last, the ranks around each q): NumPy's values bit for bit, the signs of tied
+    zeros included (a discrete method, here `lower`, still sorts)."""
+    x = awkward((60, 41), dtype)
+    clean = np.nan_to_num(x) if np.dtype(dtype).kind == "f" else x
+    for data in (x, clean):
+        for got, want in zip(jit(quantiles)(data), quantiles(data)):
+            assert_same_bits(np.asarray(got), np.asarray(want))
+
+
+METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+           "interpolated_inverted_cdf", "hazen", "weibull", "linear", "median_unbiased",
+           "normal_unbiased", "lower", "higher", "midpoint", "nearest"]
+
+
+def quantile_of(x, q, method):
+    return np.quantile(x, q, axis=-1, method=method)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_at_many_q(method):
+    x = awkward((3, 1500), np.float64)
+    x[:2] = np.nan_to_num(x[:2], posinf=np.inf, neginf=-np.inf)   # one row with NaNs
+    q = np.concatenate([[0.0, 1.0, 0.5], RNG.uniform(0, 1, 29)])
+    assert_same_bits(jit(quantile_of, static_argnums=(1, 2))(x, tuple(q), method),
+                     quantile_of(x, q, method))
 
 
 def lexsorted(a, b):

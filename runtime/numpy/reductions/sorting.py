@@ -6,7 +6,8 @@ Every sort is one stable `stablehlo.sort` in NumPy's order (NaNs last, complex
 lexicographic with NumPy's NaN classes; see primitives/sort.py), so `kind` is accepted
 and ignored: results equal NumPy's `kind='stable'`. Large real sorts on the CPU are
 NumPy's own, called back from the program, with the same stable result (`host_sort`:
-XLA:CPU's sort is 30-40x slower than NumPy's). `partition`/`argpartition` sort fully
+XLA:CPU's sort is 30-40x slower than NumPy's). `partition` of a large real array on the
+CPU is NumPy's own (the same arrangement); other partitions and `argpartition` sort fully
 (a valid partition for every kth). `searchsorted` is NumPy's binary search, unrolled
 (log2(len(a)) gathers), in the same order.
 """
@@ -25,7 +26,8 @@ from npxla.runtime.lowering.gather import gather
 from npxla.runtime.lowering.sort import order_less, sort as sort_prim
 from npxla.runtime.numpy.core.coercion import as_array
 from npxla.runtime.numpy.core.convert import cast_to
-from npxla.runtime.numpy.reductions.host_sort import host_argsort, host_sort_values
+from npxla.runtime.numpy.reductions.host_sort import (host_argsort, host_partition_values,
+                                                      host_sort_values)
 from npxla.runtime.numpy.core.registry import implements, register_method
 from npxla.runtime.numpy.reductions.reductions import full, static
 
@@ -59,6 +61,15 @@ def sort_values(x: AbstractArray, axis: int) -> AbstractArray:
     return sort_prim(x, dimension=axis)[0] if out is None else out
 
 
+def partition_values(x: AbstractArray, axis: int, kth) -> AbstractArray:
+    """`x` with the elements at the positions `kth` (in range) along `axis` in their
+    sorted places: NumPy's own partition where the host runs it, else a full sort."""
+    if x.size == 0:
+        return x
+    out = host_partition_values(x, axis, kth)
+    return sort_values(x, axis) if out is None else out
+
+
 def argsort_values(x: AbstractArray, axis: int, keys=None) -> AbstractArray:
     """Stable argsort of `x` along `axis` (or of the lexicographic `keys`, most
     significant first) as intp."""
@@ -75,11 +86,13 @@ def argsort_values(x: AbstractArray, axis: int, keys=None) -> AbstractArray:
 def _kth_list(kth, n):
     kth = static(kth, "kth")
     kths = list(kth) if isinstance(kth, (list, tuple, np.ndarray)) else [kth]
+    out = []
     for k in kths:
         k = operator.index(k)
         if not -n <= k < n:
             raise ValueError(f"kth(={k}) out of bounds ({n})")
-    return kths
+        out.append(k % n)
+    return out
 
 
 # --- sort / argsort ---------------------------------------------------------------------
@@ -139,23 +152,22 @@ def sort_complex(a):
 
 # --- partition / argpartition ------------------------------------------------------------
 
-_FULL = "sorts fully: the result is one valid partition for every kth (NumPy's own " \
-        "order of the other elements is unspecified)"
+_FULL = "NumPy's own partition for 1,024 elements or more of a real dtype on the CPU; " \
+        "otherwise sorts fully (a valid partition for every kth, NumPy's own order of " \
+        "the other elements being unspecified)"
 
 
 @implements(np.partition, family="sorting", notes=_FULL)
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     _no_order(order, "partition")
     x, ax = _axis(as_array(a), axis)
-    _kth_list(kth, x.shape[ax])
-    return sort_values(x, ax)
+    return partition_values(x, ax, _kth_list(kth, x.shape[ax]))
 
 
 def _partition_method(self, kth, axis=-1, kind="introselect", order=None):
     _no_order(order, "partition")
     ax = normalize_axis_index(operator.index(static(axis, "axis")), self.ndim)
-    _kth_list(kth, self.shape[ax])
-    self.assign(sort_values(self, ax))
+    self.assign(partition_values(self, ax, _kth_list(kth, self.shape[ax])))
 
 
 register_method("partition", _partition_method, fold=False)

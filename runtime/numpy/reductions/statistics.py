@@ -3,8 +3,11 @@ methods), their nan* forms, nansum nanprod nanmean nanvar nanstd nanmax nanmin
 nanargmax nanargmin, count_nonzero, average, ptp.
 
 Order statistics sort the reduced axes (merged into one, last) once and read the wanted
-ranks: static ranks by static slices, ranks known only at run time (traced `q`, or the
-per-slice count of non-NaN values in the nan* forms) by one gather. The interpolation
+ranks; a median, or a quantile at a constant q, partitions instead where NumPy's own
+partition runs on the host (`host_sort`), at the positions NumPy's own partitions at, so
+the values read are NumPy's to the bit and the selection is linear. Static ranks are
+read by static slices, ranks known only at run time (traced `q`, or the per-slice count
+of non-NaN values in the nan* forms) by one gather. The interpolation
 repeats NumPy's own arithmetic (`_lerp`) with NumPy's operand dtypes, so result dtypes
 and roundings follow NumPy, integer wrap-around included.
 NaN reductions replace NaNs and reuse the registered reductions.
@@ -25,10 +28,15 @@ from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.errorflags import check
 from npxla.runtime.numpy.reductions.reductions import _move_to_last, axes_of, static
 from npxla.runtime.numpy.core.registry import implements
-from npxla.runtime.numpy.reductions.sorting import sort_values
+from npxla.runtime.numpy.reductions.sorting import partition_values, sort_values
 from npxla.runtime.numpy.ufuncs.ufunc_core import store_out
 
 _NO_VALUE = np._NoValue
+try:    # NumPy's quantile index functions, to partition where it does (`_numpy_kth`)
+    from numpy.lib._function_base_impl import _QuantileMethods, _get_indexes
+    _NP_QUANTILE = (_QuantileMethods, _get_indexes)
+except ImportError:  # pragma: no cover - another NumPy layout
+    _NP_QUANTILE = None
 
 
 # --- layout: reduced axes merged into one, last -------------------------------------------
@@ -120,7 +128,10 @@ def _nan_last(s, result):
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     x = as_array(a)
     flat, axes, kept = _last(x, axis)
-    s = sort_values(flat, flat.ndim - 1)
+    # NumPy partitions at the middle (and last, for NaNs) positions: the same selection
+    n = flat.shape[-1]
+    kth = sorted({(n - 1) // 2, n // 2}) + ([n - 1] if _inexact(flat) else [])
+    s = partition_values(flat, flat.ndim - 1, kth) if n else flat
     r = _nan_last(s, _median_sorted(s))
     return _finish(r, 0, kept, keepdims, out, "median")
 
@@ -231,6 +242,26 @@ def _quantile_sorted(s, q, method, weak_q, count=None):
     return _lerp(a, b, t, one_minus, gamma >= 0.5)
 
 
+def _numpy_kth(q, n, method, inexact):
+    """The positions NumPy's quantile partitions a slice of `n` at, computed by NumPy's
+    own index functions for a constant `q` (its `_quantile`: the ranks each method
+    reads, and for an interpolating one also 0 and the last), or None: a traced q, or a
+    NumPy without those functions, sorts. Read from the same partition, the quantiles
+    are NumPy's to the bit, the signs of tied zeros and the NaN at the end included."""
+    c = q.const
+    if c is None or _NP_QUANTILE is None or method not in _NP_QUANTILE[0] or n == 0:
+        return None
+    methods, neighbours = _NP_QUANTILE
+    props = methods[method]
+    virtual = np.asanyarray(props["get_virtual_index"](n, c))
+    if props["fix_gamma"] is None or (method == "linear" and virtual.dtype.kind in "iu"):
+        kth = list(virtual.ravel()) + ([-1] if inexact else [])
+    else:
+        prev, nxt = neighbours(np.empty(0, np.float64 if inexact else np.int64), virtual, n)
+        kth = np.unique(np.concatenate(([0, -1], prev.ravel(), nxt.ravel())))
+    return [int(k) % n for k in kth]
+
+
 def _check_q(q, what, hi):
     c = q.const
     if c is not None and not ((c >= 0).all() and (c <= 1).all()):
@@ -265,7 +296,9 @@ def _quantile(name, a, q, axis, out, method, keepdims, weights, interpolation, p
     if qa.ndim > 2:
         raise ValueError("q must be a scalar or 1d")
     flat, axes, kept = _last(x, axis)
-    s = sort_values(flat, flat.ndim - 1)
+    kth = None if nan else _numpy_kth(qa, flat.shape[-1], method, _inexact(x))
+    s = sort_values(flat, flat.ndim - 1) if kth is None else \
+        partition_values(flat, flat.ndim - 1, kth)
     if nan and _inexact(x):
         count = _nan_count(s)
         r = _quantile_sorted(s, qa, method, weak_q, count)

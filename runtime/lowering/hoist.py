@@ -29,7 +29,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.trace import constant
-from npxla.runtime.lowering.ssa import defining_op, int_constant, while_loops
+from npxla.runtime.lowering.ssa import defining_op, inside, int_constant, while_loops
 
 # pure ops that only select or move data, which `_invariant` sees through
 _MOVES = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.dynamic_slice",
@@ -104,24 +104,11 @@ def _less_than(op) -> bool:
         hlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value == "LT"
 
 
-def _inside(value, loop) -> bool:
-    """Whether `value` is defined inside `loop`'s regions."""
-    op = value.owner
-    if isinstance(op, ir.Block):
-        op = op.owner
-    op = op.operation if hasattr(op, "operation") else op
-    while op is not None:
-        if op == loop.operation:
-            return True
-        op = op.parent
-    return False
-
-
 def _invariant(value, loop, depth=0) -> bool:
     """Whether `value` is the same in every iteration of `loop`: defined outside it, or
     computed in its body (not in a nested region) by a pure op that moves data
     (`a[i]` sliced inside an inner loop at an outer index) from such values."""
-    if not _inside(value, loop):
+    if not inside(value, loop):
         return True
     op = defining_op(value)
     if op is None or depth > 8 or op.parent != loop or op.name not in _MOVES:
@@ -131,7 +118,7 @@ def _invariant(value, loop, depth=0) -> bool:
 
 def _outside(value, loop):
     """`value` as computed before `loop` (its ops cloned there, see `_invariant`)."""
-    if not _inside(value, loop):
+    if not inside(value, loop):
         return value
     op = defining_op(value)
     operands = [_outside(v, loop) for v in op.operands]

@@ -30,7 +30,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import int_constant_op, lane_loop
 from npxla.runtime.lowering.lanes_plan import UNIFORM, Shared
-from npxla.runtime.lowering.ssa import operation
+from npxla.runtime.lowering.ssa import inside, operation
 
 # the lanes run while more than this share of them (1 / SHARE) go on
 SHARE = 4
@@ -60,7 +60,7 @@ def _captured(op, loop) -> list:
 
     def visit(inner):
         for v in inner.operands:
-            if not _inside(v, op) and _inside(v, loop) and v not in found:
+            if not inside(v, op) and inside(v, loop) and v not in found:
                 found.append(v)
         return ir.WalkResult.ADVANCE
 
@@ -69,19 +69,6 @@ def _captured(op, loop) -> list:
             for inner in block.operations:
                 operation(inner).walk(visit)
     return found
-
-
-def _inside(value, op) -> bool:
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        owner = owner.owner
-    owner = operation(owner)
-    target = operation(op)
-    while owner is not None:
-        if owner == target:
-            return True
-        owner = owner.parent
-    return False
 
 
 def going_on(go, lanes):

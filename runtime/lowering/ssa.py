@@ -30,6 +30,21 @@ def defining_op(value):
     return operation(owner)
 
 
+def inside(value, op) -> bool:
+    """Whether `value` is defined inside `op`'s regions (an op or a block argument
+    there, at any depth)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        owner = owner.owner
+    owner = operation(owner)
+    target = operation(op)
+    while owner is not None:
+        if owner == target:
+            return True
+        owner = owner.parent
+    return False
+
+
 def is_scalar(value) -> bool:
     """Whether `value` is a 0-d tensor (not a token or a tuple)."""
     try:

@@ -7,16 +7,24 @@ fusion of the body and the copies of the carried tuple (3.6 ns per trip for
 `s += x[k] * x[k]`, of which the arithmetic is a fraction). Running `UNROLL` copies of
 the body per trip divides that cost.
 
-The trip count is generally known only at run time (`for j in range(i)`), and npxla's
-loops are rotated (the body computes the predicate of the next trip, which the
-condition region returns), so the copies after the first are guarded: copy c + 1 runs
+A counted loop (`for j in range(i)`: the next trip's predicate is exactly `k + 1 < n`,
+with `n` fixed before the loop) knows at each trip how many trips remain, so it
+becomes two loops: one whose trips run the copies unguarded while that many trips
+remain, then the loop itself for the rest. Nothing runs that the loop would not run,
+and the copies' recurrence is the loop's own chain of ops (`forward_subst_scalar`,
+0.18 -> 0.14 ms against the guarded copies below).
+
+Other loops (a `while` on data, a loop a check or a break may end) only know after a
+trip whether another follows, and npxla's loops are rotated (the body computes the
+predicate of the next trip, which the condition region returns), so the copies after
+the first are guarded: copy c + 1 runs
 on copy c's state, and every carried value takes the new state only where copy c's
 predicate held (`select(p_c, new, old)`). A trip that ends the loop early leaves the
 later copies' work unused; since the state is the one the loop had when its predicate
 turned false, the result is exactly the loop's, bit for bit, in the same order of
 operations.
 
-The copies after the end compute on values the loop never reaches. That is safe only
+Guarded copies after the end compute on values the loop never reaches. That is safe only
 for operations without effects that cannot run forever: XLA defines every pure op on
 every input (integer division by zero, out-of-range slices clamp), but a nested
 `while` could spin on a garbage value and a custom call may be a host callback (a
@@ -26,11 +34,13 @@ and loops known to run fewer trips than copies.
 """
 from __future__ import annotations
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.hoist import static_trip_count
-from npxla.runtime.lowering.ssa import is_scalar, while_loops
+from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, is_scalar,
+                                        while_loops)
 
 # body copies per trip, by the body's size in ops (nested regions counted, constants
 # not): (most ops, copies). Measured on the loop kernels: bodies of 13-14 ops run 1.5-2.8x
@@ -52,9 +62,81 @@ def unroll_scalar_loops(module: ir.Module) -> int:
     for loop in while_loops(module):
         copies = _copies(loop)
         if copies > 1:
-            _unroll(loop, copies)
+            counted = _counted(loop)
+            if counted is None:
+                _unroll(loop, copies)
+            else:
+                _unroll_counted(loop, copies, *counted)
             changed += 1
     return changed
+
+
+def _counted(loop):
+    """(counter position, bound) of a rotated loop whose next trip's predicate is
+    exactly `k + 1 < n` with `n` a constant or defined outside the loop (`for j in
+    range(i)`, no check or break that could end it sooner), else None."""
+    p = _predicate_position(loop)
+    body = loop.regions[1].blocks[0]
+    ends = list(list(body.operations)[-1].operands)
+    test = defining_op(ends[p])
+    if test is None or test.name != "stablehlo.compare" or \
+            hlo.ComparisonDirectionAttr(test.attributes["comparison_direction"]).value != "LT":
+        return None
+    step, bound = test.operands
+    add = defining_op(step)
+    if add is None or add.name != "stablehlo.add" or (
+            inside(bound, loop) and int_constant(bound) is None):
+        return None
+    for a, b in (add.operands, reversed(list(add.operands))):
+        if int_constant(b) == 1 and isinstance(a.owner, ir.Block) and a.owner == body:
+            k = ir.BlockArgument(a).arg_number
+            if ends[k] == step and k != p:
+                return k, bound
+    return None
+
+
+def _unroll_counted(loop, copies, k, bound):
+    """A counted loop as two: `copies` body copies per trip, unguarded, while that many
+    trips remain (`k + copies <= n`), then the loop itself for the rest. Every copy
+    runs a trip the loop runs, so nothing is computed that the loop would not (no
+    select chains the copies: they cost a latency-bound recurrence one op per trip)."""
+    p = _predicate_position(loop)
+    body = loop.regions[1].blocks[0]
+    ops = list(body.operations)
+    ret, ops = ops[-1], ops[:-1]
+    n = len(loop.operands)
+    with ir.InsertionPoint(loop), loop.location:
+        if inside(bound, loop):            # a constant of the body: one before the loop
+            bound = defining_op(bound).clone(ip=ir.InsertionPoint(loop)).results[0]
+        start = loop.operands[k]
+        first = hlo.AndOp(loop.operands[p], _less(hlo.AddOp(start, _int(copies - 1, start))
+                                                  .result, bound)).result
+        types = [v.type for v in loop.operands] + [first.type]
+        main = hlo.WhileOp(types, list(loop.operands) + [first])
+    cond = main.regions[0].blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        hlo.ReturnOp([cond.arguments[n]])
+    block = main.regions[1].blocks.append(*types)
+    state = list(block.arguments)[:n]
+    with ir.InsertionPoint(block), loop.location:
+        for _ in range(copies):
+            state = _copy_body(body, ops, ret, state, ir.InsertionPoint(block))
+        more = _less(hlo.AddOp(state[k], _int(copies - 1, state[k])).result, bound)
+        hlo.ReturnOp(state + [more])
+    for i in range(n):          # the loop itself runs the trips left
+        loop.operands[i] = main.results[i]
+
+
+def _int(number, like):
+    t = ir.RankedTensorType(like.type)
+    return hlo.ConstantOp(ir.DenseElementsAttr.get(
+        np.array(number, dtype=np.int64 if ir.IntegerType(t.element_type).width == 64
+                 else np.int32), type=t)).result
+
+
+def _less(a, b):
+    return hlo.CompareOp(a, b, hlo.ComparisonDirectionAttr.get("LT"),
+                         compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
 
 
 def _copies(loop) -> int:
@@ -108,18 +190,24 @@ def _unroll(loop, copies):
     ret, ops = ops[-1], ops[:-1]
     state = list(ret.operands)
     for _ in range(copies - 1):
-        mapping = {a: v for a, v in zip(body.arguments, state)}
-        for op in ops:
-            copy = op.clone(ip=ir.InsertionPoint(ret))
-            _remap(copy, mapping)
-            for old, new in zip(op.results, copy.results):
-                mapping[old] = new
-        new = [mapping.get(v, v) for v in ret.operands]
+        new = _copy_body(body, ops, ret, state, ir.InsertionPoint(ret))
         go = state[p]
         with ir.InsertionPoint(ret):
             state = [hlo.SelectOp(go, n, s).result for n, s in zip(new, state)]
     for k, v in enumerate(state):
         ret.operands[k] = v
+
+
+def _copy_body(body, ops, ret, state, ip):
+    """The body's `ops` copied at `ip`, its arguments read as `state`; returns the values
+    the copy's trip ends with."""
+    mapping = {a: v for a, v in zip(body.arguments, state)}
+    for op in ops:
+        copy = op.clone(ip=ip)
+        _remap(copy, mapping)
+        for old, new in zip(op.results, copy.results):
+            mapping[old] = new
+    return [mapping.get(v, v) for v in ret.operands]
 
 
 def _remap(op, mapping):

@@ -1,7 +1,8 @@
 """Scalar loops run several body copies per trip of their `while` (`lowering/unroll.py`),
-against NumPy bit for bit: every trip count around the number of copies (the loop may
-end after any copy), breaks, checks that fire in a late copy, and which loops are left
-alone (arrays carried, host callbacks, nested loops)."""
+against NumPy bit for bit: every trip count around the number of copies (a counted loop
+runs its copies unguarded while that many trips remain, then itself; another may end
+after any copy), breaks, checks that fire in a late copy, and which loops are left alone
+(arrays carried, host callbacks, nested loops)."""
 import numpy as np
 import pytest
 from jax._src.interpreters import mlir as jax_mlir
@@ -88,6 +89,21 @@ def test_trip_counts_around_the_copies(n):
     check(dot_prefix, L, RNG.standard_normal(n + 1), n, rtol=0, atol=0)
 
 
+def window_sum(x, lo, hi):
+    s = x[0] * 0.0
+    for j in range(lo, hi):
+        s = s * 0.75 + x[j]
+    return s
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 0), (5, 3), (2, 9), (2, 10), (2, 11), (1, 17),
+                                   (0, 40), (3, 42)])
+def test_loop_over_run_time_bounds(lo, hi):
+    # (x[j] at a traced j is checked, so this loop may end sooner: guarded copies; the
+    # triangular loop of `nested` covers unguarded copies at every remainder)
+    check(window_sum, RNG.standard_normal(42), lo, hi, rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("v", [0, 1, 2, 3, 255, 256, 2**40 - 1, 2**62 + 5])
 def test_data_dependent_while(v):
     check(popcount, np.int64(v))
@@ -117,10 +133,31 @@ def test_check_that_fires_in_a_later_copy(limit):
         assert f(x, limit) == expected
 
 
-def test_scalar_loop_is_unrolled():
-    (body, selects), = loop_shapes(sum_of_squares, RNG.standard_normal(100))
-    copies = max(k for _, k in unroll.UNROLL)
-    assert selects >= copies - 1
+COPIES = max(k for _, k in unroll.UNROLL)
+
+
+def halvings(x):
+    n = 0
+    while x > 1.0:
+        x = x * 0.5
+        n += 1
+    return n, x
+
+
+def test_counted_loop_runs_its_copies_unguarded():
+    """`for i in range(n)`: a loop of COPIES copies per trip, no select between them,
+    while that many trips remain, then the loop itself for the rest."""
+    (main, main_selects), (rest, rest_selects) = loop_shapes(sum_of_squares,
+                                                             RNG.standard_normal(100))
+    assert main_selects == rest_selects == 0
+    assert main >= COPIES * (rest - 4)
+
+
+def test_loop_that_may_end_sooner_runs_guarded_copies():
+    (body, selects), = loop_shapes(halvings, np.float64(3.0))
+    assert selects >= COPIES - 1
+    for x in (0.5, 2.0, 3.0, 255.0, 256.0, 257.0, 1e300):
+        check(halvings, np.float64(x), rtol=0, atol=0)
 
 
 def carried_array(x):
@@ -152,7 +189,8 @@ def test_loops_left_alone(fn):
     outer = shapes[-1]                       # post-order: the outermost loop last
     assert outer[1] == 0
     if fn is nested:                         # the inner scalar loop is unrolled
-        assert shapes[0][1] > 0
+        (main, _), (rest, _) = shapes[:2]
+        assert main >= COPIES * (rest - 4)
 
 
 def test_nested_values(capsys):

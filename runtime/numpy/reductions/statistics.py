@@ -252,14 +252,18 @@ def _numpy_kth(q, n, method, inexact):
     if c is None or _NP_QUANTILE is None or method not in _NP_QUANTILE[0] or n == 0:
         return None
     methods, neighbours = _NP_QUANTILE
-    props = methods[method]
-    virtual = np.asanyarray(props["get_virtual_index"](n, c))
-    if props["fix_gamma"] is None or (method == "linear" and virtual.dtype.kind in "iu"):
-        kth = list(virtual.ravel()) + ([-1] if inexact else [])
-    else:
-        prev, nxt = neighbours(np.empty(0, np.float64 if inexact else np.int64), virtual, n)
-        kth = np.unique(np.concatenate(([0, -1], prev.ravel(), nxt.ravel())))
-    return [int(k) % n for k in kth]
+    try:
+        props = methods[method]
+        virtual = np.asanyarray(props["get_virtual_index"](n, c))
+        if props["fix_gamma"] is None or (method == "linear" and virtual.dtype.kind in "iu"):
+            kth = list(virtual.ravel()) + ([-1] if inexact else [])
+        else:
+            prev, nxt = neighbours(np.empty(0, np.float64 if inexact else np.int64),
+                                   virtual, n)
+            kth = np.unique(np.concatenate(([0, -1], prev.ravel(), nxt.ravel())))
+        return [int(k) % n for k in kth]
+    except (KeyError, TypeError, ValueError):   # pragma: no cover - another NumPy's internals
+        return None
 
 
 def _check_q(q, what, hi):

@@ -11,8 +11,9 @@ A counted loop (`for j in range(i)`: the next trip's predicate is exactly `k + 1
 with `n` fixed before the loop) knows at each trip how many trips remain, so it
 becomes two loops: one whose trips run the copies unguarded while that many trips
 remain, then the loop itself for the rest. Nothing runs that the loop would not run,
-and the copies' recurrence is the loop's own chain of ops (`forward_subst_scalar`,
-0.18 -> 0.14 ms against the guarded copies below).
+and the copies' recurrence is the loop's own chain of ops (against the guarded copies
+below: `s += x[k] * x[k]` 1.82 -> 1.27 ns per iteration, `forward_subst_scalar` 0.18 ->
+0.14 ms).
 
 Other loops (a `while` on data, a loop a check or a break may end) only know after a
 trip whether another follows, and npxla's loops are rotated (the body computes the

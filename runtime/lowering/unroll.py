@@ -84,6 +84,10 @@ def _counted(loop):
             hlo.ComparisonDirectionAttr(test.attributes["comparison_direction"]).value != "LT":
         return None
     step, bound = test.operands
+    kind = test.attributes["compare_type"] if "compare_type" in test.attributes else None
+    if kind is None or hlo.ComparisonTypeAttr(kind).value != "SIGNED" or \
+            not ir.IntegerType(ir.RankedTensorType(step.type).element_type).is_signless:
+        return None                          # (a signed count, as `_less` rebuilds it)
     add = defining_op(step)
     if add is None or add.name != "stablehlo.add" or (
             inside(bound, loop) and int_constant(bound) is None):

@@ -38,6 +38,27 @@ def gather_at(source, starts, sizes, collapse=False) -> ir.Value:
     return hlo.GatherOp(source, indices, dnums, list(sizes), indices_are_sorted=False).result
 
 
+def less_than(a, b) -> ir.Value:
+    """`a < b` of signed integers."""
+    return hlo.CompareOp(a, b, hlo.ComparisonDirectionAttr.get("LT"),
+                         compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
+
+
+def combine_lanes(values, how, init=None) -> ir.Value:
+    """`values` (one per lane) combined by the op `how` ("stablehlo.minimum", ...)
+    into a scalar, starting from `init` (False if None)."""
+    t = ir.RankedTensorType(values.type)
+    scalar = ir.RankedTensorType.get([], t.element_type)
+    if init is None:
+        init = hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(False), type=scalar)).result
+    op = hlo.ReduceOp([scalar], [values], [init], [0])
+    block = op.body.blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        hlo.ReturnOp([ir.Operation.create(how, results=[scalar],
+                                          operands=list(block.arguments)).results[0]])
+    return op.results[0]
+
+
 def lane_loop(lanes, state, trip) -> list:
     """A scalar `while` over the lanes 0 .. lanes - 1 in order (at least one), carrying
     the values `state`: `trip(lane, state)` builds one trip's ops and returns (the lane it
@@ -55,8 +76,5 @@ def lane_loop(lanes, state, trip) -> list:
     with ir.InsertionPoint(body):
         lane, ends = trip(body.arguments[1], list(body.arguments)[2:])
         nxt = hlo.AddOp(lane, int_constant_op(1, i64)).result
-        more = hlo.CompareOp(nxt, int_constant_op(lanes, i64),
-                             hlo.ComparisonDirectionAttr.get("LT"),
-                             compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
-        hlo.ReturnOp([more, nxt] + list(ends))
+        hlo.ReturnOp([less_than(nxt, int_constant_op(lanes, i64)), nxt] + list(ends))
     return list(loop.results)[2:]

@@ -7,24 +7,10 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering import lanes_tail
-from npxla.runtime.lowering.build import gather_at, int_constant_op, lane_loop
+from npxla.runtime.lowering.build import (combine_lanes, gather_at, int_constant_op,
+                                          lane_loop)
 from npxla.runtime.lowering.lanes_plan import UNIFORM, Shared
 from npxla.runtime.lowering.ssa import ELEMENTWISE
-
-
-def _combine_lanes(values, how, init=None):
-    """`values` (one per lane) combined by the op `how` ("stablehlo.minimum", ...)
-    into a scalar, starting from `init` (False if None)."""
-    t = ir.RankedTensorType(values.type)
-    scalar = ir.RankedTensorType.get([], t.element_type)
-    if init is None:
-        init = hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(False), type=scalar)).result
-    op = hlo.ReduceOp([scalar], [values], [init], [0])
-    block = op.body.blocks.append(scalar, scalar)
-    with ir.InsertionPoint(block):
-        hlo.ReturnOp([ir.Operation.create(how, results=[scalar],
-                                          operands=list(block.arguments)).results[0]])
-    return op.results[0]
 
 
 # --- emitting the lanes ------------------------------------------------------------------
@@ -164,7 +150,7 @@ class Emitter:
         last = int_constant_op(self.lanes - 1, i64)
         lanes = ir.RankedTensorType.get([self.lanes], i64.element_type)
         which = hlo.SelectOp(failed, hlo.IotaOp(lanes, 0).result, self._spread(last, [])).result
-        return _combine_lanes(which, "stablehlo.minimum", last)
+        return combine_lanes(which, "stablehlo.minimum", last)
 
     # --- values ---
     def _value(self, v):
@@ -391,7 +377,7 @@ class Emitter:
                 if n == 0:
                     go = self._value(ops[-1].operands[0])
                     ends = [go if mask_at is None else lanes_tail.going_on(go, self.lanes)
-                            if alone else _combine_lanes(go, "stablehlo.or")]
+                            if alone else combine_lanes(go, "stablehlo.or")]
                 else:
                     ends = [self._value(v) if kind is not None else
                             self._lanes(v, list(ir.RankedTensorType(v.type).shape))

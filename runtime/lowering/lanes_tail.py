@@ -29,9 +29,10 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.build import int_constant_op, lane_loop
+from npxla.runtime.lowering.build import (combine_lanes, int_constant_op, lane_loop,
+                                          less_than)
 from npxla.runtime.lowering.lanes_plan import UNIFORM, Shared
-from npxla.runtime.lowering.ssa import inside, operation
+from npxla.runtime.lowering.ssa import inside, operation, remap
 
 # the lanes run while more than this share of them (1 / SHARE) go on
 SHARE = 4
@@ -52,7 +53,12 @@ def applies(emitter, op, carried, mask_at) -> bool:
 def _per_lane_or_whole(plan, kind) -> bool:
     if isinstance(kind, Shared):
         return not plan.moved(kind)
-    return kind is None or kind == UNIFORM or isinstance(kind, int)
+    return kind == UNIFORM or _one_per_lane(kind)
+
+
+def _one_per_lane(kind) -> bool:
+    """Whether values of `kind` hold one value per lane (`lanes_plan.Plan`'s kinds)."""
+    return kind is None or isinstance(kind, int)
 
 
 def _captured(op, loop) -> list:
@@ -75,16 +81,10 @@ def _captured(op, loop) -> list:
 def going_on(go, lanes):
     """The masked loop's condition: more than `lanes // SHARE` of the lanes' predicates
     `go` hold."""
-    i32 = ir.IntegerType.get_signless(32)
-    scalar = ir.RankedTensorType.get([], i32)
-    counts = hlo.ConvertOp(ir.RankedTensorType.get([lanes], i32), go).result
-    reduce = hlo.ReduceOp([scalar], [counts], [int_constant_op(0, scalar)], [0])
-    block = reduce.body.blocks.append(scalar, scalar)
-    with ir.InsertionPoint(block):
-        hlo.ReturnOp([hlo.AddOp(*block.arguments).result])
-    return hlo.CompareOp(reduce.results[0], int_constant_op(lanes // SHARE, scalar),
-                         hlo.ComparisonDirectionAttr.get("GT"),
-                         compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
+    scalar = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+    counts = hlo.ConvertOp(ir.RankedTensorType.get([lanes], scalar.element_type), go).result
+    running = combine_lanes(counts, "stablehlo.add", int_constant_op(0, scalar))
+    return less_than(int_constant_op(lanes // SHARE, scalar), running)
 
 
 def finish(emitter, op, carried, mask_at, results) -> list:
@@ -111,12 +111,9 @@ def _next_running(lane, go, lanes):
     cond = search.regions[0].blocks.append(i64)
     with ir.InsertionPoint(cond):
         at = cond.arguments[0]
-        inside = hlo.CompareOp(at, int_constant_op(lanes, i64),
-                               hlo.ComparisonDirectionAttr.get("LT"),
-                               compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
         done = hlo.NotOp(hlo.ReshapeOp(i1, hlo.DynamicSliceOp(go, [at], [1]).result)
                          .result).result
-        hlo.ReturnOp([hlo.AndOp(inside, done).result])
+        hlo.ReturnOp([hlo.AndOp(less_than(at, int_constant_op(lanes, i64)), done).result])
     body = search.regions[1].blocks.append(i64)
     with ir.InsertionPoint(body):
         hlo.ReturnOp([hlo.AddOp(body.arguments[0], int_constant_op(1, i64)).result])
@@ -127,7 +124,7 @@ def _alone(emitter, op, carried, state, lane, zero) -> list:
     """The carried values after lane `lane` has run the original loop `op` to its end
     from its values in `state`."""
     plan = emitter.plan
-    alone = [_pick(s, lane, zero) if k is None or isinstance(k, int) else s
+    alone = [_pick(s, lane, zero) if _one_per_lane(k) else s
              for s, k in zip(state, carried)]
     mapping = {}
     for v in _captured(op, plan.loop):
@@ -138,12 +135,12 @@ def _alone(emitter, op, carried, state, lane, zero) -> list:
             shape = list(ir.RankedTensorType(v.type).shape)
             mapping[v] = _pick(emitter._lanes(v, shape), lane, zero)
     copy = operation(op).clone(ip=ir.InsertionPoint.current)
+    remap(copy, mapping)
     for i, v in enumerate(alone):
         copy.operands[i] = v
-    _remap(copy, mapping)
     ends = []
     for s, k, r in zip(state, carried, copy.results):
-        if k is None or isinstance(k, int):
+        if _one_per_lane(k):
             t = ir.RankedTensorType(s.type)
             row = hlo.ReshapeOp(ir.RankedTensorType.get([1] + list(t.shape)[1:],
                                                         t.element_type), r).result
@@ -160,19 +157,3 @@ def _pick(vector, lane, zero):
                                [1] + list(t.shape)[1:]).result
     return hlo.ReshapeOp(ir.RankedTensorType.get(list(t.shape)[1:], t.element_type),
                          piece).result
-
-
-def _remap(op, mapping):
-    """Point the operands of the ops nested in `op`'s regions that read a value of
-    `mapping` at its replacement."""
-    def visit(inner):
-        for k, v in enumerate(inner.operands):
-            m = mapping.get(v)
-            if m is not None:
-                inner.operands[k] = m
-        return ir.WalkResult.ADVANCE
-
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                operation(inner).walk(visit)

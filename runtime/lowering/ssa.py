@@ -45,6 +45,19 @@ def inside(value, op) -> bool:
     return False
 
 
+def remap(op, mapping):
+    """Point `op`'s operands, and those of the ops nested in its regions, that name a
+    key of `mapping` at its value (a copied op made to read the copy's values)."""
+    for k, v in enumerate(op.operands):
+        m = mapping.get(v)
+        if m is not None:
+            op.operands[k] = m
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                remap(inner, mapping)
+
+
 def is_scalar(value) -> bool:
     """Whether `value` is a 0-d tensor (not a token or a tuple)."""
     try:

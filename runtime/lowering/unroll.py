@@ -35,12 +35,12 @@ and loops known to run fewer trips than copies.
 """
 from __future__ import annotations
 
-import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.hoist import static_trip_count
-from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, is_scalar,
+from npxla.runtime.lowering.build import int_constant_op, less_than
+from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, is_scalar, remap,
                                         while_loops)
 
 # body copies per trip, by the body's size in ops (nested regions counted, constants
@@ -87,7 +87,7 @@ def _counted(loop):
     kind = test.attributes["compare_type"] if "compare_type" in test.attributes else None
     if kind is None or hlo.ComparisonTypeAttr(kind).value != "SIGNED" or \
             not ir.IntegerType(ir.RankedTensorType(step.type).element_type).is_signless:
-        return None                          # (a signed count, as `_less` rebuilds it)
+        return None                          # (a signed count, as `less_than` rebuilds it)
     add = defining_op(step)
     if add is None or add.name != "stablehlo.add" or (
             inside(bound, loop) and int_constant(bound) is None):
@@ -114,8 +114,8 @@ def _unroll_counted(loop, copies, k, bound):
         if inside(bound, loop):            # a constant of the body: one before the loop
             bound = defining_op(bound).clone(ip=ir.InsertionPoint(loop)).results[0]
         start = loop.operands[k]
-        first = hlo.AndOp(loop.operands[p], _less(hlo.AddOp(start, _int(copies - 1, start))
-                                                  .result, bound)).result
+        last = hlo.AddOp(start, int_constant_op(copies - 1, start.type)).result
+        first = hlo.AndOp(loop.operands[p], less_than(last, bound)).result
         types = [v.type for v in loop.operands] + [first.type]
         main = hlo.WhileOp(types, list(loop.operands) + [first])
     cond = main.regions[0].blocks.append(*types)
@@ -126,22 +126,11 @@ def _unroll_counted(loop, copies, k, bound):
     with ir.InsertionPoint(block), loop.location:
         for _ in range(copies):
             state = _copy_body(body, ops, ret, state, ir.InsertionPoint(block))
-        more = _less(hlo.AddOp(state[k], _int(copies - 1, state[k])).result, bound)
+        last = hlo.AddOp(state[k], int_constant_op(copies - 1, state[k].type)).result
+        more = less_than(last, bound)
         hlo.ReturnOp(state + [more])
     for i in range(n):          # the loop itself runs the trips left
         loop.operands[i] = main.results[i]
-
-
-def _int(number, like):
-    t = ir.RankedTensorType(like.type)
-    return hlo.ConstantOp(ir.DenseElementsAttr.get(
-        np.array(number, dtype=np.int64 if ir.IntegerType(t.element_type).width == 64
-                 else np.int32), type=t)).result
-
-
-def _less(a, b):
-    return hlo.CompareOp(a, b, hlo.ComparisonDirectionAttr.get("LT"),
-                         compare_type=hlo.ComparisonTypeAttr.get("SIGNED")).result
 
 
 def _copies(loop) -> int:
@@ -209,21 +198,7 @@ def _copy_body(body, ops, ret, state, ip):
     mapping = {a: v for a, v in zip(body.arguments, state)}
     for op in ops:
         copy = op.clone(ip=ip)
-        _remap(copy, mapping)
+        remap(copy, mapping)
         for old, new in zip(op.results, copy.results):
             mapping[old] = new
     return [mapping.get(v, v) for v in ret.operands]
-
-
-def _remap(op, mapping):
-    """Point `op`'s operands, and those of the ops nested in its regions, that name a
-    value of the previous copy at that copy's value."""
-    for k, v in enumerate(op.operands):
-        m = mapping.get(v)
-        if m is not None:
-            op.operands[k] = m
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                _remap(inner, mapping)
-

@@ -217,21 +217,45 @@ def _written_through_pad(operand, update, low):
 
 def wide_write(value):
     """(operand, update, starts) when `value` is a wide write `update_slice` staged as a
-    select of pads, else None."""
+    select of pads, else None. A write whose values were computed over the whole array
+    (`widened_values`) gives the slice of them that is the update, built at the current
+    insertion point."""
+    form = wide_write_form(value)
+    if form is None:
+        return None
+    operand, values, low, sizes = form
+    pad = values.owner
+    if not isinstance(pad, ir.Block) and pad.operation.name == "stablehlo.pad":
+        return operand, pad.operation.operands[0], low
+    limits = [lo + n for lo, n in zip(low, sizes)]
+    return operand, hlo.SliceOp(values, list(low), limits, [1] * len(low)).result, low
+
+
+def wide_write_form(value):
+    """(operand, values, starts, sizes) when `value` is `select(mask, values, operand)`
+    with a mask that is true exactly on the region at `starts` of `sizes` (a padding
+    of an all-true array with false), else None."""
     owner = value.owner
     if isinstance(owner, ir.Block) or owner.operation.name != "stablehlo.select":
         return None
     mask, values, operand = owner.operation.operands
-    pads = [v.owner for v in (mask, values)]
-    if any(isinstance(p, ir.Block) or p.operation.name != "stablehlo.pad" for p in pads):
+    pad = mask.owner
+    if isinstance(pad, ir.Block) or pad.operation.name != "stablehlo.pad":
         return None
-    attrs = [[list(ir.DenseI64ArrayAttr(p.operation.attributes[k])) for k in
-              ("edge_padding_low", "edge_padding_high", "interior_padding")] for p in pads]
-    fill = pads[0].operation.operands
-    if attrs[0] != attrs[1] or any(attrs[0][2]) or not (
+    low, high, interior = [list(ir.DenseI64ArrayAttr(pad.operation.attributes[k])) for k in
+                           ("edge_padding_low", "edge_padding_high", "interior_padding")]
+    fill = pad.operation.operands
+    if any(interior) or min(low + high, default=0) < 0 or not (
             _is_splat_constant(fill[0], True) and _is_splat_constant(fill[1], False)):
         return None
-    return operand, pads[1].operation.operands[0], tuple(attrs[0][0])
+    values_pad = values.owner
+    if not isinstance(values_pad, ir.Block) and values_pad.operation.name == "stablehlo.pad":
+        attrs = [list(ir.DenseI64ArrayAttr(values_pad.operation.attributes[k])) for k in
+                 ("edge_padding_low", "edge_padding_high", "interior_padding")]
+        if attrs != [low, high, interior]:
+            return None
+    sizes = list(ir.RankedTensorType(fill[0].type).shape)
+    return operand, values, tuple(low), sizes
 
 
 def _is_splat_constant(v, expected) -> bool:

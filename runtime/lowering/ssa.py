@@ -88,12 +88,18 @@ def is_integer(element) -> bool:
 
 def while_loops(module: ir.Module) -> list:
     """The module's `stablehlo.while` ops in post-order: inner loops before outer ones."""
-    loops = []
+    return ops_named(module, "stablehlo.while")
+
+
+def ops_named(module: ir.Module, name: str) -> list:
+    """The module's ops called `name`, at any depth, in post-order (an op nested in a
+    region before the op that holds the region)."""
+    found = []
 
     def collect(op):
-        if op.name == "stablehlo.while":
-            loops.append(op)
+        if op.name == name:
+            found.append(op)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(collect)
-    return loops
+    return found

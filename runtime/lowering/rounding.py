@@ -35,13 +35,19 @@ def rounded(value: ir.Value, dtype) -> ir.Value:
     trace = current_trace()
     if dtype.kind != "f" or trace is None or trace.fast_math:
         return value
-    return hidden(value, dtype)
+    return _behind_zero(value, dtype, hlo.OrOp)
 
 
 def hidden(value: ir.Value, dtype) -> ir.Value:
     """`value` (a float) as a value XLA cannot see through, fast math or not: neither
     fused with the op that made it nor folded algebraically with its neighbours
-    (error-free transformations need both, `numpy/accurate_math.py`)."""
+    (error-free transformations need both, `numpy/accurate_math.py`). Its bits pass
+    through an `xor` where a rounding's pass through an `or`, so that
+    `unneeded_rounding` tells them apart: a hidden value stays hidden whatever reads it."""
+    return _behind_zero(value, dtype, hlo.XorOp)
+
+
+def _behind_zero(value: ir.Value, dtype, combine) -> ir.Value:
     trace = current_trace()
     if trace is None or trace.block is None:
         return value
@@ -51,7 +57,7 @@ def hidden(value: ir.Value, dtype) -> ir.Value:
     if shape:
         zero = hlo.BroadcastInDimOp(tensor_type(shape, bits), zero, []).result
     as_int = hlo.BitcastConvertOp(tensor_type(shape, bits), value).result
-    return hlo.BitcastConvertOp(value.type, hlo.OrOp(as_int, zero).result).result
+    return hlo.BitcastConvertOp(value.type, combine(as_int, zero).result).result
 
 
 def _opaque_zero(trace, bits: np.dtype) -> ir.Value:

@@ -253,6 +253,29 @@ def test_python_int_out_of_range_constant_raises():
         jit(weak_overflow)(np.arange(3, dtype=np.int8))
 
 
+def store_element(x):
+    t0 = np.zeros(4, dtype=np.int32)
+    t0[1] = x[1]
+    return t0
+
+
+@pytest.mark.parametrize("value, error", [(2147483648.0, OverflowError),
+                                          (-2147483904.0, OverflowError),
+                                          (np.inf, OverflowError), (np.nan, ValueError),
+                                          (2147483520.0, None), (-2147483648.0, None)])
+def test_a_float32_element_stored_into_int32_is_checked_against_exact_bounds(value, error):
+    # fuzz seed 8140: 2**31 passed a check against int32's max, which float32 rounds
+    # up to 2**31
+    x = np.array([-6.3, value, -0.5, 3e9], np.float32)
+    if error is None:
+        check(store_element, x)
+    else:
+        with pytest.raises(error):
+            store_element(x.copy())
+        with pytest.raises(error):
+            jit(store_element)(x)
+
+
 # --- rounding and exact division --------------------------------------------------------
 
 def rounding(x):

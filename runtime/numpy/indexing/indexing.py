@@ -141,13 +141,17 @@ def _check_scalar_fits(dtype, value):
         probe[()] = value.const.item() if value.weak else value.const[()]
         return
     info = np.iinfo(dtype)
-    v = value
+    v, high = value, None
     if value.dtype.kind == "f":
         check(dispatch(np.isnan, (value,), {}), "cannot convert float NaN to integer",
               error=ValueError)
         v = dispatch(np.trunc, (value,), {})
+        # against max + 1, a power of two every float type holds exactly: max itself
+        # rounds up to it in float32 (2147483647 -> 2**31), and 2**31 would pass
+        high = dispatch(np.greater_equal, (v, float(info.max + 1)), {})
     low = dispatch(np.less, (v, info.min), {})
-    high = dispatch(np.greater, (v, info.max), {})
+    if high is None:
+        high = dispatch(np.greater, (v, info.max), {})
     check(dispatch(np.logical_or, (low, high), {}),
           f"Python integer out of bounds for {dtype}", error=OverflowError)
 

@@ -10,7 +10,7 @@ pages on every call) and then reads it for the max and for the NaN probe; NumPy 
 the same work in 0.6-0.7 ms, npxla in 1.1-1.7.
 
 Most roundings protect against nothing: what reads the product cannot fuse with it.
-A compare, a conversion to an integer, a max or min reduction (or any reduction whose
+A compare, a conversion to an integer, a max or min reduction (or a `reduce` whose
 body only adds, compares and selects: sums already take the bare product, see
 `rounding.unrounded`), or a result the program returns, see the rounded value and the
 bare one alike. So a rounding whose every reader is one of those, or moves its value on
@@ -35,11 +35,15 @@ _MOVES = {"stablehlo.abs": None, "stablehlo.negate": None, "stablehlo.select": (
           "stablehlo.slice": None, "stablehlo.broadcast_in_dim": None,
           "stablehlo.concatenate": None, "stablehlo.dynamic_slice": (0,),
           "stablehlo.dynamic_update_slice": (0, 1), "stablehlo.reverse": None}
-# the ops a reduction's body may hold for its inputs to be safe
-_REDUCING = frozenset({"stablehlo.add", "stablehlo.maximum", "stablehlo.minimum",
-                       "stablehlo.compare", "stablehlo.select", "stablehlo.and",
-                       "stablehlo.or", "stablehlo.not", "stablehlo.constant",
-                       "stablehlo.return"})
+# the ops a reduction's body may hold for its inputs to be safe: picking ones (max, min,
+# argmax's compares and selects), and for a `reduce` also adds (sums take the bare
+# product already); a `reduce_window` sum is left alone (a window's sum may be one whose
+# order is NumPy's, which a fused product would change)
+_PICKING = frozenset({"stablehlo.maximum", "stablehlo.minimum", "stablehlo.compare",
+                      "stablehlo.select", "stablehlo.and", "stablehlo.or", "stablehlo.not",
+                      "stablehlo.constant", "stablehlo.return"})
+_REDUCING = {"stablehlo.reduce": _PICKING | {"stablehlo.add"},
+             "stablehlo.reduce_window": _PICKING}
 # readers followed, at most, per rounding (a value moved on through many ops keeps it)
 _BUDGET = 64
 
@@ -106,11 +110,11 @@ def _safe(use, budget) -> bool:
         parent = op.parent
         return parent is not None and parent.name == "func.func" and \
             ir.StringAttr(parent.attributes["sym_name"]).value == "main"
-    if name in ("stablehlo.reduce", "stablehlo.reduce_window"):
+    if name in _REDUCING:
         inputs = len(op.operands) // 2
         body = op.regions[0].blocks[0]
         return use.operand_number < inputs and \
-            all(inner.name in _REDUCING for inner in body.operations)
+            all(inner.name in _REDUCING[name] for inner in body.operations)
     if name in _MOVES:
         positions = _MOVES[name]
         if positions is not None and use.operand_number not in positions:

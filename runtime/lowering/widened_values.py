@@ -107,6 +107,10 @@ def _holds_variable_scalar(value, seen) -> bool:
                for v in op.operands)
 
 
+def _rank(value) -> int:
+    return ir.RankedTensorType(value.type).rank
+
+
 def _not_constant(value) -> bool:
     op = defining_op(value)
     return op is None or op.name != "stablehlo.constant"
@@ -143,7 +147,9 @@ class _Widener:
             if attr.is_splat:
                 return hlo.ConstantOp(ir.DenseElementsAttr.get_splat(
                     self._type(value), attr.get_splat_value())).result
-        if name in ELEMENTWISE:
+        if name in ELEMENTWISE and all(is_scalar(v) or _rank(v) == len(self.shape)
+                                       for v in op.operands):
+            # (not a `bitcast_convert` between widths, whose operand has one more axis)
             operands = [v if is_scalar(v) else self.of(v) for v in op.operands]
             new = ir.Operation.create(name, results=[self._type(value)], operands=operands,
                                       attributes={a: op.attributes[a] for a in op.attributes},

@@ -8,7 +8,8 @@ import numpy as np
 from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedOperationError
 
 from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET, GPU_CALLBACK_TARGET
-from npxla.runtime.xla.backend_options import with_backend_options
+from npxla.runtime.xla.backend_options import (LEAN_MIN_TEMP_BYTES, lean_options,
+                                               temp_bytes, with_backend_options)
 from npxla.runtime.xla.devices import backend
 
 _parse_contexts = threading.local()
@@ -21,16 +22,39 @@ def compile_module(module_text: str, device, host_callbacks=()):
     client = backend(device.platform)
     devices = xla_client.DeviceList((device,))
     options = options_for(device)
-    try:
+    module = module_text if not host_callbacks else \
+        _module_for_callbacks(module_text, device.platform)
+
+    def build(opts):
         if not host_callbacks:
-            return client.compile_and_load(module_text, devices, options)
-        module = _module_for_callbacks(module_text, device.platform)
-        return client.compile_and_load(module, devices, options, list(host_callbacks))
+            return client.compile_and_load(module, devices, opts)
+        return client.compile_and_load(module, devices, opts, list(host_callbacks))
+
+    try:
+        executable = build(options)
+        if device.platform == "cpu":
+            executable = _leaner(executable, build, options)
+        return executable
     except UnsupportedOperationError:
         raise
     except Exception as e:  # XLA's errors are ours, never the user's
         raise InternalCompilerError(f"XLA failed to compile the staged program: "
                                     f"{str(e).splitlines()[0]}") from None
+
+
+def _leaner(executable, build, options):
+    """`executable`, or its build with the memory-minimising schedule where its
+    temporaries are large and that build needs at most half of them
+    (`backend_options.LEAN_MIN_TEMP_BYTES`)."""
+    temp = temp_bytes(executable)
+    if temp is None or temp < LEAN_MIN_TEMP_BYTES:
+        return executable
+    lean_opts = lean_options(options)
+    if lean_opts is None:
+        return executable
+    lean = build(lean_opts)
+    lean_temp = temp_bytes(lean)
+    return lean if lean_temp is not None and 2 * lean_temp <= temp else executable
 
 
 def options_for(device):

@@ -36,3 +36,31 @@ def test_an_option_named_in_the_users_xla_flags_is_left_to_them(monkeypatch):
     monkeypatch.setenv("XLA_FLAGS", "--xla_backend_extra_options="
                        "xla_cpu_small_while_loop_byte_threshold=1024")
     assert with_backend_options(base, "cpu") is base
+
+
+def unrolled_maxima(a, b):
+    s = 0.0
+    for i in range(5):              # a Python range: five independent reductions
+        s += np.max(a * b + i)
+    return s
+
+
+def test_a_program_with_large_temporaries_takes_the_memory_minimising_schedule():
+    from npxla.runtime.xla.backend_options import LEAN_MIN_TEMP_BYTES, temp_bytes
+    rng = np.random.default_rng(1)
+    a, b = rng.random(1_000_000), rng.random(1_000_000)
+    f = jit(unrolled_maxima)
+    np.testing.assert_array_equal(f(a, b), unrolled_maxima(a, b))
+    # XLA's default schedule keeps all five 8 MB temporaries (39 MB): fresh pages on
+    # every call; the memory-minimising one reuses one buffer
+    executable = f.lower(a, b)._executable().executable
+    assert temp_bytes(executable) < LEAN_MIN_TEMP_BYTES
+
+
+def test_a_scheduler_named_in_the_users_xla_flags_is_left_to_them(monkeypatch):
+    from jax._src.lib import xla_client as xc
+    from npxla.runtime.xla.backend_options import lean_options
+    base = xc.CompileOptions()
+    assert lean_options(base) is not None
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_concurrency_optimized_scheduler=true")
+    assert lean_options(base) is None

@@ -576,3 +576,23 @@ def test_solve_batch_broadcasting(ba, bb, k):
         return np.linalg.solve(a, b)
     b = mat((3,), np.float64) if k is None else mat(bb + (3, k), np.float64)
     check(f, mat(ba + (3, 3), np.float64), b, rtol=1e-9)
+
+
+def inverse_of(a):
+    return np.linalg.inv(a)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_inverse_of_a_one_by_one_matrix_is_lapacks_to_the_bit(dtype):
+    # `1 / a` without the library calls (a Kalman update with one scalar measurement)
+    rng = np.random.default_rng(11)
+    for a in (rng.normal(size=(1, 1)) * 1e3, rng.normal(size=(4, 3, 1, 1)),
+              np.array([[np.inf]]), np.array([[-np.inf]]), np.array([[np.nan]]),
+              np.array([[1e-30]])):
+        check(inverse_of, a.astype(dtype), rtol=0, atol=0)
+    check(inverse_of, np.array([[3]]), rtol=0, atol=0)          # an int matrix: float64
+    for singular in (np.array([[0.0]]), np.array([[-0.0]]), np.array([[[2.0]], [[0.0]]])):
+        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+            inverse_of(singular)
+        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+            jit(inverse_of)(singular.astype(dtype))

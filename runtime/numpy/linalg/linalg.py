@@ -86,7 +86,14 @@ def solve(a, b):
 
 
 def inverse(a, check=True):
-    """Inverse of (..., n, n) in the computation dtype."""
+    """Inverse of (..., n, n) in the computation dtype. A real 1 x 1 matrix is `1 / a`:
+    LAPACK's LU and two triangular solves against the identity compute exactly that
+    (the one pivot is `a`, and `1 * (1 / a)` or `1 / a` are the same number), and the
+    three library calls were most of a small Kalman update (one scalar measurement)."""
+    if a.shape[-1] == 1 and a.dtype.kind == "f":
+        if check:
+            raise_if(apply(np.equal, a, 0), "Singular matrix")
+        return apply(np.divide, cast_to(1, a.dtype), a)
     return _solve(a, eye_like(a.shape[:-2], a.shape[-1], a.dtype), check)
 
 

@@ -22,8 +22,6 @@ def compile_module(module_text: str, device, host_callbacks=()):
     client = backend(device.platform)
     devices = xla_client.DeviceList((device,))
     options = options_for(device)
-    module = module_text if not host_callbacks else \
-        _module_for_callbacks(module_text, device.platform)
 
     def build(opts):
         if not host_callbacks:
@@ -31,6 +29,8 @@ def compile_module(module_text: str, device, host_callbacks=()):
         return client.compile_and_load(module, devices, opts, list(host_callbacks))
 
     try:
+        module = module_text if not host_callbacks else \
+            _module_for_callbacks(module_text, device.platform)
         executable = build(options)
         if device.platform == "cpu":
             executable = _leaner(executable, build, options)

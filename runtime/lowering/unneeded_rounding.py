@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from npxla.runtime.lowering.ssa import defining_op, ops_named
+from npxla.runtime.lowering.ssa import defining_op, operation, ops_named
 
 # readers that see a rounded value and the bare product alike
 _FINAL = frozenset({"stablehlo.compare", "stablehlo.is_finite"})
@@ -71,8 +71,7 @@ def _rounding(op):
     uses = list(op.result.uses)
     if len(uses) != 1:
         return None
-    outer = uses[0].owner
-    outer = outer.operation if hasattr(outer, "operation") else outer
+    outer = operation(uses[0].owner)
     if outer.name != "stablehlo.bitcast_convert":
         return None
     product, rounded = inner.operands[0], outer.result
@@ -98,8 +97,7 @@ def _safe(use, budget) -> bool:
     budget[0] -= 1
     if budget[0] < 0:
         return False
-    op = use.owner
-    op = op.operation if hasattr(op, "operation") else op
+    op = operation(use.owner)
     name = op.name
     if name in _FINAL:
         return True

@@ -52,14 +52,16 @@ class Compiled:
         self.param_of = {leaf: p for p, leaf in enumerate(staged.param_leaves)}
         self.writes_whole = self._plan is None      # the staged module as compiled
         self.resident_exes: dict = {}    # see `resident_executable`
-        # whether calls may take the fast path (`runpath.fast_runner`): no checks, host
-        # callbacks or effects, results that are outputs or constants
         # a run that may be redone (a window too short, an assumed bool wrong) defers its
         # prints, warnings and log records until it is accepted (`Finisher.check`)
         self.redoable = bool(staged.host_callbacks) and (speculates(staged) or
                                                          assumes(staged))
-        self.fast_eligible = not (staged.error_messages or staged.host_callbacks or
-                                  staged.effects) and \
+        # whether calls may take the fast path (`runpath.fast_runner`): no checks or
+        # effects, results that are outputs or constants, and host callbacks only
+        # without side effects (a library routine run on XLA's buffers: the executable
+        # calls them whoever dispatches it)
+        self.fast_eligible = not (staged.error_messages or staged.effects) and \
+            all(getattr(fn, "npxla_pure", False) for fn in staged.host_callbacks) and \
             all(s[0] in ("out", "const") for s in staged.out_slots)
 
     def compile_text(self, text):

@@ -10,6 +10,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.lowering.hugepages import advise_huge_pages
+from npxla.runtime.lowering.ieee_env import default_env
 from npxla.runtime.staging.types import tensor_type
 
 CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
@@ -39,7 +40,8 @@ def emit_buffer_callback(trace, fn, operands, results):
         views = [np.asarray(b) for b in buffers]
         for out in views[n_in:]:
             advise_huge_pages(out)
-        fn(views[n_in:], *views[:n_in])
+        with default_env():         # IEEE subnormals, which XLA's threads flush
+            fn(views[n_in:], *views[:n_in])
         return ()
 
     return _pure(trace, call, operands, results, CPU_BUFFER_CALLBACK_TARGET)

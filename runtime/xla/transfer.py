@@ -8,11 +8,9 @@ itself, elsewhere it is moved device to device (`Uploader.on_device`).
 """
 from __future__ import annotations
 
-import os
-import threading
-
 import numpy as np
 
+from npxla.runtime.lowering.host_pool import HOST_POOL, HOST_THREADS
 from npxla.runtime.xla.pool import POOL
 
 
@@ -107,40 +105,8 @@ def aligned(value):
 # 0.72 ms).
 _CHUNK_BYTES = 1 << 22
 _PARALLEL_MIN_BYTES = 1 << 24
-_COPIERS = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else (os.cpu_count() or 1), 8))
-
-
-class _CopyPool:
-    """Threads that copy pieces for `copy_into`, started on first use. A forked child
-    starts its own (the parent's threads do not exist there)."""
-
-    def __init__(self, workers):
-        self.workers = workers
-        self._lock = threading.Lock()
-        self._pool = None
-        if hasattr(os, "register_at_fork"):
-            os.register_at_fork(after_in_child=self._forget)
-
-    def _forget(self):
-        self._lock = threading.Lock()
-        self._pool = None
-
-    def run(self, work, parts):
-        """`work(part)` for every part, the first on the calling thread."""
-        with self._lock:
-            if self._pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-                self._pool = ThreadPoolExecutor(self.workers,
-                                                thread_name_prefix="npxla-copy")
-            pool = self._pool
-        futures = [pool.submit(work, p) for p in parts[1:]]
-        work(parts[0])
-        for f in futures:
-            f.result()
-
-
-_COPY_POOL = _CopyPool(_COPIERS - 1)
+_COPIERS = HOST_THREADS
+_COPY_POOL = HOST_POOL
 
 
 def copy_into(dst, src, casting="same_kind"):

@@ -8,6 +8,14 @@ import numpy as np
 import pytest
 
 from tests.benchmarks import accuracy as A
+from npxla.runtime.numpy.ufuncs import host_ufuncs
+
+
+@pytest.fixture(autouse=True)
+def _kernels_only(monkeypatch):
+    """These tests measure npxla's own kernels: on hosts where large arrays' functions
+    are NumPy's own loops (`host_ufuncs`), those are turned off here."""
+    monkeypatch.setattr(host_ufuncs, "ENABLED", False)
 
 
 def test_ulp_distance_counts_adjacent_floats_across_zero_and_binades():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from npxla import jit
+from npxla.runtime.lowering.host_pool import HostPool
 from npxla.runtime.xla import transfer
 from npxla.runtime.xla.transfer import aligned
 
@@ -187,11 +188,10 @@ def test_strided_and_unaligned_itemsize_arrays_are_copied():
 def test_copies_in_pieces_match_numpy(monkeypatch):
     """`copy_into` cuts big copies into pieces that several threads copy; pieces of 4 KB
     over three threads here exercise every path on small arrays."""
-    from npxla.runtime.xla import transfer
     monkeypatch.setattr(transfer, "_CHUNK_BYTES", 4096)
     monkeypatch.setattr(transfer, "_PARALLEL_MIN_BYTES", 4096)
     monkeypatch.setattr(transfer, "_COPIERS", 3)
-    monkeypatch.setattr(transfer, "_COPY_POOL", transfer._CopyPool(2))
+    monkeypatch.setattr(transfer, "_COPY_POOL", HostPool(2))
     rng = np.random.default_rng(0)
     a = _misaligned((123, 77))
     a[...] = rng.normal(size=a.shape)

@@ -35,6 +35,7 @@ from npxla.runtime.numpy.ufuncs.arithmetic import int_power
 from npxla.runtime.numpy.ufuncs import accurate_log as L
 from npxla.runtime.numpy.ufuncs import accurate_math as M
 from npxla.runtime.numpy.ufuncs.ufunc_core import store_out
+from npxla.runtime.numpy.ufuncs.host_ufuncs import host_lowering
 
 
 def _scaled(factor):
@@ -262,6 +263,7 @@ LOWERINGS = {
     np.heaviside: _heaviside, np.modf: _modf, np.conjugate: _conjugate,
     np.nextafter: _nextafter, np.spacing: _spacing,
 }
+LOWERINGS = {ufunc: host_lowering(ufunc, lower) for ufunc, lower in LOWERINGS.items()}
 register_table(LOWERINGS)
 
 

@@ -1,0 +1,52 @@
+"""The C library's default floating-point environment for host code XLA calls back.
+
+XLA:CPU runs its threads with subnormal numbers flushed to zero (x86's FTZ and DAZ bits
+in MXCSR), and a callback runs on such a thread: NumPy's `exp` of -740.0 returned 0.0
+there instead of 5e-322, and a sort compared subnormals as zeros. `default_env` runs
+the callback under the C library's default environment (IEEE subnormals, round to
+nearest) and puts XLA's back afterwards. Linux only (glibc and musl spell the default
+environment as the pointer -1); elsewhere the callback runs as it is called.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import sys
+
+_FENV_BYTES = 64          # at least sizeof(fenv_t): 32 on x86-64, 8 on aarch64
+_FE_DFL_ENV = ctypes.c_void_p(-1)
+
+
+def _libm():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        get, put = lib.fegetenv, lib.fesetenv
+    except (OSError, AttributeError):  # pragma: no cover - no C maths library
+        return None
+    get.argtypes = put.argtypes = [ctypes.c_void_p]
+    get.restype = put.restype = ctypes.c_int
+    return get, put
+
+
+_CALLS = _libm()
+
+
+@contextlib.contextmanager
+def default_env():
+    """Run the block under the default floating-point environment."""
+    if _CALLS is None:
+        yield
+        return
+    get, put = _CALLS
+    saved = ctypes.create_string_buffer(_FENV_BYTES)
+    if get(saved) != 0:  # pragma: no cover - cannot read it: leave it alone
+        yield
+        return
+    put(_FE_DFL_ENV)
+    try:
+        yield
+    finally:
+        put(saved)

@@ -20,6 +20,8 @@ import types
 
 import numpy as np
 
+from npxla.runtime.numpy.ufuncs import host_ufuncs
+
 
 class Unstable(Exception):
     """A value without a digest that is stable across processes (no disk caching)."""
@@ -130,13 +132,15 @@ def source_files():
 def environment_digest() -> str:
     """npxla's own source files (path, size and modification time: reading them all
     would cost milliseconds of every warm start), the library versions, the Python
-    version and XLA_FLAGS (read once per process, by XLA too: a program compiled with
-    other code generators or options must not come back from the cache)."""
+    version, XLA_FLAGS (read once per process, by XLA too: a program compiled with
+    other code generators or options must not come back from the cache) and whether
+    large arrays' functions are NumPy's loops (`host_ufuncs`: a cache shared by hosts
+    with and without AVX-512 must not hand one's programs to the other)."""
     import jax
     import jaxlib
     h = hashlib.sha256()
     h.update(f"{sys.version}|{np.__version__}|{jax.__version__}|{jaxlib.__version__}|"
-             f"{os.environ.get('XLA_FLAGS', '')}".encode())
+             f"{os.environ.get('XLA_FLAGS', '')}|{host_ufuncs.ENABLED}".encode())
     for path in source_files():
         st = os.stat(path)
         h.update(f"{path}:{st.st_size}:{st.st_mtime_ns};".encode())

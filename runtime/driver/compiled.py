@@ -17,7 +17,7 @@ from npxla.runtime.driver.finish import DeviceOutputs, Finisher
 from npxla.runtime.operators.printing import execute as execute_with_callbacks
 from npxla.runtime.numpy.indexing.bounded_window import speculates
 from npxla.runtime.staging.speculation import assumes
-from npxla.runtime.xla import resident, writeback
+from npxla.runtime.xla import resident, superset_callbacks, writeback
 from npxla.runtime.xla.compile import compile_module
 from npxla.runtime.xla.superset import Shifter
 from npxla.runtime.xla.transfer import Uploader
@@ -64,8 +64,11 @@ class Compiled:
             all(getattr(fn, "npxla_pure", False) for fn in staged.host_callbacks) and \
             all(s[0] in ("out", "const") for s in staged.out_slots)
 
-    def compile_text(self, text):
-        return compile_module(text, self.device, self.staged.host_callbacks)
+    def compile_text(self, text, pieces=None):
+        """`text` compiled; `pieces`: host callbacks that read an argument's superset
+        (`superset_callbacks`)."""
+        callbacks = superset_callbacks.with_pieces(self.staged.host_callbacks, pieces)
+        return compile_module(text, self.device, callbacks)
 
     @property
     def executable(self):

@@ -87,8 +87,10 @@ def emit_callback(trace, fn, values, types, side_effect, target=CPU_CALLBACK_TAR
 
 
 def _layouts(types):
-    """Row-major layouts, as custom calls name them."""
-    return ir.ArrayAttr.get([
-        ir.DenseIntElementsAttr.get(np.arange(ir.RankedTensorType(t).rank - 1, -1, -1,
-                                              dtype=np.int64),
-                                    type=ir.IndexType.get()) for t in types])
+    return ir.ArrayAttr.get([row_major_layout(ir.RankedTensorType(t).rank) for t in types])
+
+
+def row_major_layout(rank):
+    """The row-major layout of an operand of `rank`, as custom calls name it."""
+    return ir.DenseIntElementsAttr.get(np.arange(rank - 1, -1, -1, dtype=np.int64),
+                                       type=ir.IndexType.get())

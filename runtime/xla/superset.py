@@ -29,7 +29,8 @@ import threading
 
 import numpy as np
 
-from npxla.runtime.xla import superset_dot, superset_windows
+from npxla.runtime.lowering.callbacks import CPU_BUFFER_CALLBACK_TARGET
+from npxla.runtime.xla import superset_callbacks, superset_dot, superset_windows
 from npxla.runtime.xla.transfer import Uploader
 
 _MIN_BYTES = 1 << 18            # below, PJRT's own copy costs microseconds
@@ -129,12 +130,12 @@ class Shifter:
             splits = {p: k for p, k in shifts.items() if p in self._products}
             slices = {p: k for p, k in shifts.items() if p not in splits}
             try:
-                text = self.module_text
+                text, pieces = self.module_text, {}
                 if splits:
                     text = superset_dot.split_module(text, splits, self.avals)
                 if slices:
-                    text = shifted_module(text, slices, self.avals)
-                exe = self._compile(text)
+                    text, pieces = shifted_module(text, slices, self.avals)
+                exe = self._compile(text, pieces)
             except Exception:  # pragma: no cover - the base executable still runs
                 exe = None
             if exe is None or not reads_in_place(exe, slices, self.avals, splits):
@@ -166,7 +167,9 @@ def _superset(value, k):
 
 def shifted_module(module_text, shifts, avals):
     """`module_text` whose parameters p in `shifts` take the flat superset of shifts[p]
-    more elements and slice the argument out of it first."""
+    more elements and slice the argument out of it first, and the host callbacks that
+    now read a superset whole (`superset_callbacks.read_whole`)."""
+    pieces: dict = {}
     from jax._src.interpreters import mlir as jax_mlir  # lazy: JAX's MLIR context
     from jaxlib.mlir import ir
     from jaxlib.mlir.dialects import stablehlo as hlo
@@ -188,10 +191,12 @@ def shifted_module(module_text, shifts, avals):
                     value = hlo.ReshapeOp(shaped, value).result
             arg.replace_all_uses_except(value, cut.operation)
             superset_windows.read_windows(value, arg, k, tuple(avals[p][0]), hlo, ir)
+            pieces.update(superset_callbacks.read_whole(value, arg, k, tuple(avals[p][0]),
+                                                        ir))
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             [a.type for a in block.arguments], list(ftype.results)))
-        return module.operation.get_asm(enable_debug_info=False)
+        return module.operation.get_asm(enable_debug_info=False), pieces
 
 
 _INSTR = re.compile(r"^\s*(?:ROOT\s+)?(%[\w.\-]+)\s*=\s*(.*?)\s([\w\-]+)\((.*)$")
@@ -246,6 +251,8 @@ def reads_in_place(executable, shifts, avals, splits=None):
 # opcodes that pass a value along whole: a loop, a call or a tuple carries the
 # superset to where it is read
 _CARRIERS = frozenset({"tuple", "get-tuple-element", "while", "call", "conditional"})
+# the host callback that reads XLA's buffers where they are (`superset_callbacks`)
+_READS_IN_PLACE = f'custom_call_target="{CPU_BUFFER_CALLBACK_TARGET}"'
 
 
 def _reads_ok(body_lines, params, split, comps):
@@ -265,7 +272,7 @@ def _reads_ok(body_lines, params, split, comps):
                 if opcode != "dot":
                     return False
                 continue
-            if opcode in _CARRIERS:
+            if opcode in _CARRIERS or (opcode == "custom-call" and _READS_IN_PLACE in rest):
                 continue
             called = re.search(r"calls=(%[\w.\-]+)", rest)
             if opcode != "fusion" or "kind=kLoop" not in rest or called is None:

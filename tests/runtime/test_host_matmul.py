@@ -2,8 +2,9 @@
 `X @ X.T`, gemm for others) through a host callback (`runtime/numpy/linalg/host_matmul.py`) that
 reads XLA's buffers and writes the result's in place: the result is NumPy's, bit for
 bit, in every spelling and inside loops; a centred Gram product (`X = data - mean`)
-hands the data and the mean over and NumPy centres them; small products, mat-vecs and
-integer products stay in XLA."""
+hands the data and the mean over and NumPy centres them; matrix-vector products of a
+large matrix are NumPy's gemv, transposed matrices read untransposed; small products,
+small mat-vecs and integer products stay in XLA."""
 import numpy as np
 import pytest
 
@@ -148,3 +149,28 @@ def test_functions_split_over_devices_keep_xlas_dot(data):
     f = jit(xtx, shard={"X": 0}, device="cpu")
     assert CPU_CALLBACK_TARGET not in f.lower(data).as_text()
     np.testing.assert_allclose(f(data), xtx(data), rtol=1e-12, atol=1e-9)
+
+
+def matvecs(A, x, y):
+    """Every spelling of a product with a vector, on both sides, transposed too."""
+    return A @ x, A.T @ y, y @ A, x @ A.T, np.dot(A, x), A.dot(x[:, None])
+
+
+def matvec_steps(A, x, steps):
+    for _ in range(steps):
+        x = A.T @ (A @ x)
+        x = x / np.abs(x).max()
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matrix_vector_products_of_a_large_matrix_equal_numpy_bit_for_bit(dtype):
+    rng = np.random.default_rng(9)
+    A = rng.normal(size=(1100, 1000)).astype(dtype)      # above MATVEC_MIN_ELEMENTS
+    x, y = rng.normal(size=1000).astype(dtype), rng.normal(size=1100).astype(dtype)
+    text = jit(matvecs).lower(A, x, y).as_text()
+    assert text.count(CPU_CALLBACK_TARGET) == 6 and "stablehlo.dot" not in text
+    for got, want in zip(jit(matvecs)(A, x, y), matvecs(A, x, y)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    check(matvec_steps, A.astype(np.float64), x.astype(np.float64), 4, rtol=0, atol=0)

@@ -16,10 +16,17 @@ operands and results (`emit_buffer_callback`). So large products on the CPU are 
 product (`X = data - mean`) hands over the data and the mean instead of X: NumPy centres
 them in memory it owns, where XLA's temporary X (80 MB for 20000 x 500) cost ~45 ms of
 page faults. `covariance` at 20000 x 500: 192 ms with the copying callback, 114-148 ms
-now (NumPy 108-129 ms). Only large products go there (the callback costs tens of
-microseconds and keeps the program out of the on-disk cache); mat-vecs stay in XLA (its
-dot reads an unaligned matrix in place, see `superset_dot`, where the callback would
-need an aligned copy; at 283 x 354 the callback was slower too: 190 against 150 µs).
+now (NumPy 108-129 ms). Only large products go there (the callback costs about 17
+µs, a few more per trip inside a loop, and keeps the program out of the on-disk cache).
+
+Matrix-vector products of a matrix of 2**20 elements or more go there too. NumPy's
+`gemv` runs on both cores where XLA's runs on one, and the callback reads an unaligned
+matrix in place (`superset_callbacks`), transposed ones as NumPy's own view
+(`A.T @ y`), so the result is NumPy's bit for bit. Medians here, float64: 1024 x 1024
+`A @ x` 0.13 against XLA's 0.28 ms (NumPy 0.06), 2048 x 2048 0.56 against 0.76 (0.30),
+`A.T @ y` 0.47 against 0.60 (0.35). Smaller matrices stay in XLA: in a loop the
+callback's few microseconds per trip cost more than they save (`power_iteration` at
+500 x 500: 0.82 against 0.42 ms).
 Never in programs split over devices (they cannot call back) or compiled for an
 accelerator (whose own BLAS is faster than a trip to the host).
 """
@@ -41,6 +48,8 @@ GRAM_MIN_MACS = 1 << 25
 # the work) and ~20 ms of XLA's dot; below, XLA's dot and the callback are even
 GEMM_MIN_SIDE = 256
 GEMM_MIN_MACS = 1 << 28
+# a matrix-vector product: the matrix's elements
+MATVEC_MIN_ELEMENTS = 1 << 20
 
 
 def host_product(a, b, dtype, batch, dims):
@@ -48,12 +57,14 @@ def host_product(a, b, dtype, batch, dims):
     a host callback when it is large enough to gain, else None."""
     trace = current_trace()
     if trace is None or not trace.host_library or batch != ((), ()) or \
-            dims != ((1,), (0,)) or a.ndim != 2 or b.ndim != 2:
+            dims != ((a.ndim - 1,), (0,)) or sorted((a.ndim, b.ndim)) not in ([1, 2], [2, 2]):
         return None
     dtype = np.dtype(dtype)
     if dtype not in _FLOATS or a.dtype != dtype or b.dtype != dtype or \
             a.const is not None or b.const is not None:
         return None
+    if a.ndim == 1 or b.ndim == 1 or a.shape[0] == 1 or b.shape[1] == 1:
+        return _matvec(trace, a, b, dtype)
     (m, k), n = a.shape, b.shape[1]
     if _transpose_of(a, b):
         operands, call = [b], _gram_left       # X.T @ X
@@ -94,6 +105,36 @@ def _centring(x):
             AbstractArray(tuple(shape), x.dtype, ir=v, deps=x.deps)]
 
 
+def _matvec(trace, a, b, dtype):
+    """`a @ b` where one of them is a vector, or a row or a column (matmul's form of
+    one), by NumPy's `gemv`, or None for a small matrix. A transposed matrix goes in as
+    the matrix it transposes."""
+    left = b.ndim == 1 or (a.ndim == 2 and b.shape[-1] == 1 and a.shape[0] > 1)
+    matrix = a if left else b
+    if matrix.ndim != 2 or matrix.size < MATVEC_MIN_ELEMENTS:
+        return None
+    original = _transposed(matrix)
+    operands = [a, b]
+    if original is not None:
+        operands[0 if left else 1] = original
+    call = _MATVEC[(left, original is not None)]
+    shape = a.shape[:-1] + b.shape[1:]
+    (out,) = emit_buffer_callback(trace, call, operands, [(shape, dtype)])
+    return out
+
+
+def _transposed(x):
+    """The matrix `x` transposes (`x` the value of one 2-D `stablehlo.transpose`), as an
+    operand for the host, or None."""
+    if x.ir is None:
+        return None
+    op = _producer(x.ir)
+    if op is None or op.name != "stablehlo.transpose" or \
+            list(ir.DenseI64ArrayAttr(op.attributes["permutation"])) != [1, 0]:
+        return None
+    return AbstractArray(x.shape[::-1], x.dtype, ir=op.operands[0], deps=x.deps)
+
+
 def _producer(value):
     owner = value.owner
     return None if isinstance(owner, ir.Block) else owner.operation
@@ -120,6 +161,16 @@ def _gram_right(outs, x):
 
 def _matmul(outs, a, b):
     np.matmul(a, b, out=outs[0])
+
+
+# matrix-vector products (NumPy's matmul calls gemv for a row or a column), keyed by
+# (matrix on the left, matrix passed untransposed)
+_MATVEC = {
+    (True, False): _matmul,
+    (True, True): lambda outs, a, b: np.matmul(a.T, b, out=outs[0]),
+    (False, False): _matmul,
+    (False, True): lambda outs, a, b: np.matmul(a, b.T, out=outs[0]),
+}
 
 
 # the centred forms: NumPy subtracts into memory it owns (huge pages: 80 MB in ~20 ms,

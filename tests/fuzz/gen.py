@@ -208,6 +208,8 @@ class _Gen(BoundedGen, LayoutGen):
         if k == "intdiv":
             return f"({a} {self.r.choice(['//', '%'])} {self.r.randint(2, 4)})"
         if k == "unary":
+            if self.feats.transcendental and self.chance(0.5):
+                return self.r.choice(_TRANSCENDENTAL).format(a)
             return self.r.choice([f"np.abs({a})", f"np.sqrt(np.abs({a}))", f"(-{a})",
                                   f"abs({a})" if shape == () else f"np.square({a})"])
         if k == "copy":
@@ -706,6 +708,13 @@ def _params(r: random.Random, large: bool = False):
     if r.random() < 0.4:
         params.append(("n", Val("py", (), "int")))
     return params
+
+
+# unary forms of feature `transcendental`, each defined on every float (NaN passes)
+_TRANSCENDENTAL = ("np.exp(-np.abs({0}))", "np.log1p(np.abs({0}))", "np.tanh({0})",
+                   "np.arctan({0})", "np.sinh(np.tanh({0}))", "np.cbrt({0})",
+                   "np.arctan2({0}, 1.0 + np.abs({0}))", "np.log(1.0 + np.abs({0}))",
+                   "np.expm1(np.tanh({0}))", "np.arcsinh({0})")
 
 
 def generate(seed: int, feats: Features = Features()) -> Program:

@@ -39,6 +39,12 @@ class Features:
     # thousand elements on (YNNPACK reductions skipped NaN there); off by default (a
     # separate campaign: --enable large_args, and the slow run)
     large_args: bool = False
+    # transcendental functions among the unary operations (np.exp, np.log1p, np.tanh,
+    # np.arctan, np.arctan2, ...): over large arguments they are NumPy's own loops called
+    # back from the program (`host_ufuncs`), over small ones npxla's kernels (within an
+    # ulp). Off by default, so that the default seeds keep their programs (a separate
+    # campaign: --enable transcendental, and the large-argument slow run)
+    transcendental: bool = False
     # Python side effects on objects that outlive the call: `f` also receives a `State`
     # object (array and int attributes, a method that stores), a list and a dict, and the
     # module has a global counter, a global rebound to arrays and a global list; the

@@ -145,10 +145,11 @@ def test_ill_conditioned_programs_are_told_apart():
 def test_random_programs_with_large_arguments_slow():
     """Programs over arguments of 4,096-12,000 elements (feature `large_args`), where
     XLA:CPU takes other code paths than on the default run's few elements (its YNNPACK
-    max/min skipped NaN there). NPXLA_FUZZ_LARGE_SECONDS bounds it (default 60)."""
+    max/min skipped NaN there), with transcendental functions (NumPy's own loops at
+    that size, `host_ufuncs`). NPXLA_FUZZ_LARGE_SECONDS bounds it (default 60)."""
     import dataclasses
     seconds = float(os.environ.get("NPXLA_FUZZ_LARGE_SECONDS", "60"))
-    feats = dataclasses.replace(DEFAULT_FEATURES, large_args=True)
+    feats = dataclasses.replace(DEFAULT_FEATURES, large_args=True, transcendental=True)
     workers = int(os.environ.get("NPXLA_FUZZ_WORKERS", str(min(4, os.cpu_count() or 1))))
     report = run_in_processes(range(3_000_000, 3_100_000), feats, chunk=500,
                               workers=workers, shrink_seconds=60, time_limit=seconds)

@@ -75,6 +75,9 @@ class Trace:
         # (flag value: i1 tensor, message) pairs: runtime checks (e.g. index bounds)
         # whose failure the call path turns into a NumPy-style exception.
         self.error_checks: list = []
+        # (id of a region's check list, id of an index, message) -> (the list, the
+        # index): bounds checks already recorded in that region (`slicing`)
+        self.index_checks: dict = {}
         self.arg_handles: list = []
         # Python callables the executable calls back at run time (runtime `print`).
         self.host_callbacks: list = []

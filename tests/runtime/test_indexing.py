@@ -139,3 +139,40 @@ def test_inplace_operator_on_argument_written_back():
     a = np.ones(3)
     jit(f)(a, np.arange(3.0))
     np.testing.assert_array_equal(a, [2, 4, 6])
+
+
+def csr_rows(indptr, indices, data, x):
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * x[indices[k]]
+        y[i] = s
+    return y
+
+
+def _bounds_checks(fn, *args):
+    """How many index checks the staged program makes (one compare against the axis
+    length each)."""
+    text = jit(fn).lower(*args).as_text()
+    return text.count("stablehlo.compare GE,")
+
+
+def test_one_index_checked_once_per_region_against_one_length():
+    """`data[k]` then `indices[k]` over arrays of one length: one check, which names the
+    index as NumPy does (it raises at `data[k]`, the first); `x[indices[k]]` keeps its
+    own. Rows past the end raise with the first bad index."""
+    indptr = np.array([0, 2, 5, 6])
+    indices = np.array([1, 0, 2, 1, 0, 2])
+    data = np.arange(6.0) + 1
+    x = np.array([0.5, -1.0, 2.0])
+    check(csr_rows, indptr, indices, data, x)
+    assert _bounds_checks(csr_rows, indptr, indices, data, x) == 2
+    bad = np.array([0, 2, 5, 8])          # the last row reads k = 6, 7: out of bounds
+    with pytest.raises(IndexError, match="index 6 is out of bounds for axis 0 with size 6"):
+        csr_rows(bad, indices, data, x)
+    with pytest.raises(IndexError, match="index 6 is out of bounds for axis 0 with size 6"):
+        jit(csr_rows)(bad, indices, data, x)
+    far = np.array([1, 0, 7, 1, 0, 2])    # x[indices[2]]: the second check
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 with size 3"):
+        jit(csr_rows)(indptr, far, data, x)

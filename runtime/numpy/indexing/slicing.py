@@ -19,6 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract, is_abstract
+from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
@@ -145,6 +146,20 @@ def _int_constant(value):
     return int(attr[0])
 
 
+def _checked_before(i, message):
+    """Whether this region already checks index `i` (the same value) against the same
+    axis length, with the same message: `data[k]` then `indices[k]` over arrays of one
+    length. The later check can never fire alone (the earlier one fires first, and NumPy
+    raises there), and each costs a kernel per trip of a loop on XLA:CPU."""
+    trace = current_trace()
+    checks = trace.error_checks
+    key = (id(checks), id(i), message)
+    if key in trace.index_checks:
+        return True
+    trace.index_checks[key] = (checks, i)       # both kept alive: their ids stay theirs
+    return False
+
+
 def _normalise_traced(i, n, axis):
     known = i._range
     i = cast_to(i, _I64)
@@ -153,8 +168,10 @@ def _normalise_traced(i, n, axis):
     zero = as_abstract(np.int64(0))
     size = as_abstract(np.int64(n))
     wrapped = S.select(E.compare(i, zero, "LT"), E.add(i, size), i)
-    bad = E.bitwise_or(E.compare(wrapped, zero, "LT"), E.compare(wrapped, size, "GE"))
-    check(bad, f"index {{}} is out of bounds for axis {axis} with size {n}", payload=i)
+    message = f"index {{}} is out of bounds for axis {axis} with size {n}"
+    if not _checked_before(i, message):
+        bad = E.bitwise_or(E.compare(wrapped, zero, "LT"), E.compare(wrapped, size, "GE"))
+        check(bad, message, payload=i)
     if n == 0:
         # every index is out of bounds (the check above names it at run time); there is
         # no element to stage a read of: the program raises here whenever it gets here

@@ -53,8 +53,9 @@ MATVEC_MIN_ELEMENTS = 1 << 20
 
 
 def host_product(a, b, dtype, batch, dims):
-    """`a @ b` (2-D operands, a's last axis against b's first) computed by NumPy through
-    a host callback when it is large enough to gain, else None."""
+    """`a @ b` (2-D operands, or a matrix and a vector; a's last axis against b's first)
+    computed by NumPy through a host callback when it is large enough to gain, else
+    None."""
     trace = current_trace()
     if trace is None or not trace.host_library or batch != ((), ()) or \
             dims != ((a.ndim - 1,), (0,)) or sorted((a.ndim, b.ndim)) not in ([1, 2], [2, 2]):

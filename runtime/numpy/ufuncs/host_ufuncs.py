@@ -19,10 +19,11 @@ So on such a host a large float array's function is NumPy's loop, run on XLA's
 buffers (`emit_buffer_callback`: no copies), and the result is NumPy's bit for bit,
 which XLA's never was (XLA's threads flush subnormals; the callback runs under the C
 library's default floating-point environment: `ieee_env`). Left in XLA: small arrays
-(a call with the callback costs about 17 µs), complex and float16 operands, programs split over devices or compiled for an
-accelerator (`trace.host_library`), hosts without AVX-512 (NumPy's scalar loops there
-are not faster), and float64 sin and cos, which NumPy computes with the C library's
-scalar routines (2.2 against npxla's 1.2 ms, bit-identical).
+(a call with the callback costs about 17 µs), complex and float16 operands, programs
+split over devices or compiled for an accelerator (`trace.host_library`), hosts
+without AVX-512 (NumPy's scalar loops there are not faster), and float64 sin and cos,
+which NumPy computes with the C library's scalar routines (2.2 against npxla's 1.2 ms,
+bit-identical).
 
 Elementwise loops give the same bits in any order, so a large array's loop runs in
 pieces on every host thread (`host_pool`), as XLA's kernel would have.

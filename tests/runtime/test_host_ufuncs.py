@@ -104,7 +104,7 @@ def test_a_constant_exponent_stays_a_product():
 @pytest.mark.parametrize("name", ["exp", "tanh", "log1p"])
 def test_arrays_run_in_pieces_on_every_thread_still_match(name):
     fn = _kernel(name)
-    x = awkward(5 * (H.PARALLEL_MIN_ELEMENTS // 5 + 2471), np.float64).reshape(-1, 5)
+    x = awkward(5 * (H.PARALLEL_MIN_BYTES // 40 + 2471), np.float64).reshape(-1, 5)
     with np.errstate(all="ignore"):
         want = fn(x)
     assert_same_bits(jit(fn)(x), want)

@@ -25,7 +25,7 @@ without AVX-512 (NumPy's scalar loops there are not faster), and float64 sin and
 which NumPy computes with the C library's scalar routines (2.2 against npxla's 1.2 ms,
 bit-identical).
 
-Elementwise loops give the same bits in any order, so a large array's loop runs in
+Elementwise loops give the same bits in any order, so a loop over 2 MB or more runs in
 pieces on every host thread (`host_pool`), as XLA's kernel would have.
 
 The loops run with NumPy's floating-point warnings off, as npxla's own kernels raise
@@ -44,10 +44,11 @@ from npxla.runtime.staging.trace import current_trace
 # here, float64: 1,024 elements exp 20 against 76 µs, log 20 against 30; 256: 18
 # against 11-15)
 MIN_ELEMENTS = 1024
-# elements from which the loop runs in pieces on every host thread: XLA's fused kernel
-# of a long expression runs on both cores, NumPy's loop on one (1M float64 exp: 0.8 ms
-# on one thread)
-PARALLEL_MIN_ELEMENTS = 1 << 17
+# result bytes from which the loop runs in pieces on every host thread: XLA's fused
+# kernel of a long expression runs on both cores, NumPy's loop on one. Waking a thread
+# costs ~40 µs here (medians: 1M float64 exp 0.98 -> 0.62 ms, 262,144 0.28 -> 0.26;
+# 262,144 float32 0.17 -> 0.20 in pieces, 1M 0.55 -> 0.37)
+PARALLEL_MIN_BYTES = 1 << 21
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _BOTH = frozenset({_F32, _F64})
@@ -97,7 +98,7 @@ def host_lowering(ufunc, lower):
 
     def call(outs, *xs):
         out = outs[0]
-        if out.size < PARALLEL_MIN_ELEMENTS or HOST_THREADS == 1 or \
+        if out.nbytes < PARALLEL_MIN_BYTES or HOST_THREADS == 1 or \
                 any(x.shape != out.shape for x in xs):
             with np.errstate(all="ignore"):
                 ufunc(*xs, out=out)

@@ -25,7 +25,6 @@ from npxla.runtime.cache import fingerprint
 from npxla.runtime.xla.program import Staged
 from npxla.runtime.cache import disk_cache, entry_codec
 from npxla.runtime.lowering import borrowed
-from npxla.runtime.xla import devices
 from npxla.runtime.xla.compile import options_for
 
 _store = None
@@ -235,7 +234,7 @@ def _prepare_custom_calls(module_text, device):
 
 
 def _client(device):
-    return devices.backend(device.platform)
+    return device.client
 
 
 def _serialize(executable, device):

@@ -22,6 +22,7 @@ import numpy as np
 from npxla.runtime.driver.finish import on_copies, read_only_target
 from npxla.runtime.driver.staging import READ_ONLY
 from npxla.runtime.xla import fastcall, resident
+from npxla.runtime.xla.devices import same_memory
 from npxla.runtime.xla.resident import DeviceArray
 from npxla.runtime.xla.transfer import may_realign
 
@@ -109,7 +110,7 @@ def fast_runner(entry, args, n_extra, output, fallback):
     if not may_run_fast(entry, args) or len(entry.param_leaves) != len(args) + n_extra:
         return None
     jax_type = resident.jax_array_type()
-    held = []
+    held, hosted = [], []
     for i, a in enumerate(args):
         t = type(a)
         if t is np.ndarray or t in PY_SCALARS:
@@ -122,6 +123,10 @@ def fast_runner(entry, args, n_extra, output, fallback):
         else:
             return None
         if v.sharding != entry.upload.sharding:
+            if t is jax_type and resident.host_memory(v) and \
+                    same_memory(next(iter(v.devices())), entry.device):
+                hosted.append(i)    # JAX's CPU client's buffer: read through its host view
+                continue
             return None
     writes = dict(st.writeback)
     if any(i not in held for i in writes):
@@ -133,7 +138,10 @@ def fast_runner(entry, args, n_extra, output, fallback):
     if not held:
         return fastcall.make(entry.executable, entry.device, entry.upload,
                              entry.finisher.fast(output), entry._shift,
-                             align=align) or (lambda a: run(entry, list(a), output))
+                             align=align, hosted=hosted) or \
+            (lambda a: run(entry, list(a), output))
+    if hosted:
+        return None
     donate = entry.donated({i: object() for i in held})      # distinct arrays
     pairs = [(i, writes.get(i)) for i in held]
     return fastcall.make(entry.resident_executable(donate), entry.device, entry.upload,

@@ -10,7 +10,6 @@ from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedOpera
 from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET, GPU_CALLBACK_TARGET
 from npxla.runtime.xla.backend_options import (LEAN_MIN_TEMP_BYTES, lean_options,
                                                temp_bytes, with_backend_options)
-from npxla.runtime.xla.devices import backend
 
 _parse_contexts = threading.local()
 
@@ -19,7 +18,7 @@ def compile_module(module_text: str, device, host_callbacks=()):
     """Compile for `device`. `host_callbacks`: the Python callables the module's host
     callback custom calls name by index (staged with the CPU target name)."""
     from jax._src.lib import xla_client  # noqa: the PJRT client types
-    client = backend(device.platform)
+    client = device.client
     devices = xla_client.DeviceList((device,))
     options = options_for(device)
 

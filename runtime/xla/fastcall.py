@@ -14,11 +14,13 @@ aligned memory) is three lines of Python around the C++ call.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from npxla.runtime.xla.transfer import aligned
 
 
 def make(executable, device, upload, finish, shifter=None, held=(), fallback=None,
-         align=None):
+         align=None, hosted=()):
     """A callable taking the positional arguments (a tuple) and returning
     `finish(outputs)` (with `held`: `finish(arguments, outputs)`), or None when JAX's
     internals are not what this module expects.
@@ -29,7 +31,9 @@ def make(executable, device, upload, finish, shifter=None, held=(), fallback=Non
     one a donated parameter consumes from `donatable`); `finish` gives them the output
     the program wrote for them. A call passing one of them twice goes to
     `fallback(args)`. `align`: the positions of arguments that may be large NumPy
-    arrays XLA would copy slowly (`transfer.aligned`); None: every position."""
+    arrays XLA would copy slowly (`transfer.aligned`); None: every position. `hosted`:
+    the positions of jax Arrays of another client's CPU device, passed as their host
+    views (`np.asarray`, no copy)."""
     call = _dispatcher(executable, device, upload, shifter)
     if call is None:
         return None
@@ -41,7 +45,7 @@ def make(executable, device, upload, finish, shifter=None, held=(), fallback=Non
     swap, restore = state.swap_local, state.set_local
     hook = state._update_thread_local_hook   # None in the pinned JAX versions
 
-    if not held and shifter is None and align == () and hook is None:
+    if not held and shifter is None and align == () and not hosted and hook is None:
         def run(args):
             # `with jax.enable_x64(True)` without building a context manager per call
             prev = swap(True)
@@ -62,6 +66,10 @@ def make(executable, device, upload, finish, shifter=None, held=(), fallback=Non
                     if other != pos and given[other] is w:
                         return fallback(given)
                 args[pos] = w.donatable() if donate else w._value
+        if hosted:
+            args = list(args)
+            for i in hosted:
+                args[i] = np.asarray(args[i])
         if shifter is not None:
             args, _ = shifter.prepare(args)
         if align is None:

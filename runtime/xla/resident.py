@@ -344,15 +344,34 @@ def _single(value, device) -> bool:
         found = value.devices()
     except Exception:  # noqa: BLE001 - a deleted (donated) array
         return False
-    return len(found) == 1 and next(iter(found)) == device
+    return len(found) == 1 and devices.same_memory(next(iter(found)), device)
 
 
 def place(value, target):
     """A jax Array (or anything device_put takes) moved, whole, onto the `target`
-    device or sharding: one explicit device-to-device transfer."""
+    device or sharding: one explicit device-to-device transfer. A CPU buffer of
+    another client goes through its host view (no copy where PJRT can alias it)."""
     import jax  # lazy: JAX
+    if host_memory(value) and _on_cpu(target):
+        value = np.asarray(value)
     with jax.enable_x64(True):
         return jax.device_put(value, target)
+
+
+def _on_cpu(target) -> bool:
+    """Whether the device or sharding `target` is one CPU device."""
+    found = getattr(target, "device_set", None) or (target,)
+    return len(found) == 1 and getattr(next(iter(found)), "platform", None) == "cpu"
+
+
+def host_memory(value) -> bool:
+    """Whether the jax Array `value` lives whole on one CPU device (host memory that
+    `np.asarray` views without a copy)."""
+    try:
+        found = value.devices()
+    except Exception:  # noqa: BLE001 - a deleted (donated) array, or not an array
+        return False
+    return len(found) == 1 and next(iter(found)).platform == "cpu"
 
 
 # --- arguments of one call ---------------------------------------------------------------

@@ -22,7 +22,6 @@ import numpy as np
 
 from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedOperationError
 
-from npxla.runtime.xla.devices import backend
 from npxla.runtime.xla.backend_options import with_backend_options
 from npxla.runtime.xla.transfer import aligned, writable
 
@@ -133,7 +132,7 @@ def compile_spmd(module_text, devices, propagate_results):
     build.allow_spmd_sharding_propagation_to_output = list(propagate_results) or [False]
     options = with_backend_options(options, devices[0].platform)
     try:
-        return backend(devices[0].platform).compile_and_load(
+        return devices[0].client.compile_and_load(
             module_text, xc.DeviceList(tuple(devices)), options)
     except Exception as e:  # XLA's errors are ours, never the user's
         raise InternalCompilerError("XLA failed to partition or compile the sharded "

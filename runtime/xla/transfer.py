@@ -12,6 +12,7 @@ import numpy as np
 
 from npxla.runtime.lowering.host_pool import HOST_POOL, HOST_THREADS
 from npxla.runtime.xla.pool import POOL
+from npxla.runtime.xla.resident import place
 
 
 class Uploader:
@@ -55,8 +56,8 @@ class Uploader:
         host memory)."""
         if value.sharding == self.sharding and value.dtype == dtype:
             return value
+        moved = place(value, self.sharding)
         with self._jax.enable_x64(True):
-            moved = self._jax.device_put(value, self.sharding)
             return moved if moved.dtype == dtype else moved.astype(dtype)
 
 

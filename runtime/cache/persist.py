@@ -8,7 +8,8 @@ changes). What is only known after staging (the user helpers it converted, the P
 ints it specialised, the implicit arrays it needed by value) is stored as a small list
 of variants under that key; each variant names the executable's own entry. Anything
 that cannot be described stably (an object without a stable digest, a program with host
-callbacks, a helper defined inside another function) is simply not persisted.
+callbacks other than npxla's library routines, a helper defined inside another
+function) is simply not persisted.
 
 Records are written with `entry_codec`, which stores data only (never pickle: reading a
 planted entry must not run code), and each names its kind, so an executable record
@@ -24,7 +25,7 @@ import hashlib
 from npxla.runtime.cache import fingerprint
 from npxla.runtime.xla.program import Staged
 from npxla.runtime.cache import disk_cache, entry_codec
-from npxla.runtime.lowering import borrowed
+from npxla.runtime.lowering import borrowed, callbacks
 from npxla.runtime.xla.compile import options_for
 
 _store = None
@@ -121,10 +122,11 @@ def load(key, leaves, device, env=None, enabled=None):
         record = _read_executable(cache, sub) if sub else None
         if record is None:
             continue
-        staged, blob = record
+        staged, blob, recipes = record
         try:
+            staged.host_callbacks = [callbacks.rebuild(r) for r in recipes]
             _prepare_custom_calls(staged.module_text, device)
-            exe = _deserialize(blob, device)
+            exe = _deserialize(blob, device, staged.host_callbacks)
         except Exception:
             return None
         if env is not None and not env.pin_labels(labels):
@@ -136,7 +138,8 @@ def load(key, leaves, device, env=None, enabled=None):
 def save(key, leaves, device, staged, executable, positions, owner, env=None,
          enabled=None):
     cache = store(enabled)
-    if cache is None or key is None or staged.host_callbacks:
+    recipes = callbacks.recipes(staged.host_callbacks)
+    if cache is None or key is None or recipes is None:
         return
     positions = tuple(sorted(positions))
     labels = env.by_value() if env is not None else ()
@@ -144,7 +147,7 @@ def save(key, leaves, device, staged, executable, positions, owner, env=None,
         deps = _dependencies(staged.dependencies, owner)
         sub = _sub_key(key, deps, [leaves[i] for i in positions],
                        env.contents(labels) if env is not None else ())
-        entry = _executable_record(staged, _serialize(executable, device))
+        entry = _executable_record(staged, _serialize(executable, device), recipes)
         variant = (deps, positions, tuple(labels))
         variants = [v for v in _read_variants(cache, key) if v != variant]
         variants = entry_codec.encode({"kind": "variants", "variants":
@@ -175,11 +178,14 @@ _STAGED_FIELDS = tuple(f.name for f in dataclasses.fields(Staged)
                        if f.name not in ("module", "dependencies"))
 
 
-def _executable_record(staged, blob):
+def _executable_record(staged, blob, recipes):
     """The encoded record of one executable: Staged field by field (without the live
-    module and the converted functions, which `dependencies` re-checks by digest)."""
+    module and the converted functions, which `dependencies` re-checks by digest; the
+    host callbacks as their recipes, `callbacks.LIBRARY`)."""
     fields = {name: getattr(staged, name) for name in _STAGED_FIELDS}
-    return entry_codec.encode({"kind": "executable", "staged": fields, "exe": blob})
+    fields["host_callbacks"] = []
+    return entry_codec.encode({"kind": "executable", "staged": fields, "exe": blob,
+                               "callbacks": list(recipes)})
 
 
 def _read_record(cache, key, kind):
@@ -197,9 +203,11 @@ def _read_record(cache, key, kind):
 
 
 def _read_executable(cache, key):
-    """(Staged, executable bytes) under `key`, or None when absent or not well formed."""
+    """(Staged, executable bytes, callback recipes) under `key`, or None when absent or
+    not well formed."""
     record = _read_record(cache, key, "executable")
-    if record is None or type(record.get("exe")) is not bytes:
+    if record is None or type(record.get("exe")) is not bytes or \
+            type(record.get("callbacks")) is not list:
         return None
     fields = record.get("staged")
     if type(fields) is not dict or set(fields) != set(_STAGED_FIELDS) or \
@@ -207,7 +215,8 @@ def _read_executable(cache, key):
             not all(type(fields[name]) is list for name in _STAGED_FIELDS
                     if name not in ("module_text", "out_treedef")):
         return None
-    return Staged(**fields, module=None, dependencies=[]), record["exe"]
+    return Staged(**fields, module=None, dependencies=[]), record["exe"], \
+        record["callbacks"]
 
 
 def _read_variants(cache, key):
@@ -241,7 +250,8 @@ def _serialize(executable, device):
     return _client(device).serialize_executable(executable)
 
 
-def _deserialize(blob, device):
+def _deserialize(blob, device, host_callbacks=()):
     from jax._src.lib import xla_client
     return _client(device).deserialize_executable(
-        blob, xla_client.DeviceList((device,)), options_for(device))
+        blob, xla_client.DeviceList((device,)), options_for(device),
+        list(host_callbacks))

@@ -28,14 +28,20 @@ def emit_pure_callback(trace, fn, operands, results):
     return _pure(trace, fn, operands, results, CPU_CALLBACK_TARGET)
 
 
-def emit_buffer_callback(trace, fn, operands, results):
+def emit_buffer_callback(trace, fn, operands, results, recipe=None):
     """Results of `fn(outs, *operand arrays)` computed on the host, in a CPU program:
     the operands are read-only NumPy views of XLA's buffers and `outs` writable views of
     the result buffers, which `fn` fills (`np.matmul(a, b, out=outs[0])`). The
     copying callback copies every operand (80 MB for a 20000 x 500 Gram matrix: ~20
-    ms) and then the returned array; this one copies nothing. Without side effects."""
-    n_in = len(operands)
+    ms) and then the returned array; this one copies nothing. Without side effects.
+    `recipe`: how a later process rebuilds `fn` (see `LIBRARY`), or None."""
+    call = _buffer_caller(fn, len(operands))
+    if recipe is not None:
+        call.npxla_recipe = (len(operands),) + tuple(recipe)
+    return _pure(trace, call, operands, results, CPU_BUFFER_CALLBACK_TARGET)
 
+
+def _buffer_caller(fn, n_in):
     def call(_context, *buffers):
         views = [np.asarray(b) for b in buffers]
         for out in views[n_in:]:
@@ -43,8 +49,45 @@ def emit_buffer_callback(trace, fn, operands, results):
         with default_env():         # IEEE subnormals, which XLA's threads flush
             fn(views[n_in:], *views[:n_in])
         return ()
+    return call
 
-    return _pure(trace, call, operands, results, CPU_BUFFER_CALLBACK_TARGET)
+
+# --- library callbacks a stored executable can call again ---------------------------------
+# A program is compiled with its host callbacks as Python callables, so the disk cache
+# can keep only programs whose callbacks a later process can make again: npxla's own
+# library routines (NumPy's loops, BLAS products, sorts). Each registers a factory under
+# a name; a callback emitted with a recipe (name, plain-data arguments) is rebuilt from
+# it. A stored entry can name only what is registered here, and each factory checks its
+# arguments, so an entry planted in the cache cannot make a program call anything else.
+LIBRARY: dict = {}
+
+
+def library(name):
+    """Register `factory(*args) -> fn(outs, *operands)` as the library callback `name`."""
+    def register(factory):
+        LIBRARY[name] = factory
+        return factory
+    return register
+
+
+def recipes(callbacks):
+    """The recipes of `callbacks` (tuples of plain data), or None when one of them has
+    none (a print, a user's function): such a program is not stored."""
+    out = [getattr(fn, "npxla_recipe", None) for fn in callbacks]
+    return None if any(r is None for r in out) else out
+
+
+def rebuild(recipe):
+    """The host callback a recipe describes, marked pure as when it was emitted; raises
+    (KeyError, ValueError, TypeError) for a recipe no factory makes."""
+    if type(recipe) is not tuple or len(recipe) < 2 or type(recipe[0]) is not int or \
+            type(recipe[1]) is not str:
+        raise ValueError("malformed callback recipe")
+    n_in, name, args = recipe[0], recipe[1], recipe[2:]
+    call = _buffer_caller(LIBRARY[name](*args), n_in)
+    call.npxla_recipe = recipe
+    call.npxla_pure = True
+    return call
 
 
 def _pure(trace, fn, operands, results, target):

@@ -235,3 +235,61 @@ def test_programs_with_host_callbacks_are_not_persisted(cache_dir):
         return x + 1
     jit(p)(np.ones(2))
     assert entries(cache_dir) == []
+
+
+LIBRARY_SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    sys.path.insert(0, {root!r})
+    from npxla import jit
+    import npxla.runtime.driver.compiled as J
+    from npxla.runtime.numpy.linalg import host_matmul
+
+    host_matmul.GRAM_MIN_SIDE, host_matmul.GRAM_MIN_MACS = 1, 1
+
+    def f(x, a):
+        y = np.tanh(x) + np.log1p(x * x)          # NumPy's loops, called back
+        return np.sort(y)[::-1], a @ a.T + 1.0    # a sort and a product (syrk), too
+
+    compiled = []
+    orig = J.compile_module
+    def counting(*a, **k):
+        compiled.append(1)
+        return orig(*a, **k)
+    J.compile_module = counting
+    x = np.linspace(-3.0, 3.0, 5000)
+    a = np.arange(24.0).reshape(6, 4) / 7
+    s, p = jit(f)(x, a)
+    ws, wp = f(x, a)
+    print(bool(np.array_equal(s, ws) and np.array_equal(p, wp)), len(compiled))
+""")
+
+
+def test_programs_calling_npxla_s_library_back_are_persisted(cache_dir):
+    from npxla.runtime.numpy.ufuncs import host_ufuncs
+    if not host_ufuncs.ENABLED:
+        pytest.skip("NumPy's AVX-512 loops are not in use on this host")
+    path = cache_dir.parent / "library_prog.py"
+    path.write_text(LIBRARY_SCRIPT.format(root=ROOT))
+    env = dict(os.environ, NPXLA_CACHE_DIR=str(cache_dir), TF_CPP_MIN_LOG_LEVEL="3")
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert out.returncode == 0, out.stderr
+        runs.append(out.stdout.split())
+    assert runs == [["True", "1"], ["True", "0"]]      # the second process loads it
+
+
+def test_a_stored_callback_can_only_be_a_registered_library_routine():
+    from npxla.runtime.lowering import callbacks
+    fn = callbacks.rebuild((1, "ufunc", "exp"))
+    out = np.empty(3)
+    fn(None, np.array([0.0, 1.0, -1.0]), out)
+    np.testing.assert_array_equal(out, np.exp([0.0, 1.0, -1.0]))
+    assert fn.npxla_pure
+    for bad in [(1, "os.system", "ls"), (1, "ufunc", "system"), (1, "ufunc", ["exp"]),
+                (1, "product", "eval"), (1, "sort", "0"), (1, "partition", 0, [1]),
+                ("1", "ufunc", "exp"), (1,), [1, "ufunc", "exp"]]:
+        with pytest.raises((KeyError, ValueError, TypeError)):
+            callbacks.rebuild(bad)

@@ -17,7 +17,7 @@ product (`X = data - mean`) hands over the data and the mean instead of X: NumPy
 them in memory it owns, where XLA's temporary X (80 MB for 20000 x 500) cost ~45 ms of
 page faults. `covariance` at 20000 x 500: 192 ms with the copying callback, 114-148 ms
 now (NumPy 108-129 ms). Only large products go there (the callback costs about 17
-µs, a few more per trip inside a loop, and keeps the program out of the on-disk cache).
+µs, a few more per trip inside a loop).
 
 Matrix-vector products of a matrix of 2**20 elements or more go there too. NumPy's
 `gemv` runs on both cores where XLA's runs on one, and the callback reads an unaligned
@@ -37,7 +37,7 @@ from jaxlib.mlir import ir
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.lowering.callbacks import emit_buffer_callback
+from npxla.runtime.lowering.callbacks import emit_buffer_callback, library
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # `X.T @ X`: the result at least 64 x 64 (syrk's saving is the triangle) and ~2-4 ms of
@@ -82,7 +82,8 @@ def host_product(a, b, dtype, batch, dims):
         centred = _centring(operands[0])
         if centred is not None:
             operands, call = centred, _CENTRED[call]
-    (out,) = emit_buffer_callback(trace, call, operands, [((m, n), dtype)])
+    (out,) = emit_buffer_callback(trace, call, operands, [((m, n), dtype)],
+                                  ("product", _NAMES[call]))
     return out
 
 
@@ -120,7 +121,8 @@ def _matvec(trace, a, b, dtype):
         operands[0 if left else 1] = original
     call = _MATVEC[(left, original is not None)]
     shape = a.shape[:-1] + b.shape[1:]
-    (out,) = emit_buffer_callback(trace, call, operands, [(shape, dtype)])
+    (out,) = emit_buffer_callback(trace, call, operands, [(shape, dtype)],
+                                  ("product", _NAMES[call]))
     return out
 
 
@@ -183,3 +185,11 @@ def _centred_gram_right(outs, x, v):
 
 
 _CENTRED = {_gram_left: _centred_gram_left, _gram_right: _centred_gram_right}
+
+# every product callback by the name a stored program's recipe gives it
+_CALLS = {"matmul": _matmul, "gram_left": _gram_left, "gram_right": _gram_right,
+          "centred_gram_left": _centred_gram_left,
+          "centred_gram_right": _centred_gram_right,
+          "matvec_left_t": _MATVEC[(True, True)], "matvec_right_t": _MATVEC[(False, True)]}
+_NAMES = {fn: name for name, fn in _CALLS.items()}
+library("product")(_CALLS.__getitem__)

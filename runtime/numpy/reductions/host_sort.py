@@ -16,45 +16,40 @@ input order, which is exactly what a stable sort leaves. An argsort is
 stable only when no key repeats: NumPy's default argsort is kept where the sorted keys
 have no ties, and a stable argsort is run where they have.
 
-Only large sorts go there (the callback costs tens of microseconds and keeps the
-program out of the on-disk cache), on the CPU (a trace with `host_library`), of real
+Only large sorts go there (the callback costs tens of microseconds), on the CPU (a trace with `host_library`), of real
 keys (complex keys and multi-key sorts keep XLA's sort, whose comparator knows their
 order).
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.lowering.callbacks import emit_buffer_callback
+from npxla.runtime.lowering.callbacks import LIBRARY, emit_buffer_callback, library
 
 # elements: XLA's sort of 1,000 float64 costs ~0.25 ms, a callback ~0.03
 MIN_ELEMENTS = 1024
 _KINDS = frozenset("biuf")
 
 
-def _called_back(x: AbstractArray, call, dtype):
-    """The result (x's shape, `dtype`) that `call(outs, x)` writes on the host, or None
-    where the sort stays in XLA."""
+def _called_back(x: AbstractArray, recipe, dtype):
+    """The result (x's shape, `dtype`) that the library callback of `recipe` writes on
+    the host, or None where the sort stays in XLA."""
     trace = current_trace()
     if trace is None or not trace.host_library or x.const is not None or \
             x.size < MIN_ELEMENTS or x.dtype.kind not in _KINDS:
         return None
-    (out,) = emit_buffer_callback(trace, call, [x], [(x.shape, dtype)])
+    call = LIBRARY[recipe[0]](*recipe[1:])
+    (out,) = emit_buffer_callback(trace, call, [x], [(x.shape, dtype)], recipe)
     return out
 
 
 def host_sort_values(x: AbstractArray, axis: int):
     """`x` sorted along `axis` (stable NumPy order) by NumPy on the host, or None."""
-    def call(outs, a):
-        out = outs[0]
-        np.copyto(out, a)
-        out.sort(axis=axis)
-        if out.dtype.kind == "f":
-            _restore_ties(np.moveaxis(out, axis, -1), np.moveaxis(a, axis, -1))
-
-    return _called_back(x, call, x.dtype)
+    return _called_back(x, ("sort", int(axis)), x.dtype)
 
 
 def host_partition_values(x: AbstractArray, axis: int, kth):
@@ -64,14 +59,35 @@ def host_partition_values(x: AbstractArray, axis: int, kth):
     median read from it is NumPy's (which partitions the same way). Selection is linear
     where a sort is not: a median of 10,000 float64 takes NumPy 0.03 ms to select, 0.26
     ms to sort."""
-    kth = tuple(kth)       # as NumPy's caller passes them (NumPy sorts them itself)
+    # (kth as NumPy's caller passes them: NumPy sorts them itself)
+    return _called_back(x, ("partition", int(axis), tuple(int(k) for k in kth)), x.dtype)
+
+
+@library("sort")
+def _sort(axis):
+    axis = operator.index(axis)
+
+    def call(outs, a):
+        out = outs[0]
+        np.copyto(out, a)
+        out.sort(axis=axis)
+        if out.dtype.kind == "f":
+            _restore_ties(np.moveaxis(out, axis, -1), np.moveaxis(a, axis, -1))
+    return call
+
+
+@library("partition")
+def _partition(axis, kth):
+    axis = operator.index(axis)
+    if type(kth) is not tuple:
+        raise TypeError("partition positions must be a tuple")
+    kth = tuple(operator.index(k) for k in kth)
 
     def call(outs, a):
         out = outs[0]
         np.copyto(out, a)
         out.partition(kth, axis=axis)
-
-    return _called_back(x, call, x.dtype)
+    return call
 
 
 def _restore_ties(out, a):
@@ -139,13 +155,19 @@ def _first_false(lines, pred):
 
 def host_argsort(x: AbstractArray, axis: int):
     """The stable argsort of `x` along `axis` (intp) by NumPy on the host, or None."""
+    return _called_back(x, ("argsort", int(axis)), np.dtype(np.intp))
+
+
+@library("argsort")
+def _argsort(axis):
+    axis = operator.index(axis)
+
     def call(outs, a):
         order = np.argsort(a, axis=axis)
         if _has_ties(np.take_along_axis(a, order, axis=axis), axis):
             order = np.argsort(a, axis=axis, kind="stable")
         np.copyto(outs[0], order, casting="unsafe")
-
-    return _called_back(x, call, np.dtype(np.intp))
+    return call
 
 
 def _has_ties(s, axis):

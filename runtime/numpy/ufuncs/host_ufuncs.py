@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.runtime.lowering.callbacks import emit_buffer_callback
+from npxla.runtime.lowering.callbacks import emit_buffer_callback, library
 from npxla.runtime.lowering.host_pool import HOST_POOL, HOST_THREADS
 from npxla.runtime.staging.trace import current_trace
 
@@ -95,6 +95,31 @@ def host_lowering(ufunc, lower):
     dtypes = TABLE.get(ufunc)
     if dtypes is None:
         return lower
+    call = _loop(ufunc.__name__)
+    recipe = ("ufunc", ufunc.__name__)
+
+    def lowered(*xs):
+        trace = current_trace()
+        if not ENABLED or trace is None or not trace.host_library or \
+                any(x.dtype not in dtypes or x.const is not None for x in xs):
+            return lower(*xs)
+        shape = np.broadcast_shapes(*(x.shape for x in xs))
+        if int(np.prod(shape, dtype=np.int64)) < MIN_ELEMENTS or \
+                len({x.dtype for x in xs}) != 1:
+            return lower(*xs)
+        (out,) = emit_buffer_callback(trace, call, list(xs), [(shape, xs[0].dtype)],
+                                      recipe)
+        return out
+    return lowered
+
+
+_BY_NAME = {u.__name__: u for u in TABLE}
+
+
+@library("ufunc")
+def _loop(name):
+    """The callback that runs NumPy's ufunc `name` (one of `TABLE`) into the result."""
+    ufunc = _BY_NAME[name]
 
     def call(outs, *xs):
         out = outs[0]
@@ -110,16 +135,4 @@ def host_lowering(ufunc, lower):
             with np.errstate(all="ignore"):
                 ufunc(*[x[start:start + step] for x in xs], out=out[start:start + step])
         HOST_POOL.run(piece, range(0, out.size, step))
-
-    def lowered(*xs):
-        trace = current_trace()
-        if not ENABLED or trace is None or not trace.host_library or \
-                any(x.dtype not in dtypes or x.const is not None for x in xs):
-            return lower(*xs)
-        shape = np.broadcast_shapes(*(x.shape for x in xs))
-        if int(np.prod(shape, dtype=np.int64)) < MIN_ELEMENTS or \
-                len({x.dtype for x in xs}) != 1:
-            return lower(*xs)
-        (out,) = emit_buffer_callback(trace, call, list(xs), [(shape, xs[0].dtype)])
-        return out
-    return lowered
+    return call

@@ -97,6 +97,7 @@ SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from npxla import jit
     import npxla.runtime.driver.compiled as J
+    from tests.runtime.compile_counter import count_compiles
 
     SCALE = {scale}
 
@@ -109,12 +110,7 @@ SCRIPT = textwrap.dedent("""
             s = s + helper(x[i])
         return s + x[:n].sum()
 
-    compiled = []
-    orig = J.compile_module
-    def counting(*a, **k):
-        compiled.append(1)
-        return orig(*a, **k)
-    J.compile_module = counting
+    compiled = count_compiles(J)
     r = jit(f)(np.arange(6.0), 3)
     print(repr(float(r)), len(compiled))
 """)
@@ -243,6 +239,7 @@ LIBRARY_SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from npxla import jit
     import npxla.runtime.driver.compiled as J
+    from tests.runtime.compile_counter import count_compiles
     from npxla.runtime.numpy.linalg import host_matmul
 
     host_matmul.GRAM_MIN_SIDE, host_matmul.GRAM_MIN_MACS = 1, 1
@@ -251,12 +248,7 @@ LIBRARY_SCRIPT = textwrap.dedent("""
         y = np.tanh(x) + np.log1p(x * x)          # NumPy's loops, called back
         return np.sort(y)[::-1], a @ a.T + 1.0    # a sort and a product (syrk), too
 
-    compiled = []
-    orig = J.compile_module
-    def counting(*a, **k):
-        compiled.append(1)
-        return orig(*a, **k)
-    J.compile_module = counting
+    compiled = count_compiles(J)
     x = np.linspace(-3.0, 3.0, 5000)
     a = np.arange(24.0).reshape(6, 4) / 7
     s, p = jit(f)(x, a)

@@ -135,13 +135,40 @@ def test_general_products_equal_numpy_bit_for_bit():
 def test_small_and_other_products_stay_in_xla(data):
     small = data[:100, :20].copy()
     assert not _calls_back(xtx, small)
-    assert not _calls_back(not_gram, data, data * 2)          # 120 x 3000 x 120: small
+    assert not _calls_back(not_gram, small, small * 2)        # 20 x 100 x 20: small
     assert not _calls_back(xtx, data.astype(np.int64))
     square = np.ones((700, 700))
     assert not _calls_back(lambda A, x: A @ x, square, np.ones((700, 1)))   # a mat-vec
     np.testing.assert_array_equal(jit(xtx)(small.astype(np.int64)), xtx(small.astype(np.int64)))
-    np.testing.assert_allclose(jit(not_gram)(data, data * 2), not_gram(data, data * 2),
+    np.testing.assert_allclose(jit(not_gram)(small, small * 2), not_gram(small, small * 2),
                                rtol=1e-12, atol=1e-9)
+
+
+def scaled_product(R, M):
+    return (R @ M) * 2.0
+
+
+def loop_of_products(X, W, tol):
+    while np.abs(X).max() > tol:          # a staged loop: its trip count is data's
+        X = (X @ W) * 0.5
+    return X
+
+
+def test_mid_sized_products_are_numpys_in_the_body_only():
+    """From 2^22 multiply-adds a product in the function's body is NumPy's (here 120 x
+    3000 x 120, 20 x 1024 x 1024); inside a loop it must be far larger. (`X.T @ Y` is a
+    dot contracting both first axes, which stays XLA's.)"""
+    rng = np.random.default_rng(5)
+    A, B = rng.normal(size=(120, 3000)), rng.normal(size=(3000, 120))
+    assert _calls_back(scaled_product, A, B)
+    np.testing.assert_array_equal(jit(scaled_product)(A, B), scaled_product(A, B))
+    R, M = rng.normal(size=(20, 1024)), rng.normal(size=(1024, 1024))
+    assert _calls_back(scaled_product, R, M)
+    np.testing.assert_array_equal(jit(scaled_product)(R, M), scaled_product(R, M))
+    X, W = rng.normal(size=(256, 256)), rng.normal(size=(256, 256)) / 256
+    assert not _calls_back(loop_of_products, X, W, 1e-3)      # 2^24 in a loop: XLA's
+    np.testing.assert_allclose(jit(loop_of_products)(X, W, 1e-3),
+                               loop_of_products(X, W, 1e-3), rtol=1e-9, atol=1e-15)
 
 
 def test_functions_split_over_devices_keep_xlas_dot(data):

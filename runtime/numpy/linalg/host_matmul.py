@@ -44,10 +44,15 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # XLA's dot here
 GRAM_MIN_SIDE = 64
 GRAM_MIN_MACS = 1 << 25
-# a general product: every side at least 256 (the operand copies are then under 1% of
-# the work) and ~20 ms of XLA's dot; below, XLA's dot and the callback are even
-GEMM_MIN_SIDE = 256
-GEMM_MIN_MACS = 1 << 28
+# a general product, by where it is staged: (least side, least multiply-adds). In the
+# function's own body, from ~0.4 ms of XLA's dot: the callback (now on the calling
+# thread, read in place) was 0.60-1.03x XLA's time on 16 shapes of 2^18-2^28
+# multiply-adds, float64 and float32, geometric mean ~0.92 (1024 x 256 x 256 float64
+# 2.5-3.8 -> 1.6-3.7 ms, 16 x 1024 x 1024 2.0 -> 1.6), and it gives NumPy's bits. In a
+# loop body or a branch, only from ~20 ms of XLA's dot: `X = tanh(X @ W)` 20 times
+# measured 0.95-1.17x XLA's time at 128-384, where the BLAS threads and XLA's take
+# turns every trip.
+GEMM_LIMITS = {"body": (16, 1 << 22), "nested": (256, 1 << 28)}
 # a matrix-vector product: the matrix's elements
 MATVEC_MIN_ELEMENTS = 1 << 20
 
@@ -74,7 +79,8 @@ def host_product(a, b, dtype, batch, dims):
     else:
         operands, call = [a, b], _matmul
     if call is _matmul:
-        if min(m, k, n) < GEMM_MIN_SIDE or m * k * n < GEMM_MIN_MACS:
+        least_side, least_macs = GEMM_LIMITS["nested" if _nested() else "body"]
+        if min(m, k, n) < least_side or m * k * n < least_macs:
             return None
     elif m < GRAM_MIN_SIDE or m * m * k < GRAM_MIN_MACS:
         return None
@@ -85,6 +91,13 @@ def host_product(a, b, dtype, batch, dims):
     (out,) = emit_buffer_callback(trace, call, operands, [((m, n), dtype)],
                                   ("product", _NAMES[call]))
     return out
+
+
+def _nested() -> bool:
+    """Whether the op being staged is inside a region (a loop body, a branch) rather
+    than the function's own body."""
+    owner = ir.InsertionPoint.current.block.owner
+    return owner is not None and owner.operation.name != "func.func"
 
 
 def _centring(x):

@@ -193,3 +193,60 @@ def test_appended_python_numbers():
     grown = concatenates(error_history, RNG.random((160, 4)))[1] - \
         concatenates(error_history, x)[1]
     assert grown <= 3 * 120, grown          # the list's items, not copies of the body
+
+
+# --- the list's name rebound after the loop (pyti's indicators end this way) ---------------
+def windows_then_array(data, period):
+    out = []
+    for idx in range(len(data) - period + 1):
+        out.append(np.std(data[idx:idx + period]))
+    out = np.array(out)
+    return out
+
+
+def _pad_front(data, result):
+    return np.append(np.repeat(np.nan, len(data) - len(result)), result)
+
+
+def windows_then_helper(data, period):
+    bands = []
+    for idx in range(len(data) - period + 1):
+        bands.append(data[idx] + np.std(data[idx:idx + period]) * 2.0)
+    bands = _pad_front(data, bands)
+    return bands
+
+
+def rebound_inside_an_outer_loop(d):
+    acc = 0.0
+    out = []
+    for k in range(2):
+        for i in range(d.shape[0]):
+            out.append(d[i].sum() * (k + 1))
+        acc += np.sum(out)
+        out = list(out)            # a rebinding each outer trip: the inner loop may see it
+    return acc, out
+
+
+def rebound_before_the_loop(d, outside):
+    out = []
+    out = outside                  # the caller's list: its appends must reach it
+    for i in range(d.shape[0]):
+        out.append(d[i].sum())
+    return len(out)
+
+
+@pytest.mark.parametrize("fn", [windows_then_array, windows_then_helper])
+def test_a_list_rebound_after_the_loop_is_still_one_loop(fn):
+    data = np.cumsum(RNG.normal(size=120)) + 100.0
+    check(fn, data, 14)
+    text = jit(fn).lower(data, 14).as_text()
+    assert text.count("stablehlo.while") == 1 and text.count("\n") < 1000, \
+        text.count("\n")
+
+
+def test_a_rebinding_the_loop_can_see_keeps_python_lists():
+    d = RNG.random((6, 3))
+    check(rebound_inside_an_outer_loop, d)
+    outside = [1.0]
+    assert jit(rebound_before_the_loop)(d, outside) == 7
+    assert len(outside) == 7 and outside[1:] == [float(v) for v in d.sum(axis=1)]

@@ -11,8 +11,11 @@ A recurrence over the items (`path.append(path[-1] + step[i])`) qualifies: its o
 read is of the last item.
 
 A name qualifies for a loop when, in the function that holds the loop:
-- it is a local made only by `name = [...]` or `name = list(...)` (a new list; not a
-  parameter, not `global`/`nonlocal`, never bound otherwise, e.g. by a `for`);
+- it is a local made by `name = [...]` or `name = list(...)` (a new list; not a
+  parameter, not `global`/`nonlocal`, not bound by a `for` or an augmented
+  assignment), or rebound by a plain `name = value` only after the loop, outside every
+  loop around it: `out = np.array(out)` once the loop is done, the commonest ending of
+  such a loop, cannot bring the list back into the loop;
 - no nested function, lambda or class mentions it (one could read it while the loop
   runs);
 - inside the loop, it appears only as the receiver of `.append(...)` or read as
@@ -77,8 +80,9 @@ def _nested_names(fn):
 
 
 def candidates(fn):
-    """The locals of `fn` made only as new lists and unseen by nested scopes:
-    {name: [its Name nodes in fn's own scope]}."""
+    """The locals of `fn` bound only by plain assignments, at least one a new list, and
+    unseen by nested scopes: {name: ([its Name nodes in fn's own scope], [the stores
+    that bind something other than a new list])}."""
     params = {a.id for a in gast.walk(fn.args) if isinstance(a, gast.Name)}
     excluded = params | _nested_names(fn)
     uses: dict = {}
@@ -89,12 +93,33 @@ def candidates(fn):
     out = {}
     for name, nodes in uses.items():
         stores = [n for n in nodes if not isinstance(n.ctx, gast.Load)]
-        if stores and all(isinstance(parents.get(id(n)), gast.Assign) and
-                          len(parents[id(n)].targets) == 1 and
-                          parents[id(n)].targets[0] is n and
-                          _new_list(parents[id(n)].value) for n in stores):
-            out[name] = nodes
+        if not stores or not all(isinstance(parents.get(id(n)), gast.Assign) and
+                                 len(parents[id(n)].targets) == 1 and
+                                 parents[id(n)].targets[0] is n for n in stores):
+            continue
+        rebinds = [n for n in stores if not _new_list(parents[id(n)].value)]
+        if len(rebinds) < len(stores):
+            out[name] = (nodes, rebinds)
     return out, parents
+
+
+def _loops_around(node, parents):
+    """The ids of the loops that hold `node`."""
+    out = set()
+    up = parents.get(id(node))
+    while up is not None:
+        if isinstance(up, (gast.For, gast.While)):
+            out.add(id(up))
+        up = parents.get(id(up))
+    return out
+
+
+def _rebound_after(rebinds, loop, parents):
+    """Whether every rebinding of the list's name comes after `loop` and outside every
+    loop around it (so no iteration of `loop` can follow it)."""
+    around = _loops_around(loop, parents)
+    return all(not before(n, loop) and not (_loops_around(n, parents) & around)
+               for n in rebinds)
 
 
 def before(node, loop):
@@ -108,7 +133,9 @@ def mark(fn):
             continue
         inside = {id(n) for s in loop.body for n in walk_scope(s)}
         names = []
-        for name, nodes in lists.items():
+        for name, (nodes, rebinds) in lists.items():
+            if not _rebound_after(rebinds, loop, parents):
+                continue
             loads = [n for n in nodes if isinstance(n.ctx, gast.Load)]
             appended = [n for n in loads if id(n) in inside and is_receiver(n, parents)]
             if not appended:

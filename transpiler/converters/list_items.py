@@ -80,7 +80,10 @@ def _plain(loop):
 class _Rewriter(gast.NodeTransformer):
     def __init__(self, fn, ctx):
         self.ctx = ctx
-        self.candidates, self.parents = candidates(fn)
+        lists, self.parents = candidates(fn)
+        # (only names never bound to anything but a new list)
+        self.candidates = {name: nodes for name, (nodes, rebinds) in lists.items()
+                           if not rebinds}
         self.in_try = 0
 
     def visit_Try(self, node):

@@ -250,3 +250,78 @@ def test_a_rebinding_the_loop_can_see_keeps_python_lists():
     outside = [1.0]
     assert jit(rebound_before_the_loop)(d, outside) == 7
     assert len(outside) == 7 and outside[1:] == [float(v) for v in d.sum(axis=1)]
+
+
+# --- appends ending both arms of a branch (`converters/branch_appends.py`) ------------------
+def directional_movement(up, down):
+    pdm = [np.nan]
+    for idx in range(1, len(up)):
+        if up[idx] > down[idx] and up[idx] > 0:
+            pdm.append(up[idx])
+        else:
+            pdm.append(0)
+    return np.array(pdm)
+
+
+def smoothed_ratio(gains, losses, period):
+    avg_gain, avg_loss = np.mean(gains[:period]), np.mean(losses[:period])
+    rsi = []
+    for idx in range(1, len(gains) - period):
+        avg_gain = (avg_gain * (period - 1) + gains[idx + period - 1]) / period
+        avg_loss = (avg_loss * (period - 1) + losses[idx + period - 1]) / period
+        if avg_loss == 0:
+            rsi.append(100)
+        else:
+            rs = avg_gain / avg_loss
+            rsi.append(100 - (100 / (1 + rs)))
+    return np.array(rsi)
+
+
+def three_way(x):
+    out = []
+    for v in x:
+        if v > 1:
+            out.append(v * 2)
+        elif v < -1:
+            out.append(-v)
+        else:
+            out.append(v + 0.5)
+    return np.array(out)
+
+
+def skipping_arm(x):
+    out = []
+    for v in x:
+        if v > 0:
+            if v > 2:
+                continue             # leaves the if: no append on this path either
+            out.append(v)
+        else:
+            out.append(-v)
+    return out
+
+
+@pytest.mark.parametrize("fn, make", [
+    (directional_movement, lambda: (RNG.normal(size=90), RNG.normal(size=90))),
+    (smoothed_ratio, lambda: (np.abs(RNG.normal(size=90)), np.abs(RNG.normal(size=90)), 14)),
+    (three_way, lambda: (RNG.normal(size=70) * 2,)),
+])
+def test_appends_in_both_arms_are_one_staged_loop(fn, make):
+    args = make()
+    check(fn, *args)
+    text = jit(fn).lower(*args).as_text()
+    assert text.count("\n") < 1200, text.count("\n")       # unrolled: 1,200-3,500 lines
+
+
+def test_the_value_of_both_arms_is_promoted_as_a_staged_ifs():
+    """docs/semantics.md: a staged `if` promotes its arms' types; every item from the
+    int arm then reads as float64 (NumPy's array of Python's list would be int64)."""
+    gains, losses = np.abs(RNG.normal(size=40)), np.zeros(40)
+    got, want = jit(smoothed_ratio)(gains, losses, 5), smoothed_ratio(gains, losses, 5)
+    assert want.dtype == np.int64 and got.dtype == np.float64
+    np.testing.assert_array_equal(got, want)
+
+
+def test_an_arm_that_leaves_the_loop_early_appends_nothing():
+    x = np.array([1.0, 3.0, -2.0, 0.5, 5.0])
+    assert jit(skipping_arm)(x) == skipping_arm(x) == [1.0, 2.0, 0.5]

@@ -959,5 +959,3 @@ def _(rng):
 def _(rng):
     f = _mod("filterpy.gh").GHFilter(x=0.0, dx=1.0, dt=1.0, g=0.8, h=0.2)
     return Built((f, "batch_filter"), (np.arange(10.0) + rng.random(10),))
-
-PACKAGES = sorted({c.package for c in CASES})

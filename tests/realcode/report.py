@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 os.environ.setdefault("NPXLA_CACHE_DIR", "off")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-from tests.realcode.corpus import CASES  # noqa: E402
+from tests.realcode.catalogue import CASES  # noqa: E402
 from tests.realcode.runner import AGREE, LOCATED, run_case  # noqa: E402
 
 DISTRIBUTIONS = {"peakutils": "PeakUtils", "skfuzzy": "scikit-fuzzy",

@@ -28,16 +28,16 @@ def emit_pure_callback(trace, fn, operands, results):
     return _pure(trace, fn, operands, results, CPU_CALLBACK_TARGET)
 
 
-def emit_buffer_callback(trace, fn, operands, results, recipe=None):
-    """Results of `fn(outs, *operand arrays)` computed on the host, in a CPU program:
-    the operands are read-only NumPy views of XLA's buffers and `outs` writable views of
-    the result buffers, which `fn` fills (`np.matmul(a, b, out=outs[0])`). The
-    copying callback copies every operand (80 MB for a 20000 x 500 Gram matrix: ~20
-    ms) and then the returned array; this one copies nothing. Without side effects.
-    `recipe`: how a later process rebuilds `fn` (see `LIBRARY`), or None."""
-    call = _buffer_caller(fn, len(operands))
-    if recipe is not None:
-        call.npxla_recipe = (len(operands),) + tuple(recipe)
+def emit_library_callback(trace, recipe, operands, results):
+    """Results computed on the host, in a CPU program, by the library routine `recipe`
+    names ((name, plain-data arguments), see `LIBRARY`): a function `fn(outs, *operand
+    arrays)` whose operands are read-only NumPy views of XLA's buffers and whose `outs`
+    are writable views of the result buffers, which it fills (`np.matmul(a, b,
+    out=outs[0])`). The copying callback copies every operand (80 MB for a 20000 x 500
+    Gram matrix: ~20 ms) and then the returned array; this one copies nothing. Without
+    side effects. The recipe is the callback's only description, so the disk cache can
+    store the program and a later process make the same callback."""
+    call = rebuild((len(operands),) + tuple(recipe))
     return _pure(trace, call, operands, results, CPU_BUFFER_CALLBACK_TARGET)
 
 

@@ -2,7 +2,7 @@
 
 `superset` passes a large argument that is not 64-byte aligned as the aligned memory
 around it and slices it back inside the program. A host callback that reads the
-argument (NumPy's `exp`, `sort`, `matmul` on XLA's buffers: `emit_buffer_callback`)
+argument (NumPy's `exp`, `sort`, `matmul` on XLA's buffers: `emit_library_callback`)
 would make XLA copy that slice into a buffer of its own first, so the variant gets
 no faster than PJRT's own copy of the argument. NumPy reads any address, though: the
 callback is handed the superset itself and cuts the argument out of it on the host,

@@ -10,7 +10,7 @@ XLA:CPU multiplies matrices with Eigen; NumPy calls OpenBLAS. Two gaps measured 
 
 None of XLA:CPU's library options (oneDNN, XNNPACK, YNNPACK) closes either. XLA can
 call back into Python; jaxlib's buffer callback hands over views of XLA's own buffers,
-operands and results (`emit_buffer_callback`). So large products on the CPU are NumPy's
+operands and results (`emit_library_callback`). So large products on the CPU are NumPy's
 `matmul` writing into the result buffer (`np.matmul(a, b, out=...)`, still `syrk` for
 `X.T @ X`), and NumPy's result bit for bit, which XLA's dot is not. A centred Gram
 product (`X = data - mean`) hands over the data and the mean instead of X: NumPy centres
@@ -37,7 +37,7 @@ from jaxlib.mlir import ir
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.lowering.callbacks import emit_buffer_callback, library
+from npxla.runtime.lowering.callbacks import emit_library_callback, library
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # `X.T @ X`: the result at least 64 x 64 (syrk's saving is the triangle) and ~2-4 ms of
@@ -88,8 +88,8 @@ def host_product(a, b, dtype, batch, dims):
         centred = _centring(operands[0])
         if centred is not None:
             operands, call = centred, _CENTRED[call]
-    (out,) = emit_buffer_callback(trace, call, operands, [((m, n), dtype)],
-                                  ("product", _NAMES[call]))
+    (out,) = emit_library_callback(trace, ("product", _NAMES[call]), operands,
+                                   [((m, n), dtype)])
     return out
 
 
@@ -134,8 +134,8 @@ def _matvec(trace, a, b, dtype):
         operands[0 if left else 1] = original
     call = _MATVEC[(left, original is not None)]
     shape = a.shape[:-1] + b.shape[1:]
-    (out,) = emit_buffer_callback(trace, call, operands, [(shape, dtype)],
-                                  ("product", _NAMES[call]))
+    (out,) = emit_library_callback(trace, ("product", _NAMES[call]), operands,
+                                   [(shape, dtype)])
     return out
 
 

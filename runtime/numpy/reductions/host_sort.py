@@ -16,9 +16,9 @@ input order, which is exactly what a stable sort leaves. An argsort is
 stable only when no key repeats: NumPy's default argsort is kept where the sorted keys
 have no ties, and a stable argsort is run where they have.
 
-Only large sorts go there (the callback costs tens of microseconds), on the CPU (a trace with `host_library`), of real
-keys (complex keys and multi-key sorts keep XLA's sort, whose comparator knows their
-order).
+Only large sorts go there (the callback costs tens of microseconds), on the CPU (a
+trace with `host_library`), of real keys (complex keys and multi-key sorts keep XLA's
+sort, whose comparator knows their order).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import numpy as np
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.lowering.callbacks import LIBRARY, emit_buffer_callback, library
+from npxla.runtime.lowering.callbacks import emit_library_callback, library
 
 # elements: XLA's sort of 1,000 float64 costs ~0.25 ms, a callback ~0.03
 MIN_ELEMENTS = 1024
@@ -42,8 +42,7 @@ def _called_back(x: AbstractArray, recipe, dtype):
     if trace is None or not trace.host_library or x.const is not None or \
             x.size < MIN_ELEMENTS or x.dtype.kind not in _KINDS:
         return None
-    call = LIBRARY[recipe[0]](*recipe[1:])
-    (out,) = emit_buffer_callback(trace, call, [x], [(x.shape, dtype)], recipe)
+    (out,) = emit_library_callback(trace, recipe, [x], [(x.shape, dtype)])
     return out
 
 

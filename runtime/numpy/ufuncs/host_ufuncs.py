@@ -16,7 +16,7 @@ and `power` of two arrays (0.59 against 1.47; `hypot` and `logaddexp` are faster
 XLA than NumPy's scalar loops and stay there).
 
 So on such a host a large float array's function is NumPy's loop, run on XLA's
-buffers (`emit_buffer_callback`: no copies), and the result is NumPy's bit for bit,
+buffers (`emit_library_callback`: no copies), and the result is NumPy's bit for bit,
 which XLA's never was (XLA's threads flush subnormals; the callback runs under the C
 library's default floating-point environment: `ieee_env`). Left in XLA: small arrays
 (a call with the callback costs about 17 µs), complex and float16 operands, programs
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from npxla.runtime.lowering.callbacks import emit_buffer_callback, library
+from npxla.runtime.lowering.callbacks import emit_library_callback, library
 from npxla.runtime.lowering.host_pool import HOST_POOL, HOST_THREADS
 from npxla.runtime.staging.trace import current_trace
 
@@ -95,7 +95,6 @@ def host_lowering(ufunc, lower):
     dtypes = TABLE.get(ufunc)
     if dtypes is None:
         return lower
-    call = _loop(ufunc.__name__)
     recipe = ("ufunc", ufunc.__name__)
 
     def lowered(*xs):
@@ -107,8 +106,7 @@ def host_lowering(ufunc, lower):
         if int(np.prod(shape, dtype=np.int64)) < MIN_ELEMENTS or \
                 len({x.dtype for x in xs}) != 1:
             return lower(*xs)
-        (out,) = emit_buffer_callback(trace, call, list(xs), [(shape, xs[0].dtype)],
-                                      recipe)
+        (out,) = emit_library_callback(trace, recipe, list(xs), [(shape, xs[0].dtype)])
         return out
     return lowered
 

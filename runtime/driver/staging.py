@@ -23,6 +23,7 @@ from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.lowering.hoist import hoist_loop_products
 from npxla.runtime.lowering.lanes import vectorise_row_loops
 from npxla.runtime.lowering.maps import hoist_loop_maps
+from npxla.runtime.lowering.rows import privatise_rows
 from npxla.runtime.lowering.unroll import unroll_scalar_loops
 from npxla.runtime.lowering.unneeded_rounding import drop_unneeded_rounding
 from npxla.runtime.lowering.widened_values import widen_write_values
@@ -217,6 +218,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     hoist_loop_products(trace.module)
     vectorise_row_loops(trace.module)
     hoist_loop_maps(trace.module)
+    privatise_rows(trace.module)
     unroll_scalar_loops(trace.module)
     drop_unneeded_rounding(trace.module)
     widen_write_values(trace.module)

@@ -35,6 +35,7 @@ from npxla.runtime.operators.collected_appends import collect
 
 # A static trip count up to this runs as Python (one iteration needs no loop).
 UNROLL_MAX = 1
+_I64_MAX = int(np.iinfo(np.int64).max)
 # A short static loop whose body computes with large arrays is unrolled after all: each
 # iteration of an XLA loop writes its arrays to memory, while unrolled iterations fuse
 # into one pass (a Horner loop over 16 coefficients on 1e6 elements is ~6x faster
@@ -263,8 +264,9 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe, f
 
     # the counter's range while the body runs: the arithmetic on it (the item, `i + 1`)
     # then needs no run-time int64 overflow checks, which a staged loop would carry
-    # and evaluate on every iteration
-    most = it.count if it.static else (value_range(it.count) or (None, None))[1]
+    # and evaluate on every iteration. A trip count of unknown range is still an int64,
+    # so the counter stays below 2**63 - 1 (`range(indptr[i], indptr[i + 1])`)
+    most = it.count if it.static else (value_range(it.count) or (None, _I64_MAX))[1]
 
     def step(i, *vars_):
         if most is not None and most > 0:

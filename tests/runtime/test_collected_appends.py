@@ -240,7 +240,9 @@ def test_a_list_rebound_after_the_loop_is_still_one_loop(fn):
     data = np.cumsum(RNG.normal(size=120)) + 100.0
     check(fn, data, 14)
     text = jit(fn).lower(data, 14).as_text()
-    assert text.count("stablehlo.while") == 1 and text.count("\n") < 1000, \
+    # one staged loop (which `unroll` may run as a loop of body copies and a loop for
+    # the trips left), not a body per iteration
+    assert text.count("stablehlo.while") <= 2 and text.count("\n") < 1000, \
         text.count("\n")
 
 

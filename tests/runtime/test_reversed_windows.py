@@ -62,7 +62,9 @@ def test_reads_stage_one_loop(fn):
     with warnings.catch_warnings():
         warnings.simplefilter("error", NpxlaPerformanceWarning)
         check(fn, *args)
-    assert jit(fn).lower(*args).as_text().count("stablehlo.while") == 1
+    # one staged loop, which `unroll` may run as a loop of body copies and a loop for
+    # the trips left
+    assert jit(fn).lower(*args).as_text().count("stablehlo.while") <= 2
 
 
 def test_writes_through_a_reversed_window():

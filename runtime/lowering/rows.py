@@ -251,14 +251,15 @@ def _move(old, new):
 
 
 def _forward(loop, p):
-    """`loop` with the reads of its carried row `p` at the column the previous trip
-    wrote (`D[i, j - 1]` where the trip writes `D[i, j]`) replaced by that value,
-    carried as a scalar; returns the loop (a new one where reads were replaced).
+    """`loop` with the reads of its carried row `p` that need no carried row replaced;
+    returns the loop (a new one where a value is forwarded).
 
-    Only in a counted loop whose counter `c` makes the write column `c + w` and the
-    read column `c + w - 1`, both proved inside the row for every trip: the first trip
-    reads the row before the loop there, every later one what the trip before wrote,
-    which is what the read would have found in the carried row."""
+    In a counted loop whose counter `c` makes the write column `c + w`, the trip reads
+    the row as the trips before left it: columns `c + w + d` with `d >= 0` are not
+    written yet and hold the row from before the loop (`u[i, j + 1]` of a Gauss-Seidel
+    sweep), and column `c + w - 1` holds what the trip before wrote (`D[i, j - 1]`),
+    which is carried as a scalar (the first trip reads the row before the loop). Only
+    where the columns are proved inside the row for every trip."""
     trips = static_trip_count(loop, at_most=True)
     body = loop.regions[1].blocks[0]
     ret = list(body.operations)[-1]
@@ -271,14 +272,25 @@ def _forward(loop, p):
     counter = body.arguments[k]
     start = int_constant(loop.operands[k])
     base, w = _affine(write.operands[3])
-    if base != counter or start + w - 1 < 0 or start + count - 1 + w >= row_t.shape[1]:
+    if base != counter:
         return loop
     piece = write.operands[1].type
-    reads = [op for op in _uses(body.arguments[p]) if op.name == _DS and
-             op.parent == loop and list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
-             == [1, 1] and _affine(op.operands[2]) == (counter, w - 1) and
-             int_constant(op.operands[1]) == 0 and op.results[0].type == piece]
-    if not reads:
+    previous, ahead = [], []
+    for op in _uses(body.arguments[p]):
+        if op.name != _DS or op.parent != loop or op.results[0].type != piece or \
+                int_constant(op.operands[1]) != 0:
+            continue
+        base, r = _affine(op.operands[2])
+        if base != counter or start + min(r, w) < 0 or \
+                start + count - 1 + max(r, w) >= row_t.shape[1]:
+            continue
+        if r == w - 1:
+            previous.append(op)
+        elif r >= w:
+            ahead.append(op)
+    for op in ahead:                       # not written yet: the row before the loop
+        op.operands[0] = loop.operands[p]
+    if not previous:
         return loop
     scalar = ir.RankedTensorType.get([], row_t.element_type)
     with ir.InsertionPoint(loop), loop.location:
@@ -295,7 +307,7 @@ def _forward(loop, p):
     last = blocks[1].arguments[len(types) - 1]
     with ir.InsertionPoint(blocks[1].operations[0]), loop.location:
         as_piece = hlo.ReshapeOp(piece, last).result
-    for op in reads:
+    for op in previous:
         op.results[0].replace_all_uses_with(as_piece)
         op.erase()
     with ir.InsertionPoint(ret), ret.location:

@@ -27,6 +27,7 @@ import numpy as np
 from .gen_bounded import BoundedGen
 from .gen_lists import gen_lists
 from .gen_rows import gen_rows
+from .gen_tables import gen_tables
 from .gen_families import (LayoutGen, array_value, between_source, class_source, default_val,
                            family_of, gen_casts, gen_exact, layout_args, method_source,
                            object_source)
@@ -729,6 +730,8 @@ def generate(seed: int, feats: Features = Features()) -> Program:
         return gen_rows(seed)
     if fam == "list_builds":
         return gen_lists(seed)
+    if fam == "table_loops":
+        return gen_tables(seed)
     g = _Gen(seed, feats, fam)
     params = _params(g.r, feats.large_args)
     env = {n: Var(n, v, param=True) for n, v in params}

@@ -20,6 +20,9 @@
   their own row (the lanes rewrite), compared bit for bit.
 - `list_builds` (gen_lists.py): lists of arrays built by comprehensions or `append`
   loops over rows, then used (staged comprehensions, collected appends), bit for bit.
+- `table_loops` (gen_tables.py): dynamic-programming tables filled row by row, reading
+  earlier rows and the own row behind and ahead of the cell (the rows rewrite), bit for
+  bit.
 
 Which family a seed makes is drawn by an RNG of its own (`family_of`), so a seed that
 makes no family program makes exactly the program it made before the families existed.
@@ -46,7 +49,7 @@ from .model import AUG, Features, Program, Val, Var
 from .regress import VIEW_FORMS, literal
 
 FAMILIES = ("exact_float", "default_args", "arg_layouts", "float_int_casts", "private_attrs",
-            "row_loops", "list_builds")
+            "row_loops", "list_builds", "table_loops")
 FAMILY_SHARE = 0.05     # of the seeds, for each family (a quarter in all)
 
 

@@ -84,6 +84,9 @@ class Features:
     # lists of arrays built from rows by a comprehension or `append` in a loop, then
     # used (gen_lists.py): the staged comprehensions and collected appends, bit for bit
     list_builds: bool = True
+    # dynamic-programming tables filled row by row (gen_tables.py): the inner loop
+    # carries the row it writes (lowering/rows.py), bit for bit
+    table_loops: bool = True
     # (known.KNOWN) exact_float: a division of a division, `(x / 3.0) / 7.0`, also across
     # statements (XLA rewrites it as `x / 21.0`)
     exact_chained_division: bool = True

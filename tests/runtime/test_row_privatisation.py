@@ -199,3 +199,15 @@ def test_the_previous_write_is_forwarded_and_the_copies_run_in_turn():
     # same four and L[i, j - 1]
     assert before["stablehlo.dynamic_slice"] == 5
     assert after["stablehlo.dynamic_slice"] == 4 * after["stablehlo.dynamic_update_slice"]
+
+
+def test_a_sweep_reads_ahead_from_the_row_before_the_loop():
+    """`u[i, j + 1]` and `u[i, j]` are not written yet when the trip reads them: they
+    come from the row before the inner loop, `u[i, j - 1]` is forwarded, and the row
+    is only written, so the copies of `unroll` run (one write each)."""
+    u, f = RNG.standard_normal((12, 17)), RNG.standard_normal((12, 17))
+    with rows_off():
+        before = nested_loop_ops(gauss_seidel, u, f, 2)
+    after = nested_loop_ops(gauss_seidel, u, f, 2)
+    assert before["stablehlo.dynamic_update_slice"] == 1
+    assert after["stablehlo.dynamic_update_slice"] >= 4

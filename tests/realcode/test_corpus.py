@@ -22,9 +22,9 @@ from tests.realcode.runner import ACCEPTED, AGREE, run_case
 # runs every case again in its worker), so it runs with the slow tests (.ci/run).
 slow = pytest.mark.slow
 
-# measured 197 of 210 (pyti added; before it 125 of 136: filterpy and numpy-financial
-# added, result objects made in the call rebuilt per run); the target is 0.90
-AGREE_FLOOR = 197
+# measured 211 of 226 (similaritymeasures added: 14 of 16; before it 197 of 210 with
+# pyti, 125 of 136 before that); the target is 0.90
+AGREE_FLOOR = 211
 
 # Silent differences whose cause lies outside what the corpus can fix: each must
 # change outcome when it is fixed (strict xfail), and is counted as not agreeing.

@@ -1,15 +1,22 @@
-"""`scipy.spatial.distance.cdist` for the metrics legacy clustering code uses
-(`skfuzzy.cmeans`): each distance summed over the features in order, as SciPy's C loop
-sums them."""
+"""`scipy.spatial.distance.cdist` for the metrics legacy clustering and curve-matching
+code uses (`skfuzzy.cmeans`, `similaritymeasures.frechet_dist`): each distance summed
+over the features in order, as SciPy's C loop sums them. `minkowski` is SciPy's
+dispatch too: p = 1, 2 and inf are its city-block, Euclidean and Chebyshev loops (bit
+for bit), any other p sums `|u - v| ** p` and takes the `1 / p` power (within a few
+ulp: SciPy's C `pow` and NumPy's differ in the last bit)."""
 from __future__ import annotations
 
 import numpy as np
 
-from npxla.transpiler.base.errors import UnsupportedFunctionError
+from npxla.transpiler.base.errors import ConcretizationError, UnsupportedFunctionError
+
+from npxla.runtime.staging.abstract import is_abstract
 
 from npxla.runtime.numpy.core.registry import dispatch, implements_lazy
 
-_METRICS = ("euclidean", "sqeuclidean", "cityblock")
+_METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev", "minkowski")
+# the loop SciPy's minkowski runs for these p
+_MINKOWSKI = {1.0: "cityblock", 2.0: "euclidean", np.inf: "chebyshev"}
 
 
 def _d(f, *args, **kwargs):
@@ -17,12 +24,17 @@ def _d(f, *args, **kwargs):
 
 
 @implements_lazy("scipy.spatial.distance.cdist", family="scipy",
-                 notes="metrics 'euclidean', 'sqeuclidean', 'cityblock'")
+                 notes="metrics 'euclidean', 'sqeuclidean', 'cityblock', 'chebyshev', "
+                       "'minkowski' (p known when compiling)")
 def cdist(XA, XB, metric="euclidean", *, out=None, **kwargs):
+    p = _p(metric, kwargs)
     if metric not in _METRICS or out is not None or kwargs:
         raise UnsupportedFunctionError(
             f"scipy.spatial.distance.cdist(metric={metric!r}) is not supported in compiled "
-            f"code (supported: {', '.join(_METRICS)}, without out= or metric arguments)")
+            f"code (supported: {', '.join(_METRICS)}, without out= or metric arguments "
+            "other than minkowski's p)")
+    if metric == "minkowski":
+        metric = _MINKOWSKI.get(p, metric)
     XA = _d(np.asarray, XA, dtype=np.float64)
     XB = _d(np.asarray, XB, dtype=np.float64)
     if XA.ndim != 2 or XB.ndim != 2:
@@ -35,8 +47,38 @@ def cdist(XA, XB, metric="euclidean", *, out=None, **kwargs):
     for k in range(XA.shape[1]):        # SciPy's loop order over the features
         diff = _d(np.subtract, _d(np.reshape, XA[:, k], (-1, 1)),
                   _d(np.reshape, XB[:, k], (1, -1)))
-        term = _d(np.abs, diff) if metric == "cityblock" else _d(np.multiply, diff, diff)
-        total = term if total is None else _d(np.add, total, term)
+        term = _term(metric, diff, p)
+        total = term if total is None else \
+            _d(np.maximum if metric == "chebyshev" else np.add, total, term)
     if total is None:
         total = _d(np.zeros, (XA.shape[0], XB.shape[0]))
-    return _d(np.sqrt, total) if metric == "euclidean" else total
+    if metric == "euclidean":
+        return _d(np.sqrt, total)
+    if metric == "minkowski":
+        return _d(np.power, total, 1.0 / p)
+    return total
+
+
+def _p(metric, kwargs):
+    """minkowski's p (SciPy's default 2), taken out of `kwargs`; it picks the loop, so
+    it must be known when compiling."""
+    if metric != "minkowski":
+        return None
+    p = kwargs.pop("p", 2.0)
+    if is_abstract(p):
+        if p.const is None:
+            raise ConcretizationError("cdist(metric='minkowski', p=...) needs p known when "
+                                      "compiling", deps=p.deps)
+        p = p.const
+    p = float(p)
+    if not p > 0:
+        raise ValueError("p must be greater than 0")
+    return p
+
+
+def _term(metric, diff, p):
+    if metric == "cityblock" or metric == "chebyshev":
+        return _d(np.abs, diff)
+    if metric == "minkowski":
+        return _d(np.power, _d(np.abs, diff), p)
+    return _d(np.multiply, diff, diff)

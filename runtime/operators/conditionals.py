@@ -305,12 +305,16 @@ def _unrolled_on_mismatch(pred):
 
 
 def specialisable(pred) -> bool:
-    """Whether `pred` depends only on static loops' indices and Python arguments (which
-    unrolling or specialising makes Python values)."""
+    """Whether `pred` depends only on the indices of static loops it is inside and on
+    Python arguments (which unrolling or specialising makes Python values). A value a
+    finished loop computed carries its token too, but it is array data unrolling does
+    not make static (`if lc_nj > le_nj:` after two arc-length loops, paths of different
+    shapes: similaritymeasures.pcm unrolled both in vain, 4.8 s to compile)."""
     trace = current_trace()
     special = trace.specialisable if trace is not None else frozenset()
+    active = trace.active_loops if trace is not None else ()
     return bool(pred.deps) and all(d in special if type(d) is int
-                                   else getattr(d, "static", None) is True
+                                   else getattr(d, "static", None) is True and d in active
                                    for d in pred.deps)
 
 

@@ -14,6 +14,8 @@ checks or print need no special treatment.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from npxla.transpiler.base.catalogue import ELSE_ON_STAGED_LOOP
@@ -86,10 +88,22 @@ def _try_staged_while(test, body, carried, names, trips=None):
     if token.code in _unrolled or current_trace() is None:
         return None
     try:
-        return stage_while(AbstractArray.from_const(np.bool_(True), weak=False), test, body,
-                           carried, names, probe=token, trips=trips)
+        with _active(token):
+            return stage_while(AbstractArray.from_const(np.bool_(True), weak=False), test,
+                               body, carried, names, probe=token, trips=trips)
     except ContainerMutation:
         return None
+
+
+@contextlib.contextmanager
+def _active(token):
+    """`token`'s loop body is being traced (`Trace.active_loops`)."""
+    active = current_trace().active_loops
+    active.append(token)
+    try:
+        yield
+    finally:
+        active.pop()
 
 
 def trip_bound(start_and_limit, step, inclusive, direction):
@@ -284,9 +298,10 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe, f
     # a static trip count bounds what grows by a step per iteration; without a `break`
     # such a loop is unrolled instead, which keeps the final length static
     trips = it.count if it.static and extra_test is not None else None
-    out = stage_while(pred0, test, step, (start,) + carried, ("<loop index>",) + tuple(names),
-                      probe=token if probe else None,
-                      fuse=fuse, key=body.__code__, trips=trips)
+    with _active(token):
+        out = stage_while(pred0, test, step, (start,) + carried,
+                          ("<loop index>",) + tuple(names), probe=token if probe else None,
+                          fuse=fuse, key=body.__code__, trips=trips)
     return None if out is None else out[1:]
 
 

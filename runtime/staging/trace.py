@@ -129,6 +129,10 @@ class Trace:
         # staging such a loop again (inside each trace, and each unrolled iteration, of
         # an enclosing loop) only to unroll it again multiplies with the nesting depth
         self.fused_loops: set = set()
+        # the tokens of the staged loops whose bodies are being traced now: a branch
+        # on one of their indices can be decided by unrolling the loop; a branch after
+        # a loop, on what the loop computed, cannot (`conditionals.specialisable`)
+        self.active_loops: list = []
         # the product of the trip counts of the loops being unrolled for fusion around
         # the insertion point: a nest of short loops is unrolled only while the copies
         # of the innermost body stay within FUSE_MAX_TRIPS (unrolling nine nested loops

@@ -2,6 +2,8 @@
 item 5): `np.ndarray(shape, dtype)` as a creation function, in-place reshape through
 `a.shape = ...`, slice bounds from a static loop's index through `or`/ternaries,
 `ufunc.outer`, and tuple keys where NumPy's index tricks expect slices."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from differential import check
 from npxla import jit
+from npxla.runtime.operators.loop_tokens import NpxlaPerformanceWarning
 from npxla.transpiler.base.errors import TranspileError
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -426,3 +429,35 @@ def slice_with_tuple_bound(x, i, j):
 def test_tuple_as_slice_bound_is_a_type_error():
     with pytest.raises(TypeError):
         jit(slice_with_tuple_bound)(np.arange(6.0), 1, 2)
+
+
+def _path_length(x, y):
+    seg = np.zeros(x.shape[0])
+    for i in range(x.shape[0] - 1):
+        seg[i + 1] = np.hypot(x[i + 1] - x[i], y[i + 1] - y[i])
+    return seg, seg.sum()
+
+
+def longer_path_first(x1, y1, x2, y2):
+    """A branch after two loops on what they computed, whose paths give arrays of
+    different lengths: unrolling the loops cannot decide it (it is array data), so they
+    stay loops and the branch is assumed and checked at run time."""
+    seg1, total1 = _path_length(x1, y1)
+    seg2, total2 = _path_length(x2, y2)
+    if total2 > total1:
+        seg1, seg2 = seg2, seg1
+    return np.cumsum(seg1)[-1] - seg2.max(), seg1.shape[0]
+
+
+def test_a_branch_after_loops_on_their_results_keeps_them_loops():
+    rng = np.random.default_rng(8)
+    x1, y1 = np.linspace(0, 1, 40), rng.standard_normal(40)
+    x2, y2 = np.linspace(0, 1, 25), rng.standard_normal(25) * 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NpxlaPerformanceWarning)
+        check(longer_path_first, x1, y1, x2, y2)
+        check(longer_path_first, x2, y2, x1, y1)
+        f = jit(longer_path_first)
+        for args in ((x1, y1, x2, y2), (x2, y2, x1, y1), (x1, y1 * 9, x2, y2)):
+            got, want = f(*args), longer_path_first(*args)
+            assert got[1] == want[1] and np.isclose(got[0], want[0], rtol=1e-13)

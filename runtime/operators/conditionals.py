@@ -138,10 +138,26 @@ def raises_at_run_time(exc) -> bool:
         return False
     if innermost_module(exc.__traceback__, skip=("numpy",)).startswith("npxla.runtime.numpy."):
         return True
+    if isinstance(exc, AttributeError) and _missing_numpy_name(exc.__traceback__):
+        return True
     return innermost_module(exc.__traceback__).partition(".")[0] not in _COMPILER_PACKAGES
 
 
 _COMPILER_PACKAGES = frozenset({"npxla", "jax", "jaxlib", "gast", "numpy"})
+
+
+def _missing_numpy_name(tb) -> bool:
+    """Whether the innermost frame is NumPy's module `__getattr__` refusing a name
+    (`np.NaN`, removed in NumPy 2): the user's line raises that when it runs, so a
+    branch that does it raises only when taken (EntropyHub's `CoSiEn`:
+    `if Bm == 1 or Bm == 0: CoSi = np.NaN`)."""
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    frame = tb.tb_frame
+    return frame.f_code.co_name == "__getattr__" and \
+        frame.f_globals.get("__name__", "").partition(".")[0] == "numpy"
 
 
 def _trace_branches(branches):

@@ -128,6 +128,25 @@ def _raised_in_loop(x):
     return x
 
 
+def _removed_name_in_branch(x):
+    b = x.mean()
+    if b == 1 or b == 0:
+        c = np.NaN          # removed in NumPy 2: raises when the line runs
+    else:
+        c = -b * np.log(b)
+    return c
+
+
+def test_a_removed_numpy_name_in_an_untaken_branch_raises_only_when_taken():
+    """EntropyHub's CoSiEn: NumPy runs the other path; npxla traces both, and the
+    AttributeError of NumPy's module `__getattr__` is the program's own behaviour on
+    the path that looks the name up."""
+    check(_removed_name_in_branch, np.array([0.2, 0.5]))
+    for x in (np.zeros(3), np.ones(2)):
+        with pytest.raises(AttributeError, match="np.NaN"):
+            jit(_removed_name_in_branch)(x)
+
+
 def test_assignments_before_a_caught_raise_in_a_branch_are_kept():
     check(_raised_in_branch, np.ones(2))
 

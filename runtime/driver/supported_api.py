@@ -163,6 +163,10 @@ def supported_tables() -> dict:
                       if registry.lookup(f) is not None}
     builtin_registered = {f"builtins.{n}" for n, f in _public_callables(builtins).items()
                           if registry.lookup(f) is not None}
+    # builtins the bounded layer handles too (`sum(x[mask])`)
+    bounded |= {f"builtins.{n}" for n, f in _public_callables(builtins).items()
+                if registry.lookup(f) is not None and
+                registry.lookup(f).name in bounded_methods.HANDLERS}
     return {
         "NUMPY_VERSION": np.__version__,
         "NUMPY_SUPPORTED": supported,

@@ -481,3 +481,24 @@ def test_bounds_mixing_data_and_scalar_arguments_are_bounded():
     x = np.array([-4, -2, 1, 4, 1])
     for b in (0, 3, 5, -1):
         assert jit(lambda x, b: x[x[2]:b].sum())(x, b) == x[x[2]:b].sum()
+
+
+def _shannon_of_selection(x, t):
+    sel = x[x > t]
+    p = sel / sum(sel)                       # Python's builtin sum
+    return -sum(p * np.log(p)), sum(sel, 10), sum(sel > 0.5)
+
+
+@pytest.mark.parametrize("t", [0.3, 0.9])
+def test_builtin_sum_of_a_selection(t):
+    """`sum(x)` of an array of run-time length: the sum of its rows plus `start`."""
+    check(_shannon_of_selection, np.random.default_rng(9).random(50), t, rtol=1e-13)
+
+
+def test_builtin_sum_of_an_empty_selection_is_start_in_the_result_dtype():
+    """Python returns `start` itself for an empty array; the compiled program's type
+    cannot depend on the run-time length, so it is `start` in the dtype a non-empty
+    sum has (documented in docs/semantics.md)."""
+    got = jit(_shannon_of_selection)(np.random.default_rng(9).random(50), 1.5)
+    assert got[1] == 10 and got[1].dtype == np.float64
+    assert got[2] == 0 and got[2].dtype == np.int64

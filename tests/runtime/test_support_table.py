@@ -97,12 +97,16 @@ def test_run_time_length_table_is_the_bounded_handlers():
     from npxla.runtime.numpy.ndarray import bounded as bounded_methods
     from npxla.transpiler.base import supported as S
     for name in bounded_methods.HANDLERS:
-        assert "numpy." + name[len("np."):] in S.NUMPY_RUN_TIME_LENGTH, name
+        qual = "numpy." + name[len("np."):] if name.startswith("np.") else "builtins." + name
+        assert qual in S.NUMPY_RUN_TIME_LENGTH, name
     assert "numpy.sqrt" in S.NUMPY_RUN_TIME_LENGTH          # an elementwise ufunc
     for qual in ("numpy.median", "numpy.kron", "numpy.correlate", "numpy.matmul"):
         assert (qual in S.NUMPY_RUN_TIME_LENGTH) == \
             ("np." + qual[len("numpy."):] in bounded_methods.HANDLERS), qual
-    assert S.NUMPY_RUN_TIME_LENGTH <= S.NUMPY_SUPPORTED
+    assert {q for q in S.NUMPY_RUN_TIME_LENGTH if q.startswith("numpy.")} <= \
+        S.NUMPY_SUPPORTED
+    assert {q for q in S.NUMPY_RUN_TIME_LENGTH if q.startswith("builtins.")} <= \
+        S.BUILTINS_REGISTERED
     assert set(bounded_methods._METHODS) <= S.NDARRAY_RUN_TIME_LENGTH
 
 

@@ -273,7 +273,8 @@ class CallsMixin:
                 return element_of(first)
             nd = first.nd if name in ("abs", "round") and first is not None else None
             if name in ("sum", "min", "max") and first is not None and len(args) == 1:
-                self.emit("iterate", n, first, f"{name}(...)")
+                if name != "sum":    # sum(x) of an array is a reduction, of any length
+                    self.emit("iterate", n, first, f"{name}(...)")
                 return Val(level=max(first.level, element_of(first).level), nd=None)
             return Val(level=max(a.condition_level if a.kind not in CONTAINERS else a.level
                                  for a in args) if args else STATIC, nd=nd,

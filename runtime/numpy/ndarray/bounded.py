@@ -94,7 +94,20 @@ def _contraction(name):
     return lambda fn, args, kwargs: linalg.contraction(fn, name, args, kwargs)
 
 
+def _builtin_sum(fn, args, kwargs):
+    """Python's `sum(x, start)` of an array of run-time length: `start` plus the sum of
+    its rows (axis 0), as `reductions.builtin_sum` computes it for a static array;
+    EntropyHub writes `Ppi = Counter / sum(Counter)` of a selection."""
+    x = args[0]
+    start = args[1] if len(args) > 1 else kwargs.get("start", 0)
+    if not is_bounded(x) or is_bounded(start):
+        ops.first_bounded((args, kwargs)).refuse("sum() with a start of run-time length")
+    rows = dispatch(np.sum, (x,), {"axis": 0})
+    return dispatch(np.add, (start, rows), {})
+
+
 HANDLERS = {
+    "sum": _builtin_sum,
     "np.clip": ops.elementwise,
     "np.linalg.norm": linalg.vector_norm, "np.shape": _shape, "np.size": _size,
     "np.copy": _copy, "np.outer": _outer, "np.cumsum": _cumulative(0),

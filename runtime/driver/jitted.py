@@ -540,9 +540,11 @@ class JittedFunction:
         args -= implicit
         dynamic = [t for t in tokens if not t.static]
         if dynamic:
+            why = "is too large to unroll" if dynamic[0].too_long else \
+                "is only known at run time"
             err.hint = (f"the value depends on the index of the loop at {dynamic[0].where}, "
-                        "whose trip count is only known at run time; make the slice size "
-                        "independent of the index (e.g. use a mask with np.where)")
+                        f"whose trip count {why}; make the slice size independent of the "
+                        "index (e.g. use a mask with np.where)")
         if any(type(leaves[i]) not in _SPECIALISABLE for i in args):
             return False
         if args or implicit:

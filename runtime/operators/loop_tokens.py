@@ -17,10 +17,12 @@ class NpxlaPerformanceWarning(UserWarning):
 class LoopToken:
     """Stands for a staged loop's index in `AbstractArray.deps`: a ConcretizationError
     carrying it means the loop must be unrolled (static trip count) or refused."""
-    __slots__ = ("code", "static", "count_deps")
+    __slots__ = ("code", "static", "count_deps", "too_long")
 
-    def __init__(self, code, static, count_deps=frozenset()):
+    def __init__(self, code, static, count_deps=frozenset(), too_long=False):
+        # too_long: a static trip count past the unrolling limit (not `static` then)
         self.code, self.static, self.count_deps = code, static, count_deps
+        self.too_long = too_long
 
     def __hash__(self):
         return hash(self.code)

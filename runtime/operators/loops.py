@@ -37,7 +37,8 @@ from npxla.runtime.operators.collected_appends import collect
 
 # A static trip count up to this runs as Python (one iteration needs no loop).
 UNROLL_MAX = 1
-_I64_MAX = int(np.iinfo(np.int64).max)
+# the most trips a loop is unrolled for when a value needs its index (`x[:i]`)
+UNROLL_LIMIT = 1 << 14
 # A short static loop whose body computes with large arrays is unrolled after all: each
 # iteration of an XLA loop writes its arrays to memory, while unrolled iterations fuse
 # into one pass (a Horner loop over 16 coefficients on 1e6 elements is ~6x faster
@@ -157,8 +158,13 @@ def for_stmt(iterable, extra_test, body, carried, names, *, has_else=False, appe
     it = iteration_of(iterable)
     if it is not None and not it.static:
         _refuse_else(has_else, "for loop")
-    token = LoopToken(body.__code__, it is not None and it.static,
-                      it.count.deps if it is not None and is_abstract(it.count) else frozenset())
+    # a loop too long to unroll counts as one of run-time length: a value its index
+    # decides is refused, located, instead of a program of a million bodies (or, with
+    # a data-dependent `break`, a staging that never ends)
+    unrollable = it is not None and it.static and it.count <= UNROLL_LIMIT
+    token = LoopToken(body.__code__, unrollable,
+                      it.count.deps if it is not None and is_abstract(it.count) else frozenset(),
+                      too_long=it is not None and it.static and not unrollable)
     # static trip count: `else`/`try` keep their Python meaning only in a Python loop
     trace = current_trace()
     if it is None or token.code in _unrolled or trace is None or (
@@ -278,9 +284,10 @@ def _staged_for(it: Iteration, extra_test, body, carried, names, token, probe, f
 
     # the counter's range while the body runs: the arithmetic on it (the item, `i + 1`)
     # then needs no run-time int64 overflow checks, which a staged loop would carry
-    # and evaluate on every iteration. A trip count of unknown range is still an int64,
-    # so the counter stays below 2**63 - 1 (`range(indptr[i], indptr[i + 1])`)
-    most = it.count if it.static else (value_range(it.count) or (None, _I64_MAX))[1]
+    # and evaluate on every iteration. (Not for a trip count of unknown range: the
+    # counter is below 2**63 - 1 then, but a range that wide sizes the buffers of
+    # arrays whose length it bounds, `np.arange(k + 1)`, at 2**63 elements)
+    most = it.count if it.static else (value_range(it.count) or (None, None))[1]
 
     def step(i, *vars_):
         if most is not None and most > 0:

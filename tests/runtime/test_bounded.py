@@ -10,7 +10,7 @@ from matrix import alternate
 from hypothesis import given, settings, strategies as st
 
 from npxla import jit
-from npxla.transpiler.base.errors import DataDependentShapeError
+from npxla.transpiler.base.errors import DataDependentShapeError, TranspileError
 from npxla.runtime.operators.loops import NpxlaPerformanceWarning
 from tests.differential import check
 
@@ -502,3 +502,87 @@ def test_builtin_sum_of_an_empty_selection_is_start_in_the_result_dtype():
     got = jit(_shannon_of_selection)(np.random.default_rng(9).random(50), 1.5)
     assert got[1] == 10 and got[1].dtype == np.float64
     assert got[2] == 0 and got[2].dtype == np.int64
+
+
+def _template_matches(sig, r):
+    """Sample entropy's inner step (EntropyHub's SampEn/ApEn): the template tiled once
+    per candidate of a selection, against the candidates' windows."""
+    ix = np.where(np.abs(sig) > r)[0]
+    ix = ix[ix + 2 < sig.shape[0]]
+    p1 = np.tile(sig[0:3], (ix.shape[0], 1))
+    p2 = sig[np.expand_dims(ix, axis=1) + np.arange(0, 3)]
+    close = np.amax(abs(p1 - p2), axis=1) <= r
+    return np.sum(close), p1.shape, np.expand_dims(ix, 0).shape
+
+
+def _fuzzy_row_distances(sig):
+    """FuzzEn's loop: a row tiled as many times as rows remain, a length that changes
+    with the index, which no longer unrolls the loop."""
+    out = 0.0
+    for p in range(sig.shape[0] - 1):
+        mu = np.max(np.abs(np.tile(sig[p], (sig.shape[0] - p - 1, 1)) - sig[p + 1:, None]),
+                    axis=1)
+        out += np.exp(-mu).sum()
+    return out
+
+
+@pytest.mark.parametrize("r", [0.5, 1.0, 5.0])          # 5.0: an empty selection
+def test_tile_by_a_run_time_count_and_expand_dims(r):
+    check(_template_matches, np.random.default_rng(10).normal(size=40), r)
+
+
+def test_tile_by_a_loop_dependent_count_stays_one_loop():
+    x = np.random.default_rng(11).normal(size=(30, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NpxlaPerformanceWarning)
+        check(_fuzzy_row_distances, x, rtol=1e-12)
+    assert jit(_fuzzy_row_distances).lower(x).as_text().count("stablehlo.while") >= 1
+
+
+def _tiled_by_selection_length(x):
+    return np.tile(x[:2], (len(x[x > 0]) - 2, 1)).sum()
+
+
+def test_tile_by_a_negative_run_time_count_raises_numpys_error():
+    check(_tiled_by_selection_length, np.array([1.0, 2.0, 3.0, -1.0]))
+    x = np.array([1.0, -2.0, -3.0])
+    with pytest.raises(ValueError, match="negative dimensions") as expected:
+        _tiled_by_selection_length(x)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        jit(_tiled_by_selection_length)(x)
+    del expected
+
+
+def _tiled_window(sig, r):
+    """A window of run-time length (its end from a loop index) tiled once per selected
+    candidate (EntropyHub's ApEn/SampEn template)."""
+    total = 0
+    for k in range(1, 4):
+        ix = np.where(np.abs(sig) > r)[0]
+        ix = ix[ix + k < sig.shape[0]]
+        p1 = np.tile(sig[0:1 + k], (ix.shape[0], 1))
+        total += p1.shape[0] * p1.shape[1] + p1.sum()
+    return total
+
+
+@pytest.mark.parametrize("r", [0.5, 5.0])
+def test_tile_of_a_window_of_run_time_length(r):
+    check(_tiled_window, np.random.default_rng(12).normal(size=30), r, rtol=1e-13)
+
+
+def _index_of_a_huge_loop(x):
+    s = 0.0
+    for k in range(1, 2**40):
+        s += np.arange(k).sum() * x[0]
+        if s > 10:
+            break
+    return s
+
+
+def test_a_loop_too_long_to_unroll_is_refused_not_unrolled():
+    """A value decided by the index of a loop of 2**40 trips: refused with the loop's
+    location (it was a MemoryError for a 2**40-element buffer, then an endless
+    unrolling)."""
+    with pytest.raises(TranspileError) as e:
+        jit(_index_of_a_huge_loop)(np.ones(2))
+    assert "too large to unroll" in str(e.value)

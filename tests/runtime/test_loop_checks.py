@@ -70,19 +70,6 @@ def _segment_sums(indptr, data):
     return out
 
 
-def test_a_counter_with_a_run_time_trip_count_needs_no_overflow_check():
-    """A loop counter stays below its trip count, an int64: `k + 1` and the item of
-    `range(indptr[i], indptr[i + 1])` carry no int64-overflow check (the constants
-    2**63 - 1 and -2**63 that those checks compare with are absent)."""
-    indptr = np.array([0, 3, 3, 7, 10])
-    data = np.arange(10.0)
-    np.testing.assert_array_equal(jit(_segment_sums)(indptr, data),
-                                  _segment_sums(indptr, data))
-    text = jit(_segment_sums).lower(indptr, data).as_text()
-    assert "9223372036854775807" not in text and "-9223372036854775808" not in text
-    assert "9223372036854775806" not in text
-
-
 def test_a_bad_segment_still_raises():
     indptr, data = np.array([0, 3, 12]), np.arange(10.0)
     with pytest.raises(IndexError) as expected:

@@ -29,7 +29,9 @@ from npxla.runtime.numpy.core.coercion import as_array
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.reductions.reductions import static
 from npxla.runtime.numpy.core.registry import _leaves, dispatch, implements
+from npxla.runtime.numpy.arrays.bounded import run_time_shape
 from npxla.runtime.numpy.arrays.shape import layout, make_view, transpose_view
+from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.core.values import (concat_axis, fresh, reshape_value, reverse_value,
                                              slice_axis, stretch_axis, transpose_value)
 
@@ -195,6 +197,10 @@ def roll(a, shift, axis=None):
 @implements(np.tile, family="shape")
 def tile(A, reps):
     A = as_array(A)
+    plan = run_time_shape(reps) if isinstance(reps, (tuple, list)) or is_abstract(reps) \
+        else None
+    if plan is not None:
+        return _tile_run_time(A, *plan)
     reps = static(reps, "reps")
     tup = tuple(reps) if isinstance(reps, (tuple, list)) or np.ndim(reps) else (reps,)
     tup = tuple(operator.index(r) for r in tup)
@@ -209,6 +215,20 @@ def tile(A, reps):
     big = tuple(v for r, s in zip(tup, shape) for v in (r, s))
     y = S.broadcast_in_dim(x, shape=big, dims=tuple(range(1, 2 * nd, 2)))
     return reshape_value(y, tuple(r * s for r, s in zip(tup, shape)))
+
+
+def _tile_run_time(A, bound, ext, deps):
+    """np.tile by repetition counts traced while the program runs, whose values lie in
+    a known range (`np.tile(row, (len(ix), 1))` with `ix` a selection): tiled by the
+    largest counts into the buffer, whose valid part along each such axis is the first
+    `count * length` elements, the copies a smaller count makes."""
+    y = tile(A, bound)
+    nd = y.ndim
+    shape = (1,) * (nd - A.ndim) + tuple(A.shape)
+    ext = (None,) * (nd - len(ext)) + tuple(ext)
+    out = [None if e is None else B.Extent(0, B.mul(e.count, shape[i]))
+           for i, e in enumerate(ext)]
+    return B.make(y, out, deps)
 
 
 def _static_repeats(repeats):

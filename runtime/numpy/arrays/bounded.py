@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_index
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from npxla.runtime.staging.abstract import as_abstract
 from npxla.runtime.staging.bounded import is_bounded
@@ -90,6 +90,15 @@ def _flip(fn, args, kwargs):
     return b[index]
 
 
+def _expand_dims(fn, args, kwargs):
+    """np.expand_dims: the same array indexed with `None` at the new axes."""
+    params = ops.bind(fn, args, kwargs)
+    b, axis = params["a"], params["axis"]
+    axis = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    axes = normalize_axis_tuple(tuple(operator.index(a) for a in axis), b.ndim + len(axis))
+    return b[tuple(None if a in axes else slice(None) for a in range(b.ndim + len(axes)))]
+
+
 def _trapezoid(fn, args, kwargs):
     """np.trapezoid of a 1-d array of run-time length with a scalar dx: NumPy's
     `(d * (y[1:] + y[:-1]) / 2.0).sum()`."""
@@ -138,14 +147,36 @@ def _repeat(fn, args, kwargs):
 
 
 def _tile(fn, args, kwargs):
-    """np.tile of a 1-d array of run-time length by a count: its copies joined."""
+    """np.tile of a 1-d array of run-time length by a count: its copies joined; by
+    `(k, 1)`: `k` rows that are each the array (EntropyHub's template
+    `np.tile(Sig[n:n + 1 + k], (len(ix), 1))`), `k` static or traced in a known range."""
     params = ops.bind(fn, args, kwargs)
     b, reps = one_d(params["A"], "tile"), params["reps"]
+    if isinstance(reps, (tuple, list)) and len(reps) == 2 and \
+            isinstance(reps[1], (int, np.integer)) and reps[1] == 1:
+        return _tile_rows(b, reps[0])
     if not isinstance(reps, (int, np.integer)) or reps < 0:
         b.refuse("np.tile with a tuple of repetitions or a traced count")
     if reps == 0:
         return B.make(b.buf[:0], (B.Extent(0, 0),), b.extent_deps)
     return join([b] * int(reps), "tile")
+
+
+def _tile_rows(b, k):
+    """`k` rows, each the 1-d array `b` of run-time length."""
+    if isinstance(k, (int, np.integer)):
+        if k < 0:
+            raise ValueError("negative dimensions are not allowed")
+        rows, ext = int(k), None
+        deps = b.extent_deps
+    else:
+        plan = run_time_shape([k])
+        if plan is None:
+            b.refuse("np.tile by a traced count without a known range")
+        (rows,), (ext,), deps = plan
+        deps = deps | b.extent_deps
+    buf = S.broadcast_in_dim(b.buf, shape=(rows,) + b.buf.shape, dims=(1,))
+    return B.make(buf, (ext, b.ext[0]), deps)
 
 
 # --- creation with a length known at run time -------------------------------------------
@@ -189,5 +220,5 @@ def run_time_shape(shape):
 HANDLERS = {
     "np.concatenate": _concatenate, "np.hstack": _concatenate, "np.concat": _concatenate,
     "np.append": _append, "np.trapezoid": _trapezoid, "np.roll": _roll, "np.repeat": _repeat,
-    "np.tile": _tile, "np.flip": _flip,
+    "np.tile": _tile, "np.flip": _flip, "np.expand_dims": _expand_dims,
 }

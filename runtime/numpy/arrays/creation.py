@@ -27,7 +27,7 @@ from npxla.runtime.numpy.core.coercion import array_impl, as_array, const_array
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.registry import implements, register_method
 from npxla.runtime.numpy.arrays.shape import layout, moveaxis, shape_arg
-from npxla.runtime.numpy.arrays.bounded import run_time_shape
+from npxla.runtime.numpy.arrays.bounded import MAX_CREATED, run_time_shape
 from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.core.values import fresh
 from npxla.transpiler.base.dtypes import result_type
@@ -175,6 +175,8 @@ def _bounded_arange(args, dtype):
     if lo is None or hi is None:
         return None
     bound = max(0, hi[1] - lo[0] if step == 1 else lo[1] - hi[0])
+    if bound > MAX_CREATED:     # a loop over range(1, 2**40): no buffer that long
+        return None
     count = B.maximum(B.sub(stop, start) if step == 1 else B.sub(start, stop), 0)
     base = S.broadcast_in_dim(B.traced(start), shape=(bound,), dims=())
     steps = S.iota(shape=(bound,), dtype=np.int64, dim=0)

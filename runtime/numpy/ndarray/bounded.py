@@ -108,6 +108,8 @@ def _builtin_sum(fn, args, kwargs):
 
 HANDLERS = {
     "sum": _builtin_sum,
+    # Python's abs of an array is NumPy's absolute, elementwise
+    "abs": lambda fn, args, kwargs: ops.elementwise(np.absolute, args[:1], {}),
     "np.clip": ops.elementwise,
     "np.linalg.norm": linalg.vector_norm, "np.shape": _shape, "np.size": _size,
     "np.copy": _copy, "np.outer": _outer, "np.cumsum": _cumulative(0),

@@ -29,7 +29,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.trace import constant
-from npxla.runtime.lowering.ssa import defining_op, inside, int_constant, while_loops
+from npxla.runtime.lowering.ssa import defining_op, inside, int_constant, itemsize, while_loops
 
 # pure ops that only select or move data, which `_invariant` sees through
 _MOVES = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.dynamic_slice",
@@ -206,7 +206,7 @@ def _plan(dot, side, array, axis, contracting):
         [other.shape[j] for j in contracting[1 - side]], dtype=np.int64)), 1)
     limit = _MAX_GROWTH * max(int(np.prod(full, dtype=np.int64)),
                               int(np.prod(other.shape, dtype=np.int64)))
-    if grown > limit or grown * _itemsize(dot.result.type) > _MAX_BYTES:
+    if grown > limit or grown * itemsize(dot.result.type) > _MAX_BYTES:
         return None
     return [to_array[j] for j in contracting[side]]
 
@@ -248,9 +248,3 @@ def _rewrite(dot, loop, side, array, other, axis, index, array_contract, other_c
     dot.result.replace_all_uses_with(result)
     dot.erase()
 
-
-def _itemsize(t):
-    elem = ir.RankedTensorType(t).element_type
-    if isinstance(elem, ir.ComplexType):
-        return 2 * _itemsize(ir.RankedTensorType.get([], elem.element_type))
-    return max(elem.width // 8, 1)

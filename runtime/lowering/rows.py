@@ -32,7 +32,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import int_constant_op
 from npxla.runtime.lowering.hoist import static_trip_count
-from npxla.runtime.lowering.ssa import defining_op, inside, int_constant, while_loops
+from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, operation,
+                                        while_loops)
 
 _DS, _DUS = "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"
 
@@ -99,8 +100,7 @@ def _ranked(t):
 
 
 def _uses(value) -> list:
-    return [u.owner.operation if hasattr(u.owner, "operation") else u.owner
-            for u in value.uses]
+    return [operation(u.owner) for u in value.uses]
 
 
 def _other_row(index, row, rows) -> bool:

@@ -66,6 +66,14 @@ def is_scalar(value) -> bool:
         return False
 
 
+def itemsize(t) -> int:
+    """Bytes per element of the tensor type `t` (a bool counts one byte)."""
+    elem = ir.RankedTensorType(t).element_type
+    if isinstance(elem, ir.ComplexType):
+        return 2 * itemsize(ir.RankedTensorType.get([], elem.element_type))
+    return max(elem.width // 8, 1)
+
+
 def int_constant(value):
     """The integer a 0-d integer constant holds, else None."""
     op = defining_op(value)

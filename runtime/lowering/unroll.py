@@ -35,13 +35,14 @@ and loops known to run fewer trips than copies.
 """
 from __future__ import annotations
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.hoist import static_trip_count
 from npxla.runtime.lowering.build import int_constant_op, less_than
 from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, is_scalar,
-                                        operation, remap, while_loops)
+                                        itemsize, operation, remap, while_loops)
 
 # body copies per trip, by the body's size in ops (nested regions counted, constants
 # not): (most ops, copies). Measured on the loop kernels: bodies of 13-14 ops run 1.5-2.8x
@@ -170,7 +171,7 @@ def _arrays_only_written(loop) -> bool:
         t = ir.RankedTensorType(init.type)
         if t.rank == 0:
             continue
-        if _bytes(t) > _SMALL_BYTES:
+        if int(np.prod(t.shape)) * itemsize(t) > _SMALL_BYTES:
             return False
         users = [operation(u.owner) for u in arg.uses]
         if len(users) != 1 or users[0].name != "stablehlo.dynamic_update_slice" or \
@@ -180,20 +181,6 @@ def _arrays_only_written(loop) -> bool:
         if written != [operation(ret)]:
             return False
     return True
-
-
-def _bytes(t) -> int:
-    size = 1
-    for d in t.shape:
-        size *= d
-    try:
-        bits = ir.IntegerType(t.element_type).width
-    except ValueError:
-        try:
-            bits = ir.FloatType(t.element_type).width
-        except ValueError:         # complex
-            bits = 128
-    return size * max(bits, 8) // 8
 
 
 def _predicate_position(loop):

@@ -20,6 +20,7 @@ from npxla.runtime.staging.bounded import BoundedArray
 from npxla.runtime.numpy.core.extents import counts_vector, to_origin
 from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
 from npxla.runtime.numpy.core.convert import cast_to
+from npxla.runtime.lowering.divisors import spread_divisors
 from npxla.runtime.lowering.hoist import hoist_loop_products
 from npxla.runtime.lowering.lanes import vectorise_row_loops
 from npxla.runtime.lowering.maps import hoist_loop_maps
@@ -222,6 +223,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     unroll_scalar_loops(trace.module)
     drop_unneeded_rounding(trace.module)
     widen_write_values(trace.module)
+    spread_divisors(trace.module)
     text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
                   trace.module, list(trace.host_callbacks), list(trace.dependencies),

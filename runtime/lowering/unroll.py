@@ -68,6 +68,9 @@ def unroll_scalar_loops(module: ir.Module) -> int:
     """Rewrite `module` in place (inside its context); returns how many loops changed."""
     changed = 0
     for loop in while_loops(module):
+        counted = _counted(loop)
+        if counted is not None:
+            _fold_counter_bounds(loop, counted[0])
         copies = _copies(loop)
         if copies > 1:
             counted = _counted(loop)
@@ -80,13 +83,110 @@ def unroll_scalar_loops(module: ir.Module) -> int:
 
 
 def _counted(loop):
-    """(counter position, bound) of a rotated loop whose next trip's predicate is
-    exactly `k + 1 < n` with `n` a constant or defined outside the loop (`for j in
-    range(i)`, no check or break that could end it sooner), else None."""
+    """(counter position, bound, exits) of a rotated loop whose next trip's predicate is
+    `k + 1 < n`, with `n` a constant or defined outside the loop (`for j in range(i)`),
+    and'ed with `exits`: the other values that may end it sooner (a check that fired, a
+    `break`; none for a plain count). None for any other loop."""
     p = _predicate_position(loop)
+    if p is None:
+        return None
     body = loop.regions[1].blocks[0]
     ends = list(list(body.operations)[-1].operands)
-    test = defining_op(ends[p])
+    leaves = _conjuncts(ends[p], loop)
+    for test in leaves:
+        found = _count_test(defining_op(test), body, ends, p, loop)
+        if found is not None:
+            return found + ([v for v in leaves if v != test],)
+    return None
+
+
+def _steady(loop, exits) -> set:
+    """Positions of carried values that a trip no exit ends leaves as they were: a
+    check's payload (`select(fired, value, old)`), and its code (`select(fired_1, 1,
+    select(fired_2, 2, .. 0))`, which the exit `code == 0` reads) where it starts at
+    the code for none. Copies that take none of their trips back need not carry them:
+    XLA then drops their computation from the unrolled trip."""
+    body = loop.regions[1].blocks[0]
+    ends = list(list(body.operations)[-1].operands)
+    fired, codes = set(), {}
+    for e in exits:
+        op = defining_op(e)
+        if op is None or op.name != "stablehlo.compare" or \
+                hlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value != "EQ":
+            continue
+        flags, last = _select_chain(op.operands[0])
+        if flags and last is not None and last == int_constant(op.operands[1]):
+            fired.update(flags)
+            codes[op.operands[0]] = last
+    steady = set()
+    for j, end in enumerate(ends):
+        op = defining_op(end)
+        if end in codes and int_constant(loop.operands[j]) == codes[end]:
+            steady.add(j)
+        elif op is not None and op.name == "stablehlo.select" and \
+                op.operands[0] in fired and op.operands[2] == body.arguments[j]:
+            steady.add(j)
+    return steady
+
+
+def _select_chain(value):
+    """(predicates, the last value) of `select(p1, c1, select(p2, c2, .. c0))` with
+    integer constants c1.. all unlike c0; ([], None) otherwise."""
+    flags, taken = [], []
+    op = defining_op(value)
+    while op is not None and op.name == "stablehlo.select":
+        flags.append(op.operands[0])
+        taken.append(int_constant(op.operands[1]))
+        value = op.operands[2]
+        op = defining_op(value)
+    last = int_constant(value)
+    if last is None or None in taken or last in taken:
+        return [], None
+    return flags, last
+
+
+def _fold_counter_bounds(loop, k):
+    """Compares of the counter `k` of a counted loop that no trip can make hold become
+    false: a trip runs only while `k < n <= INT64_MAX` and `k` counts up from a
+    constant start, so `k > INT64_MAX - 1` (whether `k + 1` overflows, the check a
+    Python int's increment carries) and `k < start` are never true. XLA then drops the
+    check and its share of the loop's check code on every trip."""
+    start = int_constant(loop.operands[k])
+    if start is None:
+        return
+    arg = loop.regions[1].blocks[0].arguments[k]
+    top = (1 << (ir.IntegerType(ir.RankedTensorType(arg.type).element_type).width - 1)) - 1
+    if start >= top:
+        return
+    for use in list(arg.uses):
+        op = operation(use.owner)
+        if op.name != "stablehlo.compare" or op.operands[0] != arg:
+            continue
+        c = int_constant(op.operands[1])
+        direction = hlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
+        if c is None or "compare_type" not in op.attributes or \
+                hlo.ComparisonTypeAttr(op.attributes["compare_type"]).value != "SIGNED":
+            continue
+        never = {"GT": c >= top - 1, "GE": c >= top, "LT": c <= start,
+                 "LE": c < start}.get(direction, False)
+        if never:
+            with ir.InsertionPoint(op), op.location:
+                false = int_constant_op(False, op.results[0].type)
+            op.results[0].replace_all_uses_with(false)
+
+
+def _conjuncts(value, loop, depth=4):
+    """The operands of the tree of `stablehlo.and`s (of i1) made in `loop`'s body that
+    computes `value`."""
+    op = defining_op(value)
+    if depth and op is not None and op.name == "stablehlo.and" and inside(value, loop) \
+            and ir.RankedTensorType(value.type).element_type == ir.IntegerType.get_signless(1):
+        return [v for x in op.operands for v in _conjuncts(x, loop, depth - 1)]
+    return [value]
+
+
+def _count_test(test, body, ends, p, loop):
+    """(counter position, bound) if `test` is `k + 1 < n` of a carried counter `k`."""
     if test is None or test.name != "stablehlo.compare" or \
             hlo.ComparisonDirectionAttr(test.attributes["comparison_direction"]).value != "LT":
         return None
@@ -107,11 +207,18 @@ def _counted(loop):
     return None
 
 
-def _unroll_counted(loop, copies, k, bound):
+def _unroll_counted(loop, copies, k, bound, exits):
     """A counted loop as two: `copies` body copies per trip, unguarded, while that many
     trips remain (`k + copies <= n`), then the loop itself for the rest. Every copy
     runs a trip the loop runs, so nothing is computed that the loop would not (no
-    select chains the copies: they cost a latency-bound recurrence one op per trip)."""
+    select chains the copies: they cost a latency-bound recurrence one op per trip).
+
+    A loop that `exits` may also end (a check that fired, a `break`) takes a trip of
+    copies back when one of them would have ended it: the state is the trip's start
+    again and the loop itself runs those iterations, one by one, to the same end, bit
+    for bit (its checks then name the offending value). The copies after such an exit
+    computed on values the loop never reaches, which `_UNSAFE` makes harmless; only
+    scalars are carried (`_copies`), so taking a trip back costs a select per value."""
     p = _predicate_position(loop)
     body = loop.regions[1].blocks[0]
     ops = list(body.operations)
@@ -129,12 +236,23 @@ def _unroll_counted(loop, copies, k, bound):
     with ir.InsertionPoint(cond):
         hlo.ReturnOp([cond.arguments[n]])
     block = main.regions[1].blocks.append(*types)
-    state = list(block.arguments)[:n]
+    start = state = list(block.arguments)[:n]
+    stayed = []
     with ir.InsertionPoint(block), loop.location:
         for _ in range(copies):
-            state = _copy_body(body, ops, ret, state, ir.InsertionPoint(block))
+            state, stays = _copy_body(body, ops, ret, state, ir.InsertionPoint(block),
+                                      exits)
+            stayed += stays
         last = hlo.AddOp(state[k], int_constant_op(copies - 1, state[k].type)).result
         more = less_than(last, bound)
+        if stayed:
+            ok = stayed[0]
+            for v in stayed[1:]:
+                ok = hlo.AndOp(ok, v).result
+            steady = _steady(loop, exits)
+            state = [old if j in steady else hlo.SelectOp(ok, new, old).result
+                     for j, (new, old) in enumerate(zip(state, start))]
+            more = hlo.AndOp(ok, more).result
         hlo.ReturnOp(state + [more])
     for i in range(n):          # the loop itself runs the trips left
         loop.operands[i] = main.results[i]
@@ -144,13 +262,14 @@ def _copies(loop) -> int:
     """How many body copies a trip of `loop` should run (1: leave it alone)."""
     if _predicate_position(loop) is None:
         return 1
+    counted = _counted(loop)
     if not all(is_scalar(v) for v in loop.operands) and (
-            _counted(loop) is None or not _arrays_only_written(loop)):
+            counted is None or counted[2] or not _arrays_only_written(loop)):
         return 1
     size = _body_size(loop.regions[1].blocks[0])
     if size is None:
         return 1
-    table = UNROLL if _counted(loop) is None else UNROLL_COUNTED
+    table = UNROLL if counted is None else UNROLL_COUNTED
     copies = next((k for limit, k in table if size <= limit), 1)
     trips = static_trip_count(loop)
     if trips is not None and trips[0] < 2 * copies:
@@ -218,7 +337,7 @@ def _unroll(loop, copies):
     ret, ops = ops[-1], ops[:-1]
     state = list(ret.operands)
     for _ in range(copies - 1):
-        new = _copy_body(body, ops, ret, state, ir.InsertionPoint(ret))
+        new, _ = _copy_body(body, ops, ret, state, ir.InsertionPoint(ret))
         go = state[p]
         with ir.InsertionPoint(ret):
             state = [hlo.SelectOp(go, n, s).result for n, s in zip(new, state)]
@@ -226,13 +345,14 @@ def _unroll(loop, copies):
         ret.operands[k] = v
 
 
-def _copy_body(body, ops, ret, state, ip):
+def _copy_body(body, ops, ret, state, ip, also=()):
     """The body's `ops` copied at `ip`, its arguments read as `state`; returns the values
-    the copy's trip ends with."""
+    the copy's trip ends with (and, with `also`, the copy's values of those too)."""
     mapping = {a: v for a, v in zip(body.arguments, state)}
     for op in ops:
         copy = op.clone(ip=ip)
         remap(copy, mapping)
         for old, new in zip(op.results, copy.results):
             mapping[old] = new
-    return [mapping.get(v, v) for v in ret.operands]
+    ends = [mapping.get(v, v) for v in ret.operands]
+    return ends, [mapping.get(v, v) for v in also]

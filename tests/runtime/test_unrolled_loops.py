@@ -99,7 +99,7 @@ def window_sum(x, lo, hi):
 @pytest.mark.parametrize("lo,hi", [(0, 0), (5, 3), (2, 9), (2, 10), (2, 11), (1, 17),
                                    (0, 40), (3, 42)])
 def test_loop_over_run_time_bounds(lo, hi):
-    # (x[j] at a traced j is checked, so this loop may end sooner: guarded copies; the
+    # (x[j] at a traced j is checked, so a trip of copies may be taken back; the
     # triangular loop of `nested` covers unguarded copies at every remainder)
     check(window_sum, RNG.standard_normal(42), lo, hi, rtol=0, atol=0)
 
@@ -133,7 +133,47 @@ def test_check_that_fires_in_a_later_copy(limit):
         assert f(x, limit) == expected
 
 
+def gather_sum(x, idx, lo, hi):
+    s = 0.0
+    for k in range(lo, hi):
+        s += x[idx[k]]
+    return s
+
+
+@pytest.mark.parametrize("bad", [None, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 18, 19])
+def test_index_error_in_any_copy_names_its_index(bad):
+    """A counted loop that a check may end runs its copies unguarded and takes a trip
+    back when one fired: the loop itself then raises NumPy's message, offending index
+    included, from whichever copy it was in."""
+    idx = RNG.integers(-20, 20, 20)
+    if bad is not None:
+        idx[bad] = 20 + bad              # out of bounds for x of 20
+    x = RNG.standard_normal(20)
+    f = jit(gather_sum)
+    for lo, hi in ((0, 20), (1, 20), (3, 19), (0, bad + 1 if bad is not None else 5)):
+        try:
+            expected = gather_sum(x, idx, lo, hi)
+        except IndexError as e:
+            with pytest.raises(IndexError) as got:
+                f(x, idx, lo, hi)
+            assert str(got.value).splitlines()[0] == str(e)
+        else:
+            assert f(x, idx, lo, hi) == expected
+
+
+def test_checked_counted_loop_copies_are_unguarded():
+    """The copies of a counted loop with checks run without selects between them; one
+    select per carried value that a trip changes ends each trip (the check's payload
+    and code are not among them: a trip taken back restores them)."""
+    idx = RNG.integers(0, 20, 40)
+    shapes = loop_shapes(gather_sum, RNG.standard_normal(20), idx, 0, 40)
+    (main, main_selects), (rest, rest_selects) = shapes
+    assert main >= COUNTED * (rest - 8)
+    assert 0 < main_selects - COUNTED * rest_selects <= 4
+
+
 COPIES = max(k for _, k in unroll.UNROLL)
+COUNTED = min(k for _, k in unroll.UNROLL_COUNTED)
 
 
 def halvings(x):

@@ -52,7 +52,9 @@ def _negative(x):
 
 def _past(a, k):
     """`a + k` leaves int64, for a constant k: one comparison (the common `i += 1`)."""
-    if k >= 0:
+    if k == 0:
+        return as_abstract(np.bool_(False))
+    if k > 0:
         return _cmp(a, _const(_MAX - k), "GT")
     return _cmp(a, _const(_MIN - k), "LT")
 
@@ -99,8 +101,11 @@ def _left_shift(a, b, r):
 def _multiply_const(a, k):
     """`a * k` leaves int64, for a constant k != 0: two comparisons."""
     lo, hi = (-(-_MIN // k), _MAX // k) if k > 0 else (-(-_MAX // k), _MIN // k)
-    return E.bitwise_or(_cmp(a, _const(max(lo, _MIN)), "LT"),
-                        _cmp(a, _const(min(hi, _MAX)), "GT"))
+    flags = ([_cmp(a, _const(lo), "LT")] if lo > _MIN else []) + \
+        ([_cmp(a, _const(hi), "GT")] if hi < _MAX else [])
+    if not flags:           # k = 1 (a `range`'s unit step): no int64 is past a bound
+        return as_abstract(np.bool_(False))
+    return flags[0] if len(flags) == 1 else E.bitwise_or(*flags)
 
 
 def _is_min(a, r=None):

@@ -36,12 +36,16 @@ def test_misaligned_and_strided_arrays_are_copied_aligned(monkeypatch):
 
 
 def test_small_arrays_and_non_arrays_are_untouched():
-    """Up to 16 MB PJRT's own copy, made on the thread that runs the program, is the
-    faster one: such arrays are handed over as they are."""
+    """Below 1 MB PJRT's own copy, made on the thread that runs the program, is as
+    fast: such arrays are handed over as they are; from 1 MB on they are copied."""
     small = np.arange(10.0)
     assert aligned(small) is small and aligned(3.0) == 3.0
-    middle = _misaligned((1000, 1000))
+    middle = _misaligned((300, 400))
     assert middle.ctypes.data % 64 != 0 and aligned(middle) is middle
+    large = _misaligned((400, 400))
+    copied = aligned(large)
+    assert copied is not large and copied.ctypes.data % 64 == 0
+    np.testing.assert_array_equal(copied, large)
 
 
 def scale_in_place(a, s):

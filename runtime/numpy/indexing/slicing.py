@@ -28,6 +28,7 @@ from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.errorflags import check
 
 _I64 = np.dtype(np.int64)
+_U64 = np.dtype(np.uint64)
 
 
 @dataclass
@@ -167,10 +168,18 @@ def _normalise_traced(i, n, axis):
         return i          # a loop index known to be in bounds: no wrap, no check
     zero = as_abstract(np.int64(0))
     size = as_abstract(np.int64(n))
-    wrapped = S.select(E.compare(i, zero, "LT"), E.add(i, size), i)
+    never_negative = known is not None and known[0] >= 0
+    shifted = None if never_negative else E.add(i, size)
+    wrapped = i if never_negative else S.select(E.compare(i, zero, "LT"), shifted, i)
     message = f"index {{}} is out of bounds for axis {axis} with size {n}"
     if not _checked_before(i, message):
-        bad = E.bitwise_or(E.compare(wrapped, zero, "LT"), E.compare(wrapped, size, "GE"))
+        # -n <= i < n as one unsigned compare: i + n in [0, 2n) (wrapping past int64's
+        # ends lands far above 2n); a check per indexed read in a scalar loop's trip
+        if never_negative:
+            bad = E.compare(S.convert(i, dtype=_U64), as_abstract(np.uint64(n)), "GE")
+        else:
+            bad = E.compare(S.convert(shifted, dtype=_U64), as_abstract(np.uint64(2 * n)),
+                            "GE")
         check(bad, message, payload=i)
     if n == 0:
         # every index is out of bounds (the check above names it at run time); there is

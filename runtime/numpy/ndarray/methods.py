@@ -21,6 +21,8 @@ from npxla.runtime.numpy.indexing.indexing import getitem, setitem
 from npxla.runtime.numpy.core.registry import bound_method, dispatch, dispatch_ufunc
 from npxla.runtime.numpy.core.speculate import assumed_bool
 from npxla.runtime.numpy.core.text import text_refusal
+from npxla.runtime.numpy.core.values import fresh
+from npxla.runtime.numpy.ufuncs.math_ufuncs import scalar_power
 
 
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -80,7 +82,11 @@ def _operator(np_name, reflected=False):
             # value: a traced Python int is then specialised), NumPy is not involved
             return other * self.__index__()
         fn = getattr(np, np_name)
-        out = dispatch(fn, (other, self) if reflected else (self, other), {})
+        args = (other, self) if reflected else (self, other)
+        out = dispatch(fn, args, {})
+        if np_name == "power" and out.const is None and all(map(_scalar, args)):
+            exact = scalar_power(*args, out.dtype)       # the C library's pow, as NumPy's
+            out = out if exact is None else fresh(exact, weak=out.weak)
         k = _known_int(other)
         if bounds is not None and self._range is not None and k is not None:
             lo, hi = bounds(self._range, k, reflected)
@@ -88,6 +94,13 @@ def _operator(np_name, reflected=False):
         return out
     op.__name__ = np_name
     return op
+
+
+def _scalar(x) -> bool:
+    """Whether `x` stands for a NumPy or Python scalar (not an array, not a 0-d one)."""
+    if type(x) is AbstractArray:
+        return x.ndim == 0 and not is_marked(x)
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
 def _known_int(x):
@@ -114,7 +127,7 @@ def _inplace(np_name):
         if self.ndim == 0 and self._view is None and not is_marked(self):
             # 0-d values are (immutable) NumPy scalars in NumPy code: `s += 1` rebinds;
             # a 0-d *array* (an argument, np.array(2.0)) is updated in place
-            return dispatch(getattr(np, np_name), (self, other), {})
+            return _operator(np_name)(self, other)
         dispatch(getattr(np, np_name), (self, other), {"out": self})
         return self
     return op

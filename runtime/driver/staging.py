@@ -24,6 +24,7 @@ from npxla.runtime.lowering.divisors import spread_divisors
 from npxla.runtime.lowering.hoist import hoist_loop_products
 from npxla.runtime.lowering.lanes import vectorise_row_loops
 from npxla.runtime.lowering.maps import hoist_loop_maps
+from npxla.runtime.lowering.read_ahead import read_ahead
 from npxla.runtime.lowering.rows import privatise_rows
 from npxla.runtime.lowering.unroll import unroll_scalar_loops
 from npxla.runtime.lowering.unneeded_rounding import drop_unneeded_rounding
@@ -220,6 +221,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     vectorise_row_loops(trace.module)
     hoist_loop_maps(trace.module)
     privatise_rows(trace.module)
+    read_ahead(trace.module)
     unroll_scalar_loops(trace.module)
     drop_unneeded_rounding(trace.module)
     widen_write_values(trace.module)

@@ -32,8 +32,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import int_constant_op
 from npxla.runtime.lowering.hoist import static_trip_count
-from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, operation,
-                                        while_loops)
+from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, move_ops,
+                                        operation, while_loops)
 
 _DS, _DUS = "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"
 
@@ -196,7 +196,7 @@ def _rewrite(loop, p, write, own, other):
         types = [v.type for v in operands]
         new = hlo.WhileOp(types, operands)
     for region in range(2):
-        _move(loop.regions[region].blocks[0], new.regions[region].blocks.append(*types))
+        move_ops(loop.regions[region].blocks[0], new.regions[region].blocks.append(*types))
     # reads of the written row read the carried row (its row 0); the write updates it
     for op in own + [write]:
         if not any(list(r.uses) for r in op.results):
@@ -241,13 +241,6 @@ def _at_row_zero(op, source):
     op.results[0].replace_all_uses_with(rebuilt)
     op.erase()
 
-
-def _move(old, new):
-    """The ops of block `old` moved into the empty block `new`, reading its arguments."""
-    for op in list(old.operations):
-        new.append(op)
-    for a, b in zip(old.arguments, new.arguments):
-        a.replace_all_uses_with(b)
 
 
 def _forward(loop, p):
@@ -303,7 +296,7 @@ def _forward(loop, p):
         new = hlo.WhileOp(types, operands)
     blocks = [new.regions[r].blocks.append(*types) for r in range(2)]
     for r in range(2):
-        _move(loop.regions[r].blocks[0], blocks[r])
+        move_ops(loop.regions[r].blocks[0], blocks[r])
     last = blocks[1].arguments[len(types) - 1]
     with ir.InsertionPoint(blocks[1].operations[0]), loop.location:
         as_piece = hlo.ReshapeOp(piece, last).result

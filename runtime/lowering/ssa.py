@@ -58,6 +58,15 @@ def remap(op, mapping):
                 remap(inner, mapping)
 
 
+def move_ops(old, new):
+    """The ops of block `old` moved into the empty block `new`, reading its arguments
+    (a loop rebuilt with more carried values keeps its body)."""
+    for op in list(old.operations):
+        new.append(op)
+    for a, b in zip(old.arguments, new.arguments):
+        a.replace_all_uses_with(b)
+
+
 def is_scalar(value) -> bool:
     """Whether `value` is a 0-d tensor (not a token or a tuple)."""
     try:

@@ -11,7 +11,9 @@ picked by data), and the cell itself, through `min`/`max`, sums and a data-depen
 two sequences. The loops start at row 0, 1 or 2 (row 0 reads row -1, the last row,
 which a rewrite must not take for another row), columns start at 1 or 2 and may stop
 one early; some programs write a second cell per trip or run the columns backwards,
-which the rewrite must leave alone.
+which the rewrite must leave alone. Some pick the cheapest of three reads from a list by
+data, and some break out of the row when the cell just written passes a limit: what
+`lowering/read_ahead.py` takes a trip ahead.
 """
 from __future__ import annotations
 
@@ -67,7 +69,7 @@ def _program(r, integer):
     else:
         exprs = [f"max({pick()} + g, {pick()} * 0.5)", f"{pick()} * 0.25 + {pick()} - g",
                  f"min({pick()}, {pick()} + 1.5) * 0.5"]
-    kind = r.randrange(4)
+    kind = r.randrange(5)
     body = []
     if kind == 0:
         body.append(f"T[i, j] = {r.choice(exprs)}")
@@ -76,10 +78,20 @@ def _program(r, integer):
     elif kind == 2:
         body += [f"if {same}:", f"    T[i, j] = {pick()} + g", "else:",
                  f"    T[i, j] = {r.choice(exprs)}"]
-    else:
+    elif kind == 3:
         body += [f"v = {r.choice(exprs)}", "T[i, j] = v"]
+    else:           # the cheapest of three reads, picked from a list by data
+        body += [f"opts = [{pick()}, {pick()}, {pick()}]", "k = 0",
+                 "if opts[1] < opts[k]:", "    k = 1", "if opts[2] < opts[k]:",
+                 "    k = 2", "T[i, j] = opts[k] + g"]
     if r.random() < 0.15:
         body.append(f"T[i, j - 1] = {pick()} - g")     # a second write per trip
+    stops = r.random() < 0.35
+    if stops:       # a break on the cell just written (its reads then go a trip ahead)
+        limit = r.choice(["g * 4", "g", "-g"])
+        body += [f"if T[i, j] > {limit}:", "    hits += j", "    break"]
     lines += ["        " + ln for ln in body]
-    lines.append("return T")
+    if stops:
+        lines.insert(2, "hits = 0")
+    lines.append("return (T, hits)" if stops else "return T")
     return lines

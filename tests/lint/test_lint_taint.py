@@ -230,6 +230,24 @@ def test_a_list_of_numbers_at_a_traced_index_is_read_like_an_array():
     """) == []
 
 
+def test_elements_of_a_created_table_at_a_traced_index_are_numbers():
+    # `D[i, j]` of a 2-d table is a number (dtaidistance's `prev_costs[prev_costs_i]`);
+    # a row of it is an array, which a traced index cannot pick from a list
+    assert codes("""
+    @jit
+    def f(x, limit):
+        D = np.full((x.shape[0] + 1, 3), np.inf)
+        for i in range(x.shape[0]):
+            options = [D[i, 0], D[i, 1], D[i, 2]]
+            pick = 0
+            if options[1] < options[pick]:
+                pick = 1
+            D[i + 1, 0] = options[pick] + x[i]
+        rows = [D[0], D[1]]
+        return D, rows[int(x.argmax() > limit)]
+    """) == [(11, "NPX124")]
+
+
 def test_jax_rules_fire_on_every_traced_argument():
     assert codes("""
     @jax.jit

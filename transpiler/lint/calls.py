@@ -316,7 +316,8 @@ class CallsMixin:
             like = short.endswith("_like") and first is not None
             return Val(level=flevel, kind=ARRAY, nd=first.nd if like else
                        (0 if (first is not None and first.has_const and first.const == ())
-                        else 1), origins=fresh)
+                        else 1), origins=fresh,
+                       rank=first.rank if like else _created_rank(first))
         if short in ("array", "asarray", "asanyarray", "ascontiguousarray", "copy",
                      "asfortranarray", "array_api"):
             if first is None:
@@ -563,3 +564,16 @@ def default_of(fn, arg):
     if arg in a.kwonlyargs:
         return a.kw_defaults[a.kwonlyargs.index(arg)]
     return None
+
+
+def _created_rank(shape):
+    """The rank of the array a creation function makes from `shape`, where it shows:
+    0 for `()`, the length of a tuple or list whose items are known
+    (`np.full((r + 1, c + 1), np.inf)`: 2, so that `D[i, j]` reads a number)."""
+    if shape is None:
+        return None
+    if shape.has_const and shape.const == ():
+        return 0
+    if shape.kind in (TUPLE, LIST) and shape.items is not None:
+        return len(shape.items)
+    return 1 if shape.kind == NUMBER and shape.nd == 0 else None

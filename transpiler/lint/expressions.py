@@ -247,16 +247,22 @@ class ExpressionsMixin:
         level = max(base.level, index.level)
         if base.level >= MAYBE and base.kind == UNKNOWN and not has_slice:
             level = max(level, base.level)
+        rank = None
         if mask:
             nd = 1
         elif has_slice:
             nd = base.nd
+        elif base.rank is not None and all(p.nd == 0 and p.kind in (NUMBER, ARRAY, UNKNOWN)
+                                           for p in parts) and len(parts) <= base.rank:
+            rank = base.rank - len(parts)
+            nd = 0 if rank == 0 else 1            # `D[i, j]` of a 2-d D: a number
         else:
             nd = None if base.nd != 0 else 0
         view = has_slice and not arrays and index.level == STATIC
         kind = BOOL if base.kind == BOOL else (ARRAY if base.kind in (ARRAY, BOOL) else
                                                UNKNOWN if base.kind == UNKNOWN else ARRAY)
-        return Val(level=level, kind=kind, nd=nd, dyn=_subscript_length(base, parts),
+        return Val(level=level, kind=kind, nd=nd, rank=rank,
+                   dyn=_subscript_length(base, parts),
                    origins=base.origins | {("view", id(n))} if view else
                    frozenset({("new", id(n))}),
                    ambiguous=base.ambiguous if view else False)

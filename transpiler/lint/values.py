@@ -52,11 +52,11 @@ class Val:
     """An immutable abstract value; see the module docstring."""
 
     __slots__ = ("level", "kind", "qual", "const", "nd", "origins", "ambiguous", "items",
-                 "elem", "func", "dyn")
+                 "elem", "func", "dyn", "rank")
 
     def __init__(self, level=STATIC, kind=UNKNOWN, qual=None, const=_NOCONST, nd=None,
                  origins=frozenset(), ambiguous=False, items=None, elem=None, func=None,
-                 dyn=None):
+                 dyn=None, rank=None):
         self.level = level
         self.kind = kind
         self.qual = qual
@@ -68,6 +68,7 @@ class Val:
         self.elem = elem          # the value of an item (containers, iterators)
         self.func = func          # (FunctionDef/Lambda node, closure env) for FUNC
         self.dyn = dyn            # a data-dependent length: where it comes from (str)
+        self.rank = rank          # an array's number of dimensions, where it is known
 
     def replace(self, **kw):
         new = Val.__new__(Val)
@@ -83,7 +84,7 @@ class Val:
         return (self.level, self.kind, self.qual,
                 self.const if self.has_const else _NOCONST, self.nd, self.origins,
                 self.ambiguous, self.items, self.elem, id(self.func[0]) if self.func else None,
-                self.dyn)
+                self.dyn, self.rank)
 
     def __eq__(self, other):
         if self is other:
@@ -171,7 +172,7 @@ def join(a: Val | None, b: Val | None) -> Val | None:
                ambiguous=a.ambiguous or b.ambiguous,
                items=items, elem=join(a.elem, b.elem),
                func=a.func if (a.func and b.func and a.func[0] is b.func[0]) else None,
-               dyn=a.dyn or b.dyn)
+               dyn=a.dyn or b.dyn, rank=a.rank if a.rank == b.rank else None)
 
 
 def join_all(vals, default=None):

@@ -1,0 +1,219 @@
+"""Reads of a loop-carried array taken one trip ahead, so that XLA updates it in place.
+
+A loop that updates a carried array in place (`D[i + 1, j + 1] = d + min(D[i, j], ...)`)
+is one `dynamic_update_slice` per trip, which XLA:CPU runs in the array's own buffer as
+long as every read of the old array happens before the write. XLA fuses a read of one
+element into each kernel that uses it, though, and when a kernel also uses the *new*
+array (a `break` on `D[i + 1, j + 1] > limit`, a check code mixing flags from before and
+after the write), the old array must outlive the write: XLA then copies the whole array
+on every trip. dtaidistance's `warping_paths` (a 201 x 181 table, two copies a trip)
+ran 17x slower than NumPy that way.
+
+So where some value of the trip depends both on the written array and on an element
+read from the array before the write, those element reads move a trip ahead: each
+becomes a carried value, read from the array before the loop for the first trip and,
+at the end of every trip, from the array that trip leaves, at the indices the next trip
+would compute (the index ops are copied with the next trip's state). The trip itself
+then reads no old element at all: every kernel that reads the array reads the new one.
+The values are the same: the next trip would read that same array at those same
+indices. After the last trip the read is wasted (a `dynamic_slice` clamps, so an index
+past the end reads some element and nothing uses it; the checks on the index stay in
+the trip that uses the value).
+
+Applies to arrays whose trip ends with a chain of `dynamic_update_slice`s of the carried
+value and whose other uses in the trip are `dynamic_slice`s of at most `MAX_ELEMENTS`
+elements, at indices computed (by ops without regions or effects) from the trip's
+carried values, constants and values from outside the loop, and not from the array.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from npxla.runtime.lowering.ssa import (defining_op, move_ops, operation, remap,
+                                        while_loops)
+
+MAX_ELEMENTS = 16
+_DS, _DUS = "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"
+# ops an index may be computed with (copied to the end of the trip and before the loop)
+_PURE_BUDGET = 64
+_IMPURE = frozenset({"stablehlo.while", "stablehlo.if", "stablehlo.case",
+                     "stablehlo.custom_call", "stablehlo.rng", "stablehlo.infeed",
+                     "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv"})
+# a closure over the trip's ops larger than this is not searched (counts as a conflict)
+_CLOSURE_BUDGET = 4096
+
+
+def read_ahead(module: ir.Module) -> int:
+    """Rewrite `module` in place (inside its context); returns how many reads moved."""
+    moved = 0
+    for loop in while_loops(module):
+        for k in range(len(loop.operands)):
+            body = loop.regions[1].blocks[0]
+            reads = _plan(loop, body, k)
+            if reads:
+                loop = _rewrite(loop, k, reads)
+                moved += len(reads)
+    return moved
+
+
+def _plan(loop, body, k):
+    """The element reads of carried array `k` to take a trip ahead, or None."""
+    arg = body.arguments[k]
+    t = ir.RankedTensorType(arg.type)
+    if t.rank == 0:
+        return None
+    ret = _terminator(body)
+    chain = _write_chain(ret.operands[k], arg)
+    if not chain:
+        return None
+    reads = []
+    for use in arg.uses:
+        op = operation(use.owner)
+        if op == chain[-1]:
+            continue
+        if operation(op.parent) != operation(loop) or op.name != _DS or \
+                use.operand_number != 0 or \
+                int(np.prod(ir.RankedTensorType(op.results[0].type).shape)) > MAX_ELEMENTS:
+            return None
+        if not all(_index_ops(v, body, arg, [_PURE_BUDGET]) is not None
+                   for v in op.operands[1:]):
+            return None
+        reads.append(op)
+    if not reads or not _conflict(reads, chain):
+        return None
+    return reads
+
+
+def _terminator(block):
+    return list(block.operations)[-1]
+
+
+def _write_chain(end, arg):
+    """The `dynamic_update_slice`s from `end` back to `arg` (each writing into the one
+    before), last write first; [] if `end` is not made that way."""
+    chain = []
+    value = end
+    while value != arg:
+        op = defining_op(value)
+        if op is None or op.name != _DUS:
+            return []
+        chain.append(op)
+        value = op.operands[0]
+    return chain
+
+
+def _index_ops(value, body, arg, budget):
+    """The ops of `body` that compute `value` (each after the ops it reads), or None
+    where one reads `arg` or may not be copied."""
+    ops, seen = [], {}
+    owner = operation(body.owner)
+
+    def visit(v):
+        op = defining_op(v)
+        if op is None or operation(op.parent) != owner:
+            return arg is None or v != arg
+        if op in seen:
+            return True
+        seen[op] = op
+        budget[0] -= 1
+        if budget[0] < 0 or op.name in _IMPURE or len(op.regions):
+            return False
+        if not all(visit(x) for x in op.operands):
+            return False
+        ops.append(op)
+        return True
+
+    if not visit(value):
+        return None
+    return ops                      # operands before their users
+
+
+def _conflict(reads, chain) -> bool:
+    """Whether some op of the trip uses both the written array (after the first write)
+    and, other than through the writes, a value computed from an old element read."""
+    writes = set(chain)
+    new = _closure([chain[-1]], stop=set())
+    if new is None:
+        return True
+    old = _closure(reads, stop=writes)
+    if old is None:
+        return True
+    return any(op in new and op.name != "stablehlo.return"
+               for op in old if op not in writes)
+
+
+def _closure(starts, stop):
+    """The trip's ops reachable from `starts` through uses (nested uses count as their
+    enclosing op), not going through ops in `stop`; None past the budget. (Ops are
+    compared by `==` and hashed: the same op may come back as another Python object.)"""
+    owner = operation(starts[0].parent)
+    begin = set(starts)
+    found, todo = set(), list(starts)
+    while todo:
+        op = todo.pop()
+        if op in found:
+            continue
+        found.add(op)
+        if len(found) > _CLOSURE_BUDGET:
+            return None
+        if op in stop and op not in begin:
+            continue
+        for result in op.results:
+            for use in result.uses:
+                user = operation(use.owner)
+                while user.parent is not None and operation(user.parent) != owner:
+                    user = operation(user.parent)
+                if user.parent is not None:
+                    todo.append(user)
+    return found
+
+
+def _rewrite(loop, k, reads):
+    """`loop` rebuilt with one more carried value per read; returns the new loop."""
+    body = loop.regions[1].blocks[0]
+    ret = _terminator(body)
+    firsts = []
+    with ir.InsertionPoint(loop), loop.location:
+        for op in reads:                    # the first trip's reads, before the loop
+            firsts.append(_read_at(op, body, list(loop.operands), loop.operands[k]))
+        operands = list(loop.operands) + firsts
+        types = [v.type for v in operands]
+        new = hlo.WhileOp(types, operands)
+    blocks = [new.regions[r].blocks.append(*types) for r in range(2)]
+    for r in range(2):
+        move_ops(loop.regions[r].blocks[0], blocks[r])
+    body = blocks[1]
+    n = len(loop.operands)
+    ret = _terminator(body)
+    ends = list(ret.operands)
+    with ir.InsertionPoint(ret), ret.location:
+        nexts = [_read_at(op, body, ends, ends[k]) for op in reads]
+        hlo.ReturnOp(ends + nexts)
+    ret.erase()
+    for j, op in enumerate(reads):
+        op.results[0].replace_all_uses_with(body.arguments[n + j])
+        op.erase()
+    for old, value in zip(loop.results, new.results):
+        old.replace_all_uses_with(value)
+    loop.erase()
+    return new.operation
+
+
+def _read_at(op, body, state, array):
+    """A copy, at the insertion point, of the read `op` of `body` (and of the ops
+    computing its indices) with the trip's carried values taken from `state` and the
+    array from `array`."""
+    mapping = {a: v for a, v in zip(body.arguments, state)}
+    for v in op.operands[1:]:
+        for index_op in _index_ops(v, body, None, [_PURE_BUDGET]):
+            if index_op.results[0] in mapping:
+                continue
+            copy = index_op.clone()
+            remap(copy, mapping)
+            for a, b in zip(index_op.results, copy.results):
+                mapping[a] = b
+    starts = [mapping.get(v, v) for v in op.operands[1:]]
+    sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+    return hlo.DynamicSliceOp(array, starts, sizes).result

@@ -78,9 +78,9 @@ def unroll_scalar_loops(module: ir.Module) -> int:
         counted = _counted(loop)
         if counted is not None:
             _fold_counter_bounds(loop, counted[0])
-        copies = _copies(loop)
+            counted = _counted(loop)          # (a folded compare may have been an exit)
+        copies = _copies(loop, counted)
         if copies > 1:
-            counted = _counted(loop)
             if counted is None:
                 _unroll(loop, copies)
             else:
@@ -265,11 +265,11 @@ def _unroll_counted(loop, copies, k, bound, exits):
         loop.operands[i] = main.results[i]
 
 
-def _copies(loop) -> int:
-    """How many body copies a trip of `loop` should run (1: leave it alone)."""
+def _copies(loop, counted) -> int:
+    """How many body copies a trip of `loop` (`_counted`'s answer for it: `counted`)
+    should run (1: leave it alone)."""
     if _predicate_position(loop) is None:
         return 1
-    counted = _counted(loop)
     if not all(is_scalar(v) for v in loop.operands) and (
             counted is None or counted[2] or not _arrays_only_written(loop)):
         return 1

@@ -123,11 +123,13 @@ _RANGE_RULES = {
 
 
 def _inplace(np_name):
+    rebinding = _operator(np_name)
+
     def op(self, other):
         if self.ndim == 0 and self._view is None and not is_marked(self):
             # 0-d values are (immutable) NumPy scalars in NumPy code: `s += 1` rebinds;
             # a 0-d *array* (an argument, np.array(2.0)) is updated in place
-            return _operator(np_name)(self, other)
+            return rebinding(self, other)
         dispatch(getattr(np, np_name), (self, other), {"out": self})
         return self
     return op

@@ -30,7 +30,8 @@ import threading
 import numpy as np
 
 from npxla.runtime.lowering.callbacks import CPU_BUFFER_CALLBACK_TARGET
-from npxla.runtime.xla import superset_callbacks, superset_dot, superset_windows
+from npxla.runtime.xla import module_edit, superset_callbacks, superset_dot, \
+    superset_heads, superset_windows
 from npxla.runtime.xla.transfer import Uploader
 
 _MIN_BYTES = 1 << 18            # below, PJRT's own copy costs microseconds
@@ -58,6 +59,7 @@ class Shifter:
         self._compile = compile_text
         self._variants: dict = {}     # offsets -> (executable, uploader) or False
         self._splits: dict = {}       # offsets -> {parameter: k} passed split (`superset_dot`)
+        self._heads: dict = {}        # offsets -> {parameter: j} passed headless (`superset_heads`)
         self._by_shapes: dict = {}    # the parameters' shapes of a variant -> the variant
         self._seen: dict = {}
         self._lock = threading.Lock()
@@ -91,6 +93,13 @@ class Shifter:
             variant = self._variant(key)
         if variant is False:
             return params, None
+        heads = self._heads.get(key)
+        if heads:
+            params, tails = list(params), []
+            for p, j in sorted(heads.items()):
+                params[p], head = superset_heads.split(params[p], j)
+                tails.append(head)
+            return params + tails, variant
         splits = self._splits[key]
         for p, k in splits.items():
             if self._products[p] and not superset_dot.needs_finite(params[p], k):
@@ -139,7 +148,7 @@ class Shifter:
             except Exception:  # pragma: no cover - the base executable still runs
                 exe = None
             if exe is None or not reads_in_place(exe, slices, self.avals, splits):
-                variant = False
+                variant = False if splits else self._headed(key, shifts)
             else:
                 avals = [((int(np.prod(s)) + slices[p],), d) if p in slices else (s, d)
                          for p, (s, d) in enumerate(self.avals)]
@@ -149,6 +158,26 @@ class Shifter:
             self._splits[key] = splits
             self._variants[key] = variant
             return variant
+
+
+    def _headed(self, key, shifts):
+        """The variant that passes each shifted parameter as its aligned part and a
+        copied head (`superset_heads`), or False where XLA would still copy one."""
+        heads = superset_heads.head_lengths(shifts, self.avals, _ALIGN)
+        try:
+            exe = self._compile(superset_heads.headed_module(self.module_text, heads,
+                                                             self.avals), {})
+        except Exception:  # pragma: no cover - the base executable still runs
+            return False
+        if not reads_in_place(exe, {}, self.avals, heads=heads):
+            return False
+        avals = [((int(np.prod(s)) - heads[p],), d) if p in heads else (s, d)
+                 for p, (s, d) in enumerate(self.avals)]
+        avals += [((j,), self.avals[p][1]) for p, j in sorted(heads.items())]
+        variant = (exe, Uploader(avals, self.device))
+        self._by_shapes[tuple(s for s, _ in avals)] = variant
+        self._heads[key] = heads
+        return variant
 
 
 class _Span:
@@ -170,15 +199,8 @@ def shifted_module(module_text, shifts, avals):
     more elements and slice the argument out of it first, and the host callbacks that
     now read a superset whole (`superset_callbacks.read_whole`)."""
     pieces: dict = {}
-    from jax._src.interpreters import mlir as jax_mlir  # lazy: JAX's MLIR context
-    from jaxlib.mlir import ir
-    from jaxlib.mlir.dialects import stablehlo as hlo
-    with jax_mlir.make_ir_context(), ir.Location.unknown():
-        module = ir.Module.parse(module_text)
-        main = next(op for op in module.body.operations
-                    if "sym_name" in op.attributes and
-                    ir.StringAttr(op.attributes["sym_name"]).value == "main")
-        block = main.regions[0].blocks[0]
+    with module_edit.editing(module_text) as edit:
+        ir, hlo, block = edit.ir, edit.hlo, edit.block
         for p, k in sorted(shifts.items()):
             arg = block.arguments[p]
             shaped = ir.RankedTensorType(arg.type)
@@ -193,44 +215,46 @@ def shifted_module(module_text, shifts, avals):
             superset_windows.read_windows(value, arg, k, tuple(avals[p][0]), hlo, ir)
             pieces.update(superset_callbacks.read_whole(value, arg, k, tuple(avals[p][0]),
                                                         ir))
-        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-        main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            [a.type for a in block.arguments], list(ftype.results)))
-        return module.operation.get_asm(enable_debug_info=False), pieces
+        return edit.text(), pieces
 
 
 _INSTR = re.compile(r"^\s*(?:ROOT\s+)?(%[\w.\-]+)\s*=\s*(.*?)\s([\w\-]+)\((.*)$")
 
 
-def reads_in_place(executable, shifts, avals, splits=None):
+def reads_in_place(executable, shifts, avals, splits=None, heads=None):
     """Whether XLA's optimized program reads every shifted parameter only in loops that
-    compute something or in small pieces (never copies most of it first), and every
-    split one (`superset_dot`) only in dots or small pieces. Anything it cannot read in
-    the HLO text counts as a copy."""
-    splits = splits or {}
+    compute something or in small pieces (never copies most of it first), every split
+    one (`superset_dot`) only in dots or small pieces, and every headless one
+    (`superset_heads`, {p: j}) like a shifted one or whole, in a reduction. Anything it
+    cannot read in the HLO text counts as a copy."""
+    splits, heads = splits or {}, heads or {}
     try:
         text = "\n".join(m.to_string() for m in executable.hlo_modules())
         comps = _computations(text)
         entry = next(body for head, body in comps.items() if head.startswith("ENTRY"))
     except Exception:  # pragma: no cover - an HLO text we do not understand
         return False
-    params, split = {}, set()
+    params, split, whole = {}, set(), set()
     for line in entry:
         m = _INSTR.match(line)
         if m and m.group(3) == "parameter":
             number = int(m.group(4).split(")")[0])
-            if number in shifts or number in splits:
+            if number in shifts or number in splits or number in heads:
                 params[m.group(1)] = int(np.prod(avals[number][0]))
                 if number in splits:
                     split.add(m.group(1))
-    if len(params) != len(shifts) + len(splits):
+                if number in heads:
+                    whole.add(m.group(1))
+    if len(params) != len(shifts) + len(splits) + len(heads):
         return False
-    if not _reads_ok(entry, params, split, comps):
+    if not _reads_ok(entry, params, split, comps, whole):
         return False
     # a superset carried into a loop or a call: checked where it is read, found by its
-    # type (a flat array of exactly n + k elements)
+    # type (a flat array of exactly n + k elements; a headless one's, n - j)
     flat = {f"[{int(np.prod(avals[p][0])) + k}]": int(np.prod(avals[p][0]))
             for p, k in shifts.items()}
+    flat.update({f"[{int(np.prod(avals[p][0])) - j}]": int(np.prod(avals[p][0]))
+                 for p, j in heads.items()})
     fused = set(re.findall(r"calls=(%[\w.\-]+)", text))   # judged where they are called
     for head, body in comps.items():
         if head.startswith("ENTRY") or head.split()[0] in fused:
@@ -243,7 +267,7 @@ def reads_in_place(executable, shifts, avals, splits=None):
                                                                   m.group(2))), None)
                 if n is not None:
                     names[m.group(1)] = n
-        if names and not _reads_ok(body, names, set(), comps):
+        if names and not _reads_ok(body, names, set(), comps, set(names) if heads else ()):
             return False
     return True
 
@@ -253,19 +277,23 @@ def reads_in_place(executable, shifts, avals, splits=None):
 _CARRIERS = frozenset({"tuple", "get-tuple-element", "while", "call", "conditional"})
 # the host callback that reads XLA's buffers where they are (`superset_callbacks`)
 _READS_IN_PLACE = f'custom_call_target="{CPU_BUFFER_CALLBACK_TARGET}"'
+# a fusion XLA:CPU hands to its reduction library, which reads its operands in place
+_REDUCTION_LIBRARY = '"kind":"__ynn_fusion"'
 
 
-def _reads_ok(body_lines, params, split, comps):
+def _reads_ok(body_lines, params, split, comps, whole=()):
     """Whether the instructions of one computation read each of `params` ({name:
     elements}) only in computing loop fusions or small pieces (those in `split` only
-    in dots or small pieces), or pass it along whole."""
+    in dots or small pieces; those in `whole` also in reductions), or pass it along
+    whole; a bitcast of one of `whole` is checked as it is)."""
+    params, whole = dict(params), set(whole)
     for line in body_lines:
         m = _INSTR.match(line)
         if m is None or m.group(3) == "parameter":
             continue
-        _, rtype, opcode, rest = m.groups()
+        name, rtype, opcode, rest = m.groups()
         operands = set(re.findall(r"%[\w.\-]+", rest.split("),")[0]))
-        for pname, n in params.items():
+        for pname, n in list(params.items()):
             if pname not in operands or _elements(rtype) * 4 < n:
                 continue          # not a use, or a small piece of it
             if pname in split:
@@ -274,6 +302,13 @@ def _reads_ok(body_lines, params, split, comps):
                 continue
             if opcode in _CARRIERS or (opcode == "custom-call" and _READS_IN_PLACE in rest):
                 continue
+            if pname in whole and opcode == "bitcast":
+                params[name] = n
+                whole.add(name)
+                continue
+            if pname in whole and (_REDUCTION_LIBRARY in rest or opcode not in _MOVES and
+                                   opcode not in ("fusion", "custom-call")):
+                continue      # a reduction, or an elementwise op XLA left unfused
             called = re.search(r"calls=(%[\w.\-]+)", rest)
             if opcode != "fusion" or "kind=kLoop" not in rest or called is None:
                 return False

@@ -27,17 +27,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from npxla.runtime.xla import module_edit
+
 _FLOATS = ("f32", "f64")
 
 
 def plan(module_text, avals, candidates):
     """{parameter: uses rows-form products (bool)} of the rank-2 float parameters among
     `candidates` whose every use is a product this module can rebuild."""
-    from jax._src.interpreters import mlir as jax_mlir  # lazy: JAX's MLIR context
-    from jaxlib.mlir import ir
-    with jax_mlir.make_ir_context(), ir.Location.unknown():
-        module = ir.Module.parse(module_text)
-        block = _main(module, ir).regions[0].blocks[0]
+    with module_edit.editing(module_text) as edit:
+        ir, block = edit.ir, edit.block
         out = {}
         for p in candidates:
             shape, dtype = avals[p]
@@ -52,13 +51,8 @@ def plan(module_text, avals, candidates):
 def split_module(module_text, splits, avals):
     """`module_text` whose parameters p in `splits` ({p: k}) stand for P, with one more
     parameter (T, k elements) per split appended after the others, in order of p."""
-    from jax._src.interpreters import mlir as jax_mlir  # lazy: JAX's MLIR context
-    from jaxlib.mlir import ir
-    from jaxlib.mlir.dialects import stablehlo as hlo
-    with jax_mlir.make_ir_context(), ir.Location.unknown():
-        module = ir.Module.parse(module_text)
-        main = _main(module, ir)
-        block = main.regions[0].blocks[0]
+    with module_edit.editing(module_text) as edit:
+        ir, hlo, block = edit.ir, edit.hlo, edit.block
         for p, k in sorted(splits.items()):
             elem = ir.RankedTensorType(block.arguments[p].type).element_type
             tail = block.add_argument(ir.RankedTensorType.get([k], elem),
@@ -72,10 +66,7 @@ def split_module(module_text, splits, avals):
             for use in list(_uses(block.arguments[p])):
                 if use.name == "stablehlo.transpose" and not list(_uses(use.result)):
                     use.erase()
-        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-        main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            [a.type for a in block.arguments], list(ftype.results)))
-        return module.operation.get_asm(enable_debug_info=False)
+        return edit.text()
 
 
 def needs_finite(value, k):
@@ -85,11 +76,6 @@ def needs_finite(value, k):
 
 
 # --- reading the module ---------------------------------------------------------------
-def _main(module, ir):
-    return next(op for op in module.body.operations if "sym_name" in op.attributes and
-                ir.StringAttr(op.attributes["sym_name"]).value == "main")
-
-
 def _uses(value):
     return [use.owner for use in value.uses]
 

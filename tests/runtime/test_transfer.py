@@ -108,8 +108,8 @@ def chain(A, x):
     return (A @ x) @ A
 
 
-def total(a):
-    return (a * a).sum()
+def column_totals(a):
+    return a.reshape(400, -1).sum(axis=0)
 
 
 def stencil(a):
@@ -141,9 +141,9 @@ def test_alternating_alignments_through_the_fast_path():
 
 def test_programs_that_copy_the_argument_keep_the_memcpy():
     A = _after_nans(400 * 500, 16)
-    f = _fresh(total)
+    f = _fresh(column_totals)
     for _ in range(3):
-        np.testing.assert_allclose(f(A), total(A), rtol=1e-12)
+        np.testing.assert_allclose(f(A), column_totals(A), rtol=1e-12)
     assert _shifter(f)._variants == {(2,): False}
 
 

@@ -10,7 +10,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.lowering.hugepages import advise_huge_pages
-from npxla.runtime.lowering.ieee_env import default_env
+from npxla.runtime.lowering.ieee_env import in_default_env
 from npxla.runtime.staging.types import tensor_type
 
 CPU_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
@@ -46,8 +46,7 @@ def _buffer_caller(fn, n_in):
         views = [np.asarray(b) for b in buffers]
         for out in views[n_in:]:
             advise_huge_pages(out)
-        with default_env():         # IEEE subnormals, which XLA's threads flush
-            fn(views[n_in:], *views[:n_in])
+        in_default_env(fn, views[n_in:], *views[:n_in])   # IEEE subnormals (XLA flushes)
         return ()
     return call
 

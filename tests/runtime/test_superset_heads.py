@@ -29,6 +29,12 @@ def centred(x):
     return x.sum(), d[2], d[-1], np.argmax(d), np.abs(d).min(), (d * d).sum()
 
 
+def matrix_statistics(A):
+    D = A - 0.5
+    return A.std(), D[3, 7], D[-1, -1], (D * D).sum(), np.abs(D).max(), A.mean(), \
+        (D * 2.0).sum(axis=0)
+
+
 def column_totals(x):
     return x.reshape(-1, 500).sum(axis=0)
 
@@ -128,3 +134,15 @@ def test_axis_reductions_keep_the_copy():
         np.testing.assert_allclose(f(x), column_totals(x), rtol=1e-12)
     (variant,) = [v for vs in f._cache.values() for v in vs]
     assert variant.entry._shift._variants == {(2,): False}
+
+
+@needs_superset
+@pytest.mark.parametrize("offset", [16, 48])
+def test_whole_reductions_of_a_matrix(offset):
+    """An n-d argument is the reshaped concatenation; elementwise work applies to the
+    flat pieces and is reshaped after, so whole reductions read the matrix in place and
+    elements of the result keep their places."""
+    A = after_nans(np.random.default_rng(offset).random((300, 250)), offset)
+    _check(matrix_statistics, A, exact=(1, 2, 4))     # with column sums of D too
+    f = _check(lambda A: matrix_statistics(A)[:6], A, exact=(1, 2, 4))
+    assert _heads(f) == {0: (64 - offset) // 8}

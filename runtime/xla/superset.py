@@ -161,7 +161,6 @@ class Shifter:
             self._variants[key] = variant
             return variant
 
-
     def _headed(self, key, shifts):
         """The variant that passes each shifted parameter as its aligned part and a
         copied head (`superset_heads`), or False where XLA would still copy one."""

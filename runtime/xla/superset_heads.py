@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from npxla.runtime.lowering.ssa import defining_op, operation
 from npxla.runtime.xla import module_edit
 
 
@@ -45,8 +46,7 @@ def headed_module(module_text, heads, avals):
             head = block.add_argument(ir.RankedTensorType.get([j], shaped.element_type),
                                       ir.Location.unknown())
             for use in list(arg.uses):        # reshapes to its own shape: the argument
-                owner = use.owner
-                owner = owner.operation if hasattr(owner, "operation") else owner
+                owner = operation(use.owner)
                 if owner.name == "stablehlo.reshape" and owner.results[0].type == arg.type:
                     owner.results[0].replace_all_uses_with(arg)
                     owner.erase()
@@ -55,8 +55,7 @@ def headed_module(module_text, heads, avals):
             # branch that reads it (NaN put back into a `max`) rebuilds it only when taken
             rebuilt: dict = {}
             for use in list(arg.uses):
-                owner = use.owner
-                owner = owner.operation if hasattr(owner, "operation") else owner
+                owner = operation(use.owner)
                 where = owner.block
                 value = rebuilt.get(where)
                 if value is None:
@@ -87,19 +86,18 @@ def _sink(value, parts, sizes, hlo, ir):
     pass of `x.std()`) is one of a concatenation, which XLA splits into reductions that
     read each part in place. An operand that is neither such a value nor a broadcast
     scalar stops the rewrite there."""
-    split = {_key(value): parts}
+    split = {defining_op(value): parts}
     work = [value]
     while work:
         current = work.pop()
         users = []          # each op once (`x * x` uses x twice)
         for use in current.uses:
-            op = use.owner
-            op = op.operation if hasattr(op, "operation") else op
+            op = operation(use.owner)
             if op not in users:
                 users.append(op)
         for op in users:
             if op.name == "stablehlo.reduce_window":
-                _windows(op, current, split[_key(current)], sizes, hlo, ir)
+                _windows(op, current, split[defining_op(current)], sizes, hlo, ir)
                 continue
             if op.name not in _ELEMENTWISE or len(op.results) != 1:
                 continue
@@ -120,7 +118,7 @@ def _sink(value, parts, sizes, hlo, ir):
                     joined = hlo.ReshapeOp(result.type, joined).result
             result.replace_all_uses_with(joined)
             op.erase()
-            split[_key(joined)] = tuple(new_parts)
+            split[defining_op(joined)] = tuple(new_parts)
             work.append(joined)
 
 
@@ -177,20 +175,14 @@ def _reduce_windows(like, operand, init, result_type, w, pad, ir):
     return new.results[0]
 
 
-def _key(value):
-    return value.owner.operation if hasattr(value.owner, "operation") else value.owner
-
-
 def _pieces(operand, split, sizes, hlo, ir, before):
     """The parts of `operand` (a split value, or a scalar broadcast to its shape), or
     None."""
-    found = split.get(_key(operand)) if not isinstance(operand.owner, ir.Block) else None
-    if found is not None and operand.owner.results[0] == operand:
-        return found
-    owner = operand.owner
-    if isinstance(owner, ir.Block):
+    owner = defining_op(operand)
+    if owner is None:
         return None
-    owner = owner.operation if hasattr(owner, "operation") else owner
+    if owner in split:          # every op in `split` has the one result
+        return split[owner]
     element = ir.RankedTensorType(operand.type).element_type
     if owner.name == "stablehlo.broadcast_in_dim" and \
             ir.RankedTensorType(owner.operands[0].type).rank == 0:

@@ -16,8 +16,17 @@ scalars defined outside the loop, or is one element picked (`dynamic_slice` of s
 1, then a reshape) from an array defined outside the loop at indices that are map
 values. Each map value used by anything else in the body is computed for all trips
 (its ops copied with a leading trip axis: the counter becomes an iota, a picked element
-a gather, which clamps its indices as `dynamic_slice` does) and its uses read the
-trip's element instead; the per-trip ops are left dead for XLA to remove.
+a gather, which clamps its indices as `dynamic_slice` does, or a slice where the trips
+read consecutive elements inside the array; values the same in every trip are computed
+once) and its uses read the trip's element instead; the per-trip ops are left dead for
+XLA to remove.
+
+It runs after `rows`: once a loop that fills one row of a table carries that row
+alone, its reads of the rows above come from the table as it was before the loop, the
+same in every trip, so they are map values. A dynamic-programming row (`S[i, j] =
+max(S[i - 1, j - 1] + s, S[i - 1, j] + gap, S[i, j - 1] + gap)`) then keeps only the
+recurrence through `S[i, j - 1]` in its loop: Needleman-Wunsch on 400 x 500, 0.71 ->
+0.48 ms (Numba 0.32).
 
 The values are exactly the loop's: every element sees the same ops on the same
 operands, only several trips at a time. A loop that may end sooner (a check that fails,
@@ -34,8 +43,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import gather_at, int_constant_op
 from npxla.runtime.lowering.hoist import static_trip_count
-from npxla.runtime.lowering.ssa import (ELEMENTWISE, defining_op, int_constant, is_scalar,
-                                        operation, while_loops)
+from npxla.runtime.lowering.ssa import (ELEMENTWISE, affine, defining_op, int_constant,
+                                        is_scalar, operation, while_loops)
 
 MIN_OPS = 16
 _FREE = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.bitcast_convert"})
@@ -141,7 +150,8 @@ class _Vectoriser:
 
     def __init__(self, loop, counter, start, trips, maps):
         self.loop, self.trips, self.maps = loop, trips, maps
-        self.memo = {}
+        self.counter, self.start = counter, start
+        self.memo, self.varying = {}, {}
         t = ir.RankedTensorType(counter.type)
         iota = hlo.IotaOp(ir.RankedTensorType.get([trips], t.element_type), 0).result
         first = self._broadcast(int_constant_op(start, counter.type))
@@ -162,8 +172,8 @@ class _Vectoriser:
         op = defining_op(value)
         if op is None or op not in self.maps:           # from outside the loop
             return self._broadcast(value)
-        if op.name == "stablehlo.constant":
-            return self._broadcast(op.clone(ip=ir.InsertionPoint(self.loop)).results[0])
+        if not self.varies(value):      # the same in every trip: computed once
+            return self._broadcast(self._uniform(value))
         if op.name == "stablehlo.reshape":
             return self.of(op.operands[0])
         if op.name == "stablehlo.dynamic_slice":
@@ -178,8 +188,67 @@ class _Vectoriser:
     def _gather(self, op):
         source = op.operands[0]
         rank = ir.RankedTensorType(source.type).rank
+        run = self._run(op)
+        if run is not None:
+            return run
         return gather_at(source, [self.of(v) for v in op.operands[1:]], [1] * rank,
                          collapse=True)
+
+    def _run(self, op):
+        """The picks of `op` for all trips as one `dynamic_slice`, or None: where one
+        index is `counter + c` and the others are the same in every trip, the trips
+        read consecutive elements along one axis (`S[i - 1, j - 1]` for every `j`),
+        and a slice of them reads memory in order where XLA:CPU gathers element by
+        element, several ns each. Only where every trip's index lies inside the axis:
+        there each trip's clamp leaves its index alone, so the slice picks what the
+        trips did."""
+        source, indices = op.operands[0], list(op.operands[1:])
+        shape = ir.RankedTensorType(source.type).shape
+        along = None
+        for axis, index in enumerate(indices):
+            base, offset = affine(index)
+            if base == self.counter:
+                if along is not None:
+                    return None
+                along, first = axis, self.start + offset
+            elif self.varies(index):
+                return None
+        if along is None or first < 0 or first + self.trips > shape[along]:
+            return None
+        starts = [int_constant_op(first, v.type) if axis == along else self._uniform(v)
+                  for axis, v in enumerate(indices)]
+        sizes = [1] * len(shape)
+        sizes[along] = self.trips
+        piece = hlo.DynamicSliceOp(source, starts, sizes).result
+        element = ir.RankedTensorType(source.type).element_type
+        return hlo.ReshapeOp(ir.RankedTensorType.get([self.trips], element), piece).result
+
+    def _uniform(self, value):
+        """`value`, the same in every trip, computed before the loop (a copy of its
+        ops in the body)."""
+        op = defining_op(value)
+        if op is None or op not in self.maps:
+            return value
+        got = self.memo.get(("uniform", value))
+        if got is None:
+            operands = [self._uniform(v) for v in op.operands]
+            new = op.clone(ip=ir.InsertionPoint(self.loop))
+            for k, v in enumerate(operands):
+                new.operands[k] = v
+            got = self.memo[("uniform", value)] = new.results[0]
+        return got
+
+    def varies(self, value) -> bool:
+        """Whether `value` may differ between trips (it depends on the counter)."""
+        if value == self.counter:
+            return True
+        op = defining_op(value)
+        if op is None or op not in self.maps:
+            return False
+        got = self.varying.get(op)
+        if got is None:
+            got = self.varying[op] = any(self.varies(v) for v in op.operands)
+        return got
 
 
 def _read_back(value, vector, counter, start):

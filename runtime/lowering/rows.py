@@ -32,7 +32,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import int_constant_op
 from npxla.runtime.lowering.hoist import static_trip_count
-from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, move_ops,
+from npxla.runtime.lowering.ssa import (affine, defining_op, inside, int_constant, move_ops,
                                         operation, while_loops)
 
 _DS, _DUS = "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"
@@ -108,35 +108,11 @@ def _other_row(index, row, rows) -> bool:
     a, b = _interval(index), _interval(row)
     if a is None or b is None or a[0] < 0 or b[0] < 0 or a[1] >= rows or b[1] >= rows:
         return False
-    base_a, off_a = _affine(index)
-    base_b, off_b = _affine(row)
+    base_a, off_a = affine(index)
+    base_b, off_b = affine(row)
     if base_a == base_b:
         return off_a != off_b
     return a[1] < b[0] or b[1] < a[0]
-
-
-def _affine(value, depth=0):
-    """(base value, constant offset) with `value == base + offset`."""
-    op = defining_op(value)
-    if op is None or depth > 16:
-        return value, 0
-    if op.name in ("stablehlo.add", "stablehlo.subtract"):
-        a, b = op.operands
-        k = int_constant(b)
-        if k is not None:
-            base, off = _affine(a, depth + 1)
-            return base, off + (k if op.name == "stablehlo.add" else -k)
-        k = int_constant(a)
-        if k is not None and op.name == "stablehlo.add":
-            base, off = _affine(b, depth + 1)
-            return base, off + k
-    if op.name == "stablehlo.multiply":
-        a, b = op.operands
-        if int_constant(b) == 1:
-            return _affine(a, depth + 1)
-        if int_constant(a) == 1:
-            return _affine(b, depth + 1)
-    return value, 0
 
 
 def _interval(value, depth=0):
@@ -264,7 +240,7 @@ def _forward(loop, p):
     count, k = trips
     counter = body.arguments[k]
     start = int_constant(loop.operands[k])
-    base, w = _affine(write.operands[3])
+    base, w = affine(write.operands[3])
     if base != counter:
         return loop
     piece = write.operands[1].type
@@ -273,7 +249,7 @@ def _forward(loop, p):
         if op.name != _DS or op.parent != loop or op.results[0].type != piece or \
                 int_constant(op.operands[1]) != 0:
             continue
-        base, r = _affine(op.operands[2])
+        base, r = affine(op.operands[2])
         if base != counter or start + min(r, w) < 0 or \
                 start + count - 1 + max(r, w) >= row_t.shape[1]:
             continue

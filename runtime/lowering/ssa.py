@@ -94,6 +94,31 @@ def int_constant(value):
     return int(ir.DenseIntElementsAttr(op.attributes["value"])[0])
 
 
+def affine(value, depth=0):
+    """(base value, constant offset) with `value == base + offset`: the index arithmetic
+    the converter emits (`i + 1`, `0 + i * 1`, `j - 1`) read back to the counter."""
+    op = defining_op(value)
+    if op is None or depth > 16:
+        return value, 0
+    if op.name in ("stablehlo.add", "stablehlo.subtract"):
+        a, b = op.operands
+        k = int_constant(b)
+        if k is not None:
+            base, off = affine(a, depth + 1)
+            return base, off + (k if op.name == "stablehlo.add" else -k)
+        k = int_constant(a)
+        if k is not None and op.name == "stablehlo.add":
+            base, off = affine(b, depth + 1)
+            return base, off + k
+    if op.name == "stablehlo.multiply":
+        a, b = op.operands
+        if int_constant(b) == 1:
+            return affine(a, depth + 1)
+        if int_constant(a) == 1:
+            return affine(b, depth + 1)
+    return value, 0
+
+
 def is_integer(element) -> bool:
     """Whether an element type is an integer (or bool) type."""
     try:

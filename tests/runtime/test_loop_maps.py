@@ -2,27 +2,15 @@
 trip before the loop (`lowering/maps.py`): bit for bit what the loop computes without
 the rewrite (the same ops on the same values, a trip axis added), against NumPy (whose
 transcendentals npxla matches within an ulp), and where the work ended up."""
-import contextlib
 import numpy as np
 import pytest
-from jax._src.interpreters import mlir as jax_mlir
 from jaxlib.mlir import ir
 
 from differential import check
 from npxla import jit
-from npxla.runtime.lowering import maps
+from tests.runtime.loop_ops import count_ops, maps_off
 
 RNG = np.random.default_rng(39)
-
-
-@contextlib.contextmanager
-def maps_off():
-    saved = maps.MIN_OPS
-    maps.MIN_OPS = 10**9
-    try:
-        yield
-    finally:
-        maps.MIN_OPS = saved
 
 
 def exact(fn, *args):
@@ -36,21 +24,7 @@ def exact(fn, *args):
 
 def multiplies_in_loops(fn, *args):
     """How many `stablehlo.multiply` ops fn's staged module has inside while bodies."""
-    text = jit(fn).lower(*args).as_text()
-    count = [0]
-    with jax_mlir.make_ir_context():
-        module = ir.Module.parse(text)
-
-        def visit(op):
-            parent, nested = op.parent, False
-            while parent is not None:
-                nested |= parent.name == "stablehlo.while"
-                parent = parent.parent
-            count[0] += nested and op.name == "stablehlo.multiply"
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(visit)
-    return count[0]
+    return count_ops(fn, args, lambda op, depth: depth and op.name == "stablehlo.multiply")
 
 
 def tanh_of_diagonal(a):
@@ -134,3 +108,69 @@ def test_a_check_that_fails_part_way(bad):
         jit(picked_by_index_array)(x, idx)
     assert str(got.value).splitlines()[0] == str(expected.value)
     assert multiplies_in_loops(picked_by_index_array, x, idx) < 5
+
+
+def alignment_scores(a, b, gap):
+    """Needleman-Wunsch: the row above and the match test are the same whatever the
+    row being filled holds, so they are computed for the whole row before its loop."""
+    n, m = a.shape[0], b.shape[0]
+    S = np.zeros((n + 1, m + 1), dtype=np.int64)
+    for j in range(1, m + 1):
+        S[0, j] = j * gap
+    for i in range(1, n + 1):
+        S[i, 0] = i * gap
+        for j in range(1, m + 1):
+            if a[i - 1] == b[j - 1]:
+                diag = S[i - 1, j - 1] + 2
+            else:
+                diag = S[i - 1, j - 1] - 1
+            S[i, j] = max(diag, S[i - 1, j] + gap, S[i, j - 1] + gap)
+    return S
+
+
+def table_reads(fn, *args):
+    """(gathers in the module, element reads of a 2-D array inside nested loops)."""
+    return (count_ops(fn, args, lambda op, depth: op.name == "stablehlo.gather"),
+            count_ops(fn, args, lambda op, depth: depth >= 2 and
+                      op.name == "stablehlo.dynamic_slice" and
+                      ir.RankedTensorType(op.operands[0].type).rank == 2))
+
+
+@pytest.mark.parametrize("n, m", [(3, 2), (7, 12), (40, 33)])
+def test_a_table_row_is_read_as_slices_before_its_loop(n, m):
+    a, b = RNG.integers(0, 4, n), RNG.integers(0, 4, m)
+    exact(alignment_scores, a, b, -2)
+    with maps_off():
+        assert table_reads(alignment_scores, a, b, -2)[1] > 0
+    assert table_reads(alignment_scores, a, b, -2) == (0, 0)
+
+
+def shifted_reads(x, y):
+    """Reads `x[j + 2]`: all trips' elements are one slice where `x` has two more."""
+    total = 0.0
+    for j in range(y.shape[0]):
+        v = x[j + 2] * y[j]
+        total = total * 0.5 + np.exp(-v * v) / (1.0 + np.sqrt(abs(v)))
+    return total
+
+
+def test_reads_along_the_axis_are_one_slice():
+    x, y = RNG.standard_normal(32), RNG.standard_normal(30)
+    exact(shifted_reads, x, y)
+    assert table_reads(shifted_reads, x, y)[0] == 0
+    with maps_off():
+        before = multiplies_in_loops(shifted_reads, x, y)
+    assert multiplies_in_loops(shifted_reads, x, y) < before / 2   # (`total * 0.5` stays)
+
+
+@pytest.mark.parametrize("size", [30, 31])
+def test_reads_past_the_axis_stay_gathers_and_raise_at_their_trip(size):
+    """The trips from `size - 2` on read outside `x`: the loop raises there, and the
+    trips' values are gathered (each index clamped as its trip would), not sliced."""
+    x, y = RNG.standard_normal(size), RNG.standard_normal(30)
+    assert table_reads(shifted_reads, x, y)[0] > 0
+    with pytest.raises(IndexError) as expected:
+        shifted_reads(x, y)
+    with pytest.raises(IndexError) as got:
+        jit(shifted_reads)(x, y)
+    assert str(got.value).splitlines()[0] == str(expected.value)

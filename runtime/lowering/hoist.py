@@ -29,6 +29,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.trace import constant
+from npxla.runtime.lowering.counted import static_trip_count
 from npxla.runtime.lowering.ssa import defining_op, inside, int_constant, itemsize, while_loops
 
 # pure ops that only select or move data, which `_invariant` sees through
@@ -59,49 +60,6 @@ def hoist_loop_products(module: ir.Module) -> int:
 
 
 # --- the loop ---------------------------------------------------------------------------
-
-
-def static_trip_count(loop, at_most=False):
-    """(trips, counter position) of a rotated counted loop, else None: the condition
-    region returns the carried predicate p, and the body ends with
-    `k' = k + 1; p' = k' < N` with k starting at a constant."""
-    # at_most: the predicate may also be `and(k' < N, c)` (a check or a break that may
-    # end the loop sooner): the count is then the most trips the loop runs
-    cond = loop.regions[0].blocks[0]
-    ret = list(cond.operations)[-1]
-    if len(ret.operands) != 1 or not isinstance(ret.operands[0], ir.BlockArgument):
-        return None
-    p = ir.BlockArgument(ret.operands[0]).arg_number
-    body = loop.regions[1].blocks[0]
-    ends = list(list(body.operations)[-1].operands)
-    test = defining_op(ends[p])
-    if at_most and test is not None and test.name == "stablehlo.and":
-        test = next((t for t in map(defining_op, test.operands) if _less_than(t)), None)
-    if not _less_than(test):
-        return None
-    bound = int_constant(test.operands[1])
-    step = defining_op(test.operands[0])
-    if bound is None or step is None or step.name != "stablehlo.add":
-        return None
-    a, b = step.operands
-    if int_constant(b) != 1:
-        a, b = b, a
-    if int_constant(b) != 1 or not isinstance(a, ir.BlockArgument):
-        return None
-    k = ir.BlockArgument(a).arg_number
-    if ir.BlockArgument(a).owner != body or ends[k] != test.operands[0]:
-        return None
-    start = int_constant(loop.operands[k])
-    if start is None or bound <= start:
-        return None
-    return bound - start, k
-
-
-
-
-def _less_than(op) -> bool:
-    return op is not None and op.name == "stablehlo.compare" and \
-        hlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value == "LT"
 
 
 def _invariant(value, loop, depth=0) -> bool:

@@ -11,7 +11,7 @@ a `lax.scan` over columns); npxla finds it in the NumPy code.
 
 The rewrite runs on the finished module and replaces a loop by its body, emitted once
 before it with a leading lane axis. It applies to a rotated loop with a static trip
-count (`hoist.static_trip_count`) and a constant true first predicate, where every
+count (`counted.static_trip_count`) and a constant true first predicate, where every
 value the body computes is one of:
 
 - *uniform*: the same in every trip (defined outside the loop, a constant, or computed

@@ -7,7 +7,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.hoist import static_trip_count
+from npxla.runtime.lowering.counted import static_trip_count
 from npxla.runtime.lowering.ssa import (ELEMENTWISE, defining_op, int_constant, is_integer,
                                         operation)
 

@@ -10,11 +10,13 @@ trips' counters, the same ops run as one vectorised fusion, and each trip reads 
 value back (`dynamic_slice` of the result at the counter).
 
 The rewrite runs on the finished module. In a rotated loop with a static trip count
-(`hoist.static_trip_count`), a body value is a *map value* when it is the counter, or
-is computed by an elementwise op (`ELEMENTWISE`) from map values, constants and
-scalars defined outside the loop, or is one element picked (`dynamic_slice` of sizes
-1, then a reshape) from an array defined outside the loop at indices that are map
-values. Each map value used by anything else in the body is computed for all trips
+(`counted.static_trip_count`) or a bound that lies in a range known when staging
+(`counted.max_trip_count`: `for j in range(i)` inside `for i in range(n)` makes at
+most n - 1 trips, computed for all of them), a body value is a *map value* when it
+is the counter, or is computed by an elementwise op (`ELEMENTWISE`) from map values,
+constants and scalars defined outside the loop, or is one element picked
+(`dynamic_slice` of sizes 1, then a reshape) from an array defined outside the loop at
+indices that are map values. Each map value used by anything else in the body is computed for all trips
 (its ops copied with a leading trip axis: the counter becomes an iota, a picked element
 a gather, which clamps its indices as `dynamic_slice` does, or a slice where the trips
 read consecutive elements inside the array; values the same in every trip are computed
@@ -42,7 +44,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import gather_at, int_constant_op
-from npxla.runtime.lowering.hoist import static_trip_count
+from npxla.runtime.lowering.counted import max_trip_count, static_trip_count
 from npxla.runtime.lowering.ssa import (ELEMENTWISE, affine, defining_op, int_constant,
                                         is_scalar, operation, while_loops)
 
@@ -55,7 +57,7 @@ def hoist_loop_maps(module: ir.Module) -> int:
     """Rewrite `module` in place (inside its context); returns how many loops changed."""
     changed = 0
     for loop in while_loops(module):
-        trips = static_trip_count(loop, at_most=True)
+        trips = static_trip_count(loop, at_most=True) or max_trip_count(loop)
         if trips is not None and _hoist(loop, *trips):
             changed += 1
     return changed

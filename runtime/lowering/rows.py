@@ -21,8 +21,8 @@ The carried row is sliced and written back at the same (clamped) row index as ev
 write of the loop, so it is the row the loop writes whatever that index is. A read at
 another index is moved to the array from before the loop only when both indices are
 proved to lie in the array and to differ: the rows are affine in the counters of
-enclosing counted loops (`hoist.static_trip_count`), whose ranges bound them
-(`_interval`), and the read's index is the write's plus a nonzero constant, or the
+enclosing counted loops (`counted.static_trip_count`), whose ranges bound them
+(`counted.interval`), and the read's index is the write's plus a nonzero constant, or the
 two ranges do not meet.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import int_constant_op
-from npxla.runtime.lowering.hoist import static_trip_count
+from npxla.runtime.lowering.counted import interval, static_trip_count
 from npxla.runtime.lowering.ssa import (affine, defining_op, inside, int_constant, move_ops,
                                         operation, while_loops)
 
@@ -105,7 +105,7 @@ def _uses(value) -> list:
 
 def _other_row(index, row, rows) -> bool:
     """Whether `index` and `row` are proved to be different rows in [0, rows)."""
-    a, b = _interval(index), _interval(row)
+    a, b = interval(index), interval(row)
     if a is None or b is None or a[0] < 0 or b[0] < 0 or a[1] >= rows or b[1] >= rows:
         return False
     base_a, off_a = affine(index)
@@ -113,46 +113,6 @@ def _other_row(index, row, rows) -> bool:
     if base_a == base_b:
         return off_a != off_b
     return a[1] < b[0] or b[1] < a[0]
-
-
-def _interval(value, depth=0):
-    """(lo, hi) bounds of an integer scalar: constants, +, -, * by a constant, and the
-    counters of enclosing counted loops; None where unknown."""
-    k = int_constant(value)
-    if k is not None:
-        return (k, k)
-    if depth > 16:
-        return None
-    op = defining_op(value)
-    if op is None:
-        return _counter_range(value)
-    if op.name in ("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply"):
-        a, b = (_interval(v, depth + 1) for v in op.operands)
-        if a is None or b is None:
-            return None
-        if op.name == "stablehlo.add":
-            return (a[0] + b[0], a[1] + b[1])
-        if op.name == "stablehlo.subtract":
-            return (a[0] - b[1], a[1] - b[0])
-        products = [x * y for x in a for y in b]
-        return (min(products), max(products))
-    return None
-
-
-def _counter_range(value):
-    """The range of a block argument that is the counter of its counted loop."""
-    block = value.owner
-    loop = block.owner
-    if not isinstance(loop, ir.Operation):
-        loop = getattr(loop, "operation", None)
-    if loop is None or loop.name != "stablehlo.while" or \
-            block != loop.regions[1].blocks[0]:
-        return None
-    trips = static_trip_count(loop, at_most=True)
-    if trips is None or ir.BlockArgument(value).arg_number != trips[1]:
-        return None
-    start = int_constant(loop.operands[trips[1]])
-    return (start, start + trips[0] - 1)
 
 
 def _rewrite(loop, p, write, own, other):

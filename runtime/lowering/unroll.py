@@ -46,7 +46,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.hoist import static_trip_count
+from npxla.runtime.lowering.counted import static_trip_count
 from npxla.runtime.lowering.build import int_constant_op, less_than
 from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, is_scalar,
                                         itemsize, operation, remap, while_loops)

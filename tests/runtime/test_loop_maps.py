@@ -174,3 +174,46 @@ def test_reads_past_the_axis_stay_gathers_and_raise_at_their_trip(size):
     with pytest.raises(IndexError) as got:
         jit(shifted_reads)(x, y)
     assert str(got.value).splitlines()[0] == str(expected.value)
+
+
+def triangular_tanh(a, w):
+    """The inner loop runs `i` trips: at most n - 1 (`counted.max_trip_count`)."""
+    n = a.shape[0]
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for j in range(i):
+            s += np.tanh(a[i, j]) * w[j]
+        out[i] = s
+    return out
+
+
+def data_bounded_tanh(a, w, counts):
+    """The inner loop runs `counts[i]` trips: no bound is known when staging."""
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        s = 0.0
+        for j in range(counts[i]):
+            s += np.tanh(a[i, j]) * w[j]
+        out[i] = s
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 60])
+def test_a_triangular_loop_computes_its_longest_row_before_each_loop(n):
+    a, w = RNG.standard_normal((n, n)), RNG.standard_normal(n)
+    exact(triangular_tanh, a, w)
+    inner = lambda op, depth: depth >= 2 and op.name == "stablehlo.multiply"  # noqa: E731
+    with maps_off():
+        before = count_ops(triangular_tanh, (a, w), inner)
+    if n > 2:
+        assert count_ops(triangular_tanh, (a, w), inner) < before / 4
+
+
+def test_a_loop_bounded_by_data_keeps_its_work():
+    a, w = RNG.standard_normal((20, 20)), RNG.standard_normal(20)
+    counts = RNG.integers(0, 21, 20)
+    exact(data_bounded_tanh, a, w, counts)
+    with maps_off():
+        before = multiplies_in_loops(data_bounded_tanh, a, w, counts)
+    assert multiplies_in_loops(data_bounded_tanh, a, w, counts) == before

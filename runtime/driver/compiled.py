@@ -62,7 +62,7 @@ class Compiled:
         # calls them whoever dispatches it)
         self.fast_eligible = not (staged.error_messages or staged.effects) and \
             all(getattr(fn, "npxla_pure", False) for fn in staged.host_callbacks) and \
-            all(s[0] in ("out", "const") for s in staged.out_slots)
+            all(s[0] in ("out", "packed", "const") for s in staged.out_slots)
 
     def compile_text(self, text, pieces=None):
         """`text` compiled; `pieces`: host callbacks that read an argument's superset

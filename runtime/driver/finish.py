@@ -28,6 +28,7 @@ import numpy as np
 
 from npxla.runtime.driver.results import (PLAIN_KINDS, SMALL_RESULT_BYTES, to_result,
                                           trim)
+from npxla.runtime.driver.staging import ARRAY
 from npxla.runtime.numpy.core.errorflags import raise_for, uses_payloads
 from npxla.runtime.operators import effects
 from npxla.runtime.operators.printing import flush
@@ -91,6 +92,11 @@ class Finisher:
         # results that are all plain outputs: [(output index, kind)], else None
         self.plain = [(s[1], s[2]) for s in self.slots] if all(
             s[0] == "out" for s in self.slots) else None
+        # results that are all outputs, some of them packed scalars (`packing`):
+        # [(output index, kind, position or None)], else None
+        self.unpacked = [(s[1], s[3], s[2]) if s[0] == "packed" else (s[1], s[2], None)
+                         for s in self.slots] if all(
+            s[0] in ("out", "packed") for s in self.slots) and self.plain is None else None
         self._whole_arrays = None
 
     def whole_arrays(self):
@@ -157,11 +163,21 @@ class Finisher:
             return unflatten(self.treedef, iter([outs.result(k, kind)
                                                  for k, kind in self.plain]))
         results: list = []
+        vectors: dict = {}            # packed output k -> its NumPy view, this run
         for slot in self.slots:
             kind = slot[0]
             if kind == "out":
                 results.append(outs.device(slot[1]) if output == "device" else
                                outs.result(slot[1], slot[2]))
+            elif kind == "packed":
+                k, position = slot[1], slot[2]
+                if output == "device":
+                    results.append(outs.device(k)[position])
+                    continue
+                vector = vectors.get(k)
+                if vector is None:
+                    vector = vectors[k] = outs.numpy(k)
+                results.append(unpack(vector, position, slot[3]))
             elif kind == "arg":
                 i = slot[1]
                 results.append(holders[i] if holders and i in holders else leaves[i])
@@ -210,6 +226,9 @@ class Finisher:
             else:
                 def finish(outs):
                     return results(DeviceOutputs(outs), output)
+        elif output == "numpy" and self.unpacked is not None and treedef is not None \
+                and treedef[0] is tuple and all(d is None for d in treedef[1]):
+            finish = _tuple_reader(self.unpacked)
         else:
             def finish(outs):
                 return results(DeviceOutputs(outs), output)
@@ -231,6 +250,31 @@ class Finisher:
         out, payloads = out
         effects.replay(self.staged.effects, payloads, args, kwargs, fn)
         return out
+
+
+def unpack(vector, position, kind):
+    """Element `position` of a packed output's NumPy view as the 0-d result of `kind`
+    (see `to_result`): a Python scalar, a 0-d array, or a NumPy scalar."""
+    value = vector[position]
+    if kind is True:
+        return value.item()
+    return np.array(value) if kind == ARRAY else value
+
+
+def _tuple_reader(unpacked):
+    """The fast path's builder of a flat tuple of results, some of them read from
+    packed outputs: [(output k, kind, position or None)] (`Finisher.unpacked`)."""
+    vectors = sorted({k for k, _, position in unpacked if position is not None})
+    asarray = np.asarray
+    reads = [(k, kind, None if position is None else vectors.index(k), position)
+             for k, kind, position in unpacked]
+
+    def finish(outs):
+        views = [asarray(outs[k]) for k in vectors]
+        return tuple([to_result(outs[k], kind) if v is None else
+                      unpack(views[v], position, kind)
+                      for k, kind, v, position in reads])
+    return finish
 
 
 # --- arguments written back that are read-only ------------------------------------------

@@ -19,6 +19,7 @@ from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.staging.bounded import BoundedArray
 from npxla.runtime.numpy.core.extents import counts_vector, to_origin
 from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
+from npxla.runtime.driver.packing import pack_scalars
 from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.lowering.divisors import spread_divisors
 from npxla.runtime.lowering.hoist import hoist_loop_products
@@ -209,6 +210,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     outputs: list = []
     slots = _result_slots(out_leaves, n_result, outputs, handles, leaves, n_explicit,
                           static_leaves, arguments_returned)
+    pack_scalars(slots, outputs, (True, False, ARRAY))
     writeback = _writeback(handles, leaves, sharing, outputs)
     messages = []
     if trace.error_checks:

@@ -16,8 +16,9 @@ class Staged:
     arg_avals: list                  # (shape, dtype) per parameter
     param_leaves: list               # flat-leaf positions that are parameters
     out_treedef: object
-    # per result leaf: ("out", k, kind), ("const", value), ("arg", flat position),
-    # ("bounded", k, counts k, axes) or ("dup", earlier result leaf)
+    # per result leaf: ("out", k, kind), ("packed", k, position, kind) (a 0-d result
+    # read from vector output k: `driver.packing`), ("const", value), ("arg", flat
+    # position), ("bounded", k, counts k, axes) or ("dup", earlier result leaf)
     out_slots: list
     writeback: list = field(default_factory=list)   # (flat leaf position, output k)
     error_messages: list = field(default_factory=list)

@@ -53,6 +53,9 @@ OPERATORS = {
     "or_": Operator(("operand thunk",), variadic=True, doc="`a or b or ...`"),
     "not_": Operator(("value",), doc="`not x`"),
     "compare_chain": Operator(("operand thunks", "operator strings"), doc="`a < b <= c`"),
+    "is_": Operator(("left", "right"), doc="`a is True`, `a is False` (one side a bool literal)"),
+    "is_not": Operator(("left", "right"),
+                       doc="`a is not True`, `a is not False` (one side a bool literal)"),
     "converted_call": Operator(("callable", "args tuple", "kwargs dict or None"),
                                doc="every call in converted code"),
     "get_item": Operator(("target", "index"), doc="`target[index]` read, for an index "

@@ -12,7 +12,8 @@ from npxla.runtime.operators.comprehensions import list_comp  # noqa: F401
 from npxla.runtime.operators.bit_loops import bit_count, bit_count_applies  # noqa: F401
 from npxla.runtime.operators.list_items import list_items_distinct  # noqa: F401
 from npxla.runtime.operators.items import aug_set_item, get_item, index, set_item  # noqa: F401
-from npxla.runtime.operators.logical import and_, compare_chain, not_, or_  # noqa: F401
+from npxla.runtime.operators.logical import (and_, compare_chain, is_, is_not,  # noqa: F401
+                                             not_, or_)
 from npxla.runtime.operators.loops import (for_stmt, items_in_try, items_of,  # noqa: F401
                                            trip_bound, while_stmt)
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue  # noqa: F401

@@ -47,10 +47,30 @@ def not_(x):
     return result
 
 
+def is_(a, b):
+    """`a is b`. A traced Python bool (`bool(x > 0)`, `not x`: a weak 0-d bool) is one of
+    the two singletons when the program runs, so `ok is False` tests its value, as in
+    Python; any other traced value is a new object (a NumPy scalar or array: `x > 0` is
+    `np.True_`, never `True`), and identity holds only for the same handle."""
+    for value, singleton in ((a, b), (b, a)):
+        if (singleton is True or singleton is False) and _python_bool(value):
+            return value if singleton else not_(value)
+    return a is b
+
+
+def is_not(a, b):
+    same = is_(a, b)
+    return not_(same) if is_traced(same) else not same
+
+
+def _python_bool(value) -> bool:
+    return is_traced(value) and getattr(value, "weak", False) and \
+        value.dtype == np.bool_ and value.shape == ()
+
+
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-            "==": operator.eq, "!=": operator.ne, "is": operator.is_,
-            "is not": operator.is_not, "in": lambda a, b: a in b,
-            "not in": lambda a, b: a not in b}
+            "==": operator.eq, "!=": operator.ne, "is": is_, "is not": is_not,
+            "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
 
 
 def compare_chain(operands, ops):

@@ -329,6 +329,29 @@ def test_bool_ops_python_values():
     check(bool_ops_python, np.zeros(0))
 
 
+def identity_with_bool_literals(x):
+    """`bool(...)` gives Python's True or False, so `is True` / `is False` test the value
+    (similaritymeasures' `makeQuad` swaps vertices under `if isQuad is False:`); a
+    NumPy bool (`x.sum() > 0`, `np.True_`) is neither singleton."""
+    ok = bool(x.sum() > 0)
+    flag = x.max() > 1.0
+    r = 0.0
+    if ok is False:
+        r += 1.0
+    if ok is not True:
+        r += 10.0
+    if True is ok:
+        r += 100.0
+    if flag is True or flag is not False:    # always False, then always True
+        r += 1000.0
+    return r, ok is False, not ok is True
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_is_true_and_is_false_of_a_traced_bool(sign):
+    check(identity_with_bool_literals, sign * np.abs(X))
+
+
 def and_or_return_deciding_operand(a, b):
     return (a and b, a or b, not a)
 

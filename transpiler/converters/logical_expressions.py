@@ -5,7 +5,8 @@ abstract array cannot answer while staging. The runtime operators keep Python's
 semantics for Python values (short circuit, the deciding operand is the result,
 each operand of a chain evaluated once) and compute element-wise logic for arrays.
 Operands become lambdas so the runtime controls whether and when they run. Single
-comparisons stay as written (arrays implement them).
+comparisons stay as written (arrays implement them), except `x is True` / `x is
+False`, which no object can overload.
 """
 from __future__ import annotations
 
@@ -36,11 +37,23 @@ class _Transformer(ExpressionConverter):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)) and \
+                any(_bool_literal(side) for side in (node.left, node.comparators[0])):
+            # `ok is False` where ok = bool(x > 0): a traced Python bool is one of the
+            # two singletons when the program runs (`logical.is_`)
+            name = "is_" if isinstance(node.ops[0], gast.Is) else "is_not"
+            return templates.replace_expr(f"ag__.{name}(__left__, __right__)", origin=node,
+                                          __left__=node.left,
+                                          __right__=node.comparators[0])
         if len(node.ops) < 2 or not lambda_safe(node):
             return node
         ops = ", ".join(repr(_COMPARE[type(op)]) for op in node.ops)
         return thunk_call(f"ag__.compare_chain(({{thunks}}), ({ops}))", node,
                           [node.left] + node.comparators)
+
+
+def _bool_literal(node) -> bool:
+    return isinstance(node, gast.Constant) and (node.value is True or node.value is False)
 
 
 def transform(node, ctx):

@@ -30,6 +30,8 @@ def every_construct(x, n, items):
             break
     while total > 100:
         total = total / 2
+    if (total > 50) is False or bool(total) is not True:
+        total = -total
     x[0] = total
     x[1:2] += 1
     print(f"{total:.2f}")

@@ -41,9 +41,9 @@ class _Transformer(ExpressionConverter):
                 any(_bool_literal(side) for side in (node.left, node.comparators[0])):
             # `ok is False` where ok = bool(x > 0): a traced Python bool is one of the
             # two singletons when the program runs (`logical.is_`)
-            name = "is_" if isinstance(node.ops[0], gast.Is) else "is_not"
-            return templates.replace_expr(f"ag__.{name}(__left__, __right__)", origin=node,
-                                          __left__=node.left,
+            template = "ag__.is_(__left__, __right__)" if isinstance(node.ops[0], gast.Is) \
+                else "ag__.is_not(__left__, __right__)"
+            return templates.replace_expr(template, origin=node, __left__=node.left,
                                           __right__=node.comparators[0])
         if len(node.ops) < 2 or not lambda_safe(node):
             return node

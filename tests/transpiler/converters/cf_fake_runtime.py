@@ -142,6 +142,14 @@ def not_(x):
     return not x
 
 
+def is_(a, b):
+    return a is b
+
+
+def is_not(a, b):
+    return a is not b
+
+
 def compare_chain(thunks, ops):
     assert len(thunks) == len(ops) + 1 >= 3
     left = thunks[0]()

@@ -88,9 +88,11 @@ def test_with_run_time_checks(i, j):
 
 def test_left_on_the_device():
     x = RNG.standard_normal(40)
-    got = jit(statistics, output="device")(x)
+    f = jit(statistics, output="device")
     want = statistics(x)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert np.shape(g) == () and np.asarray(g).dtype == np.asarray(w).dtype
-        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-13)
+    for _ in range(3):          # the first call, then the fast path's runner
+        got = f(x)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert np.shape(g) == () and np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-13)

@@ -226,6 +226,7 @@ def branchy_cdf(x, cov):
     return total
 
 
+@pytest.mark.slow          # ~8 s of compiling (the CDF's program inside a loop's branches)
 def test_multivariate_normal_cdf_in_control_flow():
     check(branchy_cdf, RNG.normal(size=(6, 2)), _cov2(0.95), rtol=0, atol=1e-12)
 

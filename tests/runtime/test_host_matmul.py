@@ -137,8 +137,8 @@ def test_small_and_other_products_stay_in_xla(data):
     assert not _calls_back(xtx, small)
     assert not _calls_back(not_gram, small, small * 2)        # 20 x 100 x 20: small
     assert not _calls_back(xtx, data.astype(np.int64))
-    square = np.ones((700, 700))
-    assert not _calls_back(lambda A, x: A @ x, square, np.ones((700, 1)))   # a mat-vec
+    square = np.ones((400, 400))          # a mat-vec below MATVEC_LIMITS
+    assert not _calls_back(lambda A, x: A @ x, square, np.ones((400, 1)))
     np.testing.assert_array_equal(jit(xtx)(small.astype(np.int64)), xtx(small.astype(np.int64)))
     np.testing.assert_allclose(jit(not_gram)(small, small * 2), not_gram(small, small * 2),
                                rtol=1e-12, atol=1e-9)
@@ -193,7 +193,7 @@ def matvec_steps(A, x, steps):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_matrix_vector_products_of_a_large_matrix_equal_numpy_bit_for_bit(dtype):
     rng = np.random.default_rng(9)
-    A = rng.normal(size=(1100, 1000)).astype(dtype)      # above MATVEC_MIN_ELEMENTS
+    A = rng.normal(size=(1100, 1000)).astype(dtype)      # above MATVEC_LIMITS
     x, y = rng.normal(size=1000).astype(dtype), rng.normal(size=1100).astype(dtype)
     text = jit(matvecs).lower(A, x, y).as_text()
     assert text.count(CPU_CALLBACK_TARGET) == 6 and "stablehlo.dot" not in text
@@ -201,3 +201,24 @@ def test_matrix_vector_products_of_a_large_matrix_equal_numpy_bit_for_bit(dtype)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
     check(matvec_steps, A.astype(np.float64), x.astype(np.float64), 4, rtol=0, atol=0)
+
+
+def matvec_in_body_and_loop(A, x, steps):
+    y = A @ x
+    for _ in range(steps):
+        x = A @ x
+        x = x / np.abs(x).max()
+    return y, x
+
+
+@pytest.mark.parametrize("side, body, loop", [(400, 0, 0), (600, 1, 0), (1030, 1, 1)])
+def test_mid_sized_matrix_vector_products_by_where_they_are_staged(side, body, loop):
+    """From 2**18 elements in the function's body, from 2**20 in a loop (whose trips
+    each pay the callback's fixed cost): NumPy's `gemv`, bit for bit."""
+    rng = np.random.default_rng(11)
+    A, x = rng.normal(size=(side, side)), rng.normal(size=side)
+    text = jit(matvec_in_body_and_loop).lower(A, x, 3).as_text()
+    assert text.count(CPU_CALLBACK_TARGET) == body + loop
+    assert text.count("stablehlo.dot") == 2 - body - loop
+    if body and loop:
+        check(matvec_in_body_and_loop, A, x, 3, rtol=0, atol=0)

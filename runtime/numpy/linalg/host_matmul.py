@@ -19,14 +19,15 @@ page faults. `covariance` at 20000 x 500: 192 ms with the copying callback, 114-
 now (NumPy 108-129 ms). Only large products go there (the callback costs about 17
 µs, a few more per trip inside a loop).
 
-Matrix-vector products of a matrix of 2**20 elements or more go there too. NumPy's
-`gemv` runs on both cores where XLA's runs on one, and the callback reads an unaligned
-matrix in place (`superset_callbacks`), transposed ones as NumPy's own view
-(`A.T @ y`), so the result is NumPy's bit for bit. Medians here, float64: 1024 x 1024
-`A @ x` 0.13 against XLA's 0.28 ms (NumPy 0.06), 2048 x 2048 0.56 against 0.76 (0.30),
-`A.T @ y` 0.47 against 0.60 (0.35). Smaller matrices stay in XLA: in a loop the
-callback's few microseconds per trip cost more than they save (`power_iteration` at
-500 x 500: 0.82 against 0.42 ms).
+Matrix-vector products of a matrix of 2**18 elements or more (2**20 in a loop or a
+branch) go there too. NumPy's `gemv` runs on both cores where XLA's runs on one, and
+the callback reads an unaligned matrix in place (`superset_callbacks`), transposed ones
+as NumPy's own view (`A.T @ y`), so the result is NumPy's bit for bit. Medians here,
+float64: 1024 x 1024 `A @ x` 0.13 against XLA's 0.28 ms (NumPy 0.06), 2048 x 2048 0.56
+against 0.76 (0.30), `A.T @ y` 0.47 against 0.60 (0.35); `MATVEC_LIMITS` has the mid
+sizes. Smaller matrices stay in XLA: the callback costs 10-25 µs however small the
+product, and in a loop it pays that every trip (`power_iteration` at 500 x 500: 0.82
+against 0.42 ms).
 Never in programs split over devices (they cannot call back) or compiled for an
 accelerator (whose own BLAS is faster than a trip to the host).
 """
@@ -55,8 +56,15 @@ GRAM_MIN_MACS = 1 << 22
 # measured 0.95-1.17x XLA's time at 128-384, where the BLAS threads and XLA's take
 # turns every trip.
 GEMM_LIMITS = {"body": (16, 1 << 22), "nested": (256, 1 << 28)}
-# a matrix-vector product: the matrix's elements
-MATVEC_MIN_ELEMENTS = 1 << 20
+# a matrix-vector product: the matrix's least elements, by where it is staged. In the
+# body, medians µs per call of `alpha * (A @ x) + beta * y`, XLA's dot / the callback
+# (NumPy): 256^2 35 / 64 (11), 362^2 74 / 75 (21), 512^2 102 / 98 (35), 724^2 121 / 97
+# (36), 1000^2 225 / 126 (63). In a loop the callback's fixed cost comes every trip
+# (20 steps of `x = A @ x; x /= norm(x)`, 512^2 0.79-0.83 / 0.88-1.36 ms, 724^2 2.28 /
+# 0.92), and a product in a loop that `hoist` would turn into one matrix product before
+# it must stay a dot (`correlation_loop`, `Z[:, i] @ Z[:, i + 1:]` on 10000 x 100: 6-10
+# ms as one product, 14-19 ms as a callback per trip), so loops keep the old bound.
+MATVEC_LIMITS = {"body": 1 << 18, "nested": 1 << 20}
 
 
 def host_product(a, b, dtype, batch, dims):
@@ -128,7 +136,7 @@ def _matvec(trace, a, b, dtype):
     the matrix it transposes."""
     left = b.ndim == 1 or (a.ndim == 2 and b.shape[-1] == 1 and a.shape[0] > 1)
     matrix = a if left else b
-    if matrix.ndim != 2 or matrix.size < MATVEC_MIN_ELEMENTS:
+    if matrix.ndim != 2 or matrix.size < MATVEC_LIMITS["nested" if _nested() else "body"]:
         return None
     original = _transposed(matrix)
     operands = [a, b]

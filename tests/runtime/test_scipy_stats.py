@@ -198,6 +198,7 @@ def test_multivariate_normal_cdf_2d(rho):
     check(mvn_cdf_full, x[5], mean, cov, lower, rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow          # ~7 s of compiling; the 2-d test keeps the CDF in the default run
 def test_multivariate_normal_cdf_1d_and_shapes():
     x = np.array([-np.inf, -1.0, 0.0, 0.3, 2.5, np.inf])
     check(mvn_cdf_full, x, np.array([0.1]), np.array([[2.0]]), np.array([0.5]),

@@ -197,6 +197,8 @@ class Finisher:
         gives each updated DeviceArray its new buffer first. For programs without
         checks, NumPy write-back or argument results (the fast path takes no others)."""
         plain, treedef, results = self.plain, self.treedef, self.results
+        flat_tuple = treedef is not None and treedef[0] is tuple and \
+            all(d is None for d in treedef[1])
         if output == "numpy" and plain is not None:
             if treedef is None and len(plain) == 1:
                 (k, kind), = plain
@@ -219,15 +221,13 @@ class Finisher:
                 else:
                     def finish(outs):
                         return to_result(outs[k], kind)
-            elif treedef is not None and treedef[0] is tuple and \
-                    all(d is None for d in treedef[1]):
+            elif flat_tuple:
                 def finish(outs):
                     return tuple([to_result(outs[k], kind) for k, kind in plain])
             else:
                 def finish(outs):
                     return results(DeviceOutputs(outs), output)
-        elif output == "numpy" and self.unpacked is not None and treedef is not None \
-                and treedef[0] is tuple and all(d is None for d in treedef[1]):
+        elif output == "numpy" and self.unpacked is not None and flat_tuple:
             finish = _tuple_reader(self.unpacked)
         else:
             def finish(outs):

@@ -30,7 +30,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.trace import constant
 from npxla.runtime.lowering.counted import static_trip_count
-from npxla.runtime.lowering.ssa import defining_op, inside, int_constant, itemsize, while_loops
+from npxla.runtime.lowering.ssa import (copied_before, defining_op, inside, int_constant,
+                                        itemsize, while_loops)
 
 # pure ops that only select or move data, which `_invariant` sees through
 _MOVES = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.dynamic_slice",
@@ -72,18 +73,6 @@ def _invariant(value, loop, depth=0) -> bool:
     if op is None or depth > 8 or op.parent != loop or op.name not in _MOVES:
         return False
     return all(_invariant(v, loop, depth + 1) for v in op.operands)
-
-
-def _outside(value, loop):
-    """`value` as computed before `loop` (its ops cloned there, see `_invariant`)."""
-    if not inside(value, loop):
-        return value
-    op = defining_op(value)
-    operands = [_outside(v, loop) for v in op.operands]
-    copy = op.clone(ip=ir.InsertionPoint(loop))
-    for i, v in enumerate(operands):
-        copy.operands[i] = v
-    return copy.results[list(op.results).index(value)]
 
 
 def _counter_only(value, counter, depth=0) -> bool:
@@ -191,7 +180,7 @@ def _rewrite(dot, loop, side, array, other, axis, index, array_contract, other_c
     precision = dot.attributes["precision_config"] if "precision_config" in dot.attributes \
         else None
     with loop.location:
-        operands = [_outside(v, loop) for v in operands]
+        operands = [copied_before(v, loop) for v in operands]
     with ir.InsertionPoint(loop), loop.location:
         every = hlo.DotGeneralOp(ir.RankedTensorType.get(shape, elem), *operands,
                                  dims,

@@ -16,12 +16,12 @@ most n - 1 trips, computed for all of them), a body value is a *map value* when 
 is the counter, or is computed by an elementwise op (`ELEMENTWISE`) from map values,
 constants and scalars defined outside the loop, or is one element picked
 (`dynamic_slice` of sizes 1, then a reshape) from an array defined outside the loop at
-indices that are map values. Each map value used by anything else in the body is computed for all trips
-(its ops copied with a leading trip axis: the counter becomes an iota, a picked element
-a gather, which clamps its indices as `dynamic_slice` does, or a slice where the trips
-read consecutive elements inside the array; values the same in every trip are computed
-once) and its uses read the trip's element instead; the per-trip ops are left dead for
-XLA to remove.
+indices that are map values. Each map value used by anything else in the body is
+computed for all trips (its ops copied with a leading trip axis: the counter becomes
+an iota, a picked element a gather, which clamps its indices as `dynamic_slice` does,
+or a slice where the trips read consecutive elements inside the array; values the same
+in every trip are computed once) and its uses read the trip's element instead; the
+per-trip ops are left dead for XLA to remove.
 
 It runs after `rows`: once a loop that fills one row of a table carries that row
 alone, its reads of the rows above come from the table as it was before the loop, the
@@ -45,8 +45,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import gather_at, int_constant_op
 from npxla.runtime.lowering.counted import max_trip_count, static_trip_count
-from npxla.runtime.lowering.ssa import (ELEMENTWISE, affine, defining_op, int_constant,
-                                        is_scalar, operation, while_loops)
+from npxla.runtime.lowering.ssa import (ELEMENTWISE, affine, copied_before, defining_op,
+                                        int_constant, is_scalar, operation, while_loops)
 
 MIN_OPS = 16
 _FREE = frozenset({"stablehlo.constant", "stablehlo.reshape", "stablehlo.bitcast_convert"})
@@ -175,7 +175,7 @@ class _Vectoriser:
         if op is None or op not in self.maps:           # from outside the loop
             return self._broadcast(value)
         if not self.varies(value):      # the same in every trip: computed once
-            return self._broadcast(self._uniform(value))
+            return self._broadcast(copied_before(value, self.loop))
         if op.name == "stablehlo.reshape":
             return self.of(op.operands[0])
         if op.name == "stablehlo.dynamic_slice":
@@ -217,28 +217,13 @@ class _Vectoriser:
                 return None
         if along is None or first < 0 or first + self.trips > shape[along]:
             return None
-        starts = [int_constant_op(first, v.type) if axis == along else self._uniform(v)
-                  for axis, v in enumerate(indices)]
+        starts = [int_constant_op(first, v.type) if axis == along else
+                  copied_before(v, self.loop) for axis, v in enumerate(indices)]
         sizes = [1] * len(shape)
         sizes[along] = self.trips
         piece = hlo.DynamicSliceOp(source, starts, sizes).result
         element = ir.RankedTensorType(source.type).element_type
         return hlo.ReshapeOp(ir.RankedTensorType.get([self.trips], element), piece).result
-
-    def _uniform(self, value):
-        """`value`, the same in every trip, computed before the loop (a copy of its
-        ops in the body)."""
-        op = defining_op(value)
-        if op is None or op not in self.maps:
-            return value
-        got = self.memo.get(("uniform", value))
-        if got is None:
-            operands = [self._uniform(v) for v in op.operands]
-            new = op.clone(ip=ir.InsertionPoint(self.loop))
-            for k, v in enumerate(operands):
-                new.operands[k] = v
-            got = self.memo[("uniform", value)] = new.results[0]
-        return got
 
     def varies(self, value) -> bool:
         """Whether `value` may differ between trips (it depends on the counter)."""

@@ -67,6 +67,19 @@ def move_ops(old, new):
         a.replace_all_uses_with(b)
 
 
+def copied_before(value, loop):
+    """`value`, computed in `loop`'s body from values defined outside it by pure ops
+    (the caller checks), as computed before `loop`: its ops cloned there."""
+    if not inside(value, loop):
+        return value
+    op = defining_op(value)
+    operands = [copied_before(v, loop) for v in op.operands]
+    copy = op.clone(ip=ir.InsertionPoint(loop))
+    for i, v in enumerate(operands):
+        copy.operands[i] = v
+    return copy.results[list(op.results).index(value)]
+
+
 def is_scalar(value) -> bool:
     """Whether `value` is a 0-d tensor (not a token or a tuple)."""
     try:

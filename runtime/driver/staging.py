@@ -28,6 +28,7 @@ from npxla.runtime.lowering.maps import hoist_loop_maps
 from npxla.runtime.lowering.read_ahead import read_ahead
 from npxla.runtime.lowering.rows import privatise_rows
 from npxla.runtime.lowering.unroll import unroll_scalar_loops
+from npxla.runtime.lowering.dot_trees import split_loop_dots
 from npxla.runtime.lowering.unneeded_rounding import drop_unneeded_rounding
 from npxla.runtime.lowering.widened_values import widen_write_values
 from npxla.runtime.staging.pytypes import (FALSE, NOMASK, is_marked, mark_masked,
@@ -228,6 +229,8 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     drop_unneeded_rounding(trace.module)
     widen_write_values(trace.module)
     spread_divisors(trace.module)
+    if trace.platform == "cpu":
+        split_loop_dots(trace.module)
     text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
                   trace.module, list(trace.host_callbacks), list(trace.dependencies),

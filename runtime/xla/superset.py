@@ -32,6 +32,7 @@ import numpy as np
 from npxla.runtime.lowering.callbacks import CPU_BUFFER_CALLBACK_TARGET
 from npxla.runtime.xla import module_edit, superset_callbacks, superset_dot, \
     superset_heads, superset_windows
+from npxla.runtime.xla.addresses import data_address
 from npxla.runtime.xla.transfer import Uploader
 
 # below, PJRT's own copy costs a few microseconds; from about 100 KB on it costs tens
@@ -83,7 +84,7 @@ class Shifter:
             value = params[p]            # (inline: this runs on every call)
             if type(value) is not np.ndarray or not value.flags.c_contiguous:
                 continue
-            off = value.__array_interface__["data"][0] % _ALIGN
+            off = data_address(value) % _ALIGN
             if off and not off % value.itemsize and value.dtype == self.avals[p][1]:
                 key = key or [0] * len(self.candidates)
                 key[j] = off // value.itemsize
@@ -188,7 +189,7 @@ class _Span:
 
 def _superset(value, k):
     span = _Span()
-    start = value.__array_interface__["data"][0] - k * value.itemsize
+    start = data_address(value) - k * value.itemsize
     span.__array_interface__ = {"shape": (value.size + k,), "typestr": value.dtype.str,
                                 "data": (start, True), "version": 3}
     span._base = value

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from npxla.runtime.lowering.host_pool import HOST_POOL, HOST_THREADS
+from npxla.runtime.xla.addresses import data_address
 from npxla.runtime.xla.pool import POOL
 from npxla.runtime.xla.resident import place
 
@@ -91,7 +92,7 @@ def aligned(value):
     """`value`, or for a large array XLA would copy slowly, an aligned row-major copy."""
     if type(value) is not np.ndarray or value.nbytes < _ALIGN_MIN_BYTES:
         return value
-    if value.flags.c_contiguous and value.ctypes.data % _ALIGN == 0:
+    if value.flags.c_contiguous and data_address(value) % _ALIGN == 0:
         return value
     out = staging_buffer(value.shape, value.dtype)
     copy_into(out, value)

@@ -8,6 +8,7 @@ import pytest
 
 from benchmarks.loop_kernels import back_subst_dot
 from differential import check
+from loop_ops import count_ops
 from npxla import jit
 from npxla.runtime.numpy.linalg import bounded_buckets
 
@@ -124,3 +125,41 @@ def test_piece_lengths():
     assert LENGTHS[0] == N
     assert all(a > b for a, b in zip(LENGTHS, LENGTHS[1:]))
     assert LENGTHS[-1] >= bounded_buckets.SHORTEST
+
+
+def levinson_like(a, r):
+    """A static slice and a reversed window of run-time length, as Levinson-Durbin dots
+    them: `a[1:i]` and `r[i - 1:0:-1]`."""
+    n = r.shape[0] - 1
+    out = np.zeros(n)
+    for i in range(1, n + 1):
+        out[i - 1] = np.dot(a[1:i], r[i - 1:0:-1])
+    return out
+
+
+def test_windows_of_slices_and_reversed_windows():
+    a, r = RNG.standard_normal(N + 1), RNG.standard_normal(N + 1)
+    check(levinson_like, a, r, rtol=1e-12)
+    a[0] = np.inf                          # outside every window of a[1:i]
+    r[0] = np.nan                          # outside every window of r[i - 1:0:-1]
+    check(levinson_like, a, r, rtol=1e-12)
+
+
+def _in_case(op):
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name == "stablehlo.case":
+            return True
+        parent = parent.parent
+    return False
+
+
+def test_pieces_are_read_from_the_sliced_vector():
+    """The case's branches read their pieces from `a` and the padded reversed `r`: no
+    whole window of N elements is sliced out before the case on every trip."""
+    a, r = RNG.standard_normal(N + 1), RNG.standard_normal(N + 1)
+    whole = count_ops(levinson_like, (a, r), lambda op, depth: depth > 0 and op.name in (
+        "stablehlo.slice", "stablehlo.dynamic_slice") and
+        str(op.results[0].type) == f"tensor<{N}xf64>" and list(op.results[0].uses)
+        and not _in_case(op))
+    assert whole == 0

@@ -48,7 +48,7 @@ def _expanded(compact, n):
 
 def test_the_relation_is_numpys():
     pick = random.Random(91)
-    for _ in range(2000):
+    for _ in range(600):
         leaves = [pick.choice(POOL) for _ in range(pick.randint(0, 9))]
         compact = memory_sharing(leaves)
         assert _expanded(compact, len(leaves)) == _pairwise(leaves), leaves

@@ -11,8 +11,9 @@ window and multiplies it: at most `RATIO` times the window's work. A piece of a 
 of a matrix (`A[i, :j]`) is sliced from the matrix itself inside the branch: slicing the
 whole line first would copy it out in full on every call, and the copy costs what the
 piece saves. The same holds for a window of a longer vector (`a[1:i]` of `a[1:]`,
-`r[i - 1:0:-1]` of a padded reversed `r`): Levinson-Durbin at order 3000 10.0 -> 7.4 ms. Textbook Cholesky, this machine: n = 400 13.0 -> 6.5 ms, n = 1000 251 ->
-93 ms, n = 2000 2.85 -> 0.91 s (NumPy 0.10, 0.69, 3.0 s); back substitution with
+`r[i - 1:0:-1]` of a padded reversed `r`): Levinson-Durbin at order 3000 10.0 -> 7.4
+ms. Textbook Cholesky, this machine: n = 400 13.0 -> 6.5 ms, n = 1000 251 -> 93 ms,
+n = 2000 2.85 -> 0.91 s (NumPy 0.10, 0.69, 3.0 s); back substitution with
 `np.dot(U[i, i + 1:], x[i + 1:])` at n = 3000 9.9 -> 5.3 ms (NumPy 6.6 ms).
 
 Values outside the window are never multiplied (masked to zero), as in the plain

@@ -47,6 +47,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.counted import static_trip_count
+from npxla.runtime.lowering.proven_checks import prove_trips
 from npxla.runtime.lowering.build import int_constant_op, less_than
 from npxla.runtime.lowering.ssa import (defining_op, inside, int_constant, is_scalar,
                                         itemsize, operation, remap, while_loops)
@@ -225,15 +226,30 @@ def _unroll_counted(loop, copies, k, bound, exits):
     again and the loop itself runs those iterations, one by one, to the same end, bit
     for bit (its checks then name the offending value). The copies after such an exit
     computed on values the loop never reaches, which `_UNSAFE` makes harmless; only
-    scalars are carried (`_copies`), so taking a trip back costs a select per value."""
+    scalars are carried (`_copies`), so taking a trip back costs a select per value.
+
+    Where the index checks of the body are proven for a run of trips
+    (`proven_checks`), the copies leave them out and stop where that run does. (A
+    loop of single proven trips for the rest of the run, before the loop itself,
+    changed nothing measurable on CSR rows of 4-256 elements.)"""
+    proof = prove_trips(loop, k)
+    with ir.InsertionPoint(loop), loop.location:
+        if inside(bound, loop):            # a constant of the body: one before the loop
+            bound = defining_op(bound).clone(ip=ir.InsertionPoint(loop)).results[0]
+        if proof is not None:
+            bound = proof.limit(bound, loop.operands[k])
+    _run_ahead(loop, copies, k, bound, exits, proof)
+
+
+def _run_ahead(loop, copies, k, bound, exits, proof):
+    """A loop of `copies` body copies per trip while `k + copies <= bound`, inserted
+    before `loop`, which then starts from the state it leaves."""
     p = _predicate_position(loop)
     body = loop.regions[1].blocks[0]
     ops = list(body.operations)
     ret, ops = ops[-1], ops[:-1]
     n = len(loop.operands)
     with ir.InsertionPoint(loop), loop.location:
-        if inside(bound, loop):            # a constant of the body: one before the loop
-            bound = defining_op(bound).clone(ip=ir.InsertionPoint(loop)).results[0]
         start = loop.operands[k]
         last = hlo.AddOp(start, int_constant_op(copies - 1, start.type)).result
         first = hlo.AndOp(loop.operands[p], less_than(last, bound)).result
@@ -248,7 +264,7 @@ def _unroll_counted(loop, copies, k, bound, exits):
     with ir.InsertionPoint(block), loop.location:
         for _ in range(copies):
             state, stays = _copy_body(body, ops, ret, state, ir.InsertionPoint(block),
-                                      exits)
+                                      exits, proof)
             stayed += stays
         last = hlo.AddOp(state[k], int_constant_op(copies - 1, state[k].type)).result
         more = less_than(last, bound)
@@ -352,11 +368,18 @@ def _unroll(loop, copies):
         ret.operands[k] = v
 
 
-def _copy_body(body, ops, ret, state, ip, also=()):
+def _copy_body(body, ops, ret, state, ip, also=(), proof=None):
     """The body's `ops` copied at `ip`, its arguments read as `state`; returns the values
-    the copy's trip ends with (and, with `also`, the copy's values of those too)."""
+    the copy's trip ends with (and, with `also`, the copy's values of those too). With
+    a `proof`, the checks and wraps it proves are left out of the copy."""
     mapping = {a: v for a, v in zip(body.arguments, state)}
-    for op in ops:
+    for at, op in enumerate(ops):
+        if proof is not None:
+            with ip:
+                proven = proof.replacement(at, op, lambda v: mapping.get(v, v))
+            if proven is not None:
+                mapping[op.results[0]] = proven
+                continue
         copy = op.clone(ip=ip)
         remap(copy, mapping)
         for old, new in zip(op.results, copy.results):

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence
 from npxla.runtime.driver.jitted import JittedFunction
 from npxla.runtime.driver.sharded import ShardedFunction
 from npxla.runtime.driver.shardspec import freeze
+from npxla.runtime.operators.provenance import compiled_original
 from npxla.runtime.xla import resident
 
 # the types of `jit`'s options
@@ -118,6 +119,7 @@ def jit(fun: Optional[Callable[..., Any]] = None, *, static_argnums: StaticArgnu
                                  donate_argnames=donate_argnames, cache=cache)
     if isinstance(fun, JittedFunction):
         fun = fun.__wrapped__
+    fun = compiled_original(fun) or fun     # `jit(f)` of Numba's `@njit` f: its Python
     if shard is None and mesh is not None:
         raise ValueError("mesh= names device axes for shard=, which is not given\n"
                          "hint: add shard={'x': ('AXIS', None)} for the arrays to split")

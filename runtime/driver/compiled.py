@@ -56,11 +56,12 @@ class Compiled:
         # prints, warnings and log records until it is accepted (`Finisher.check`)
         self.redoable = bool(staged.host_callbacks) and (speculates(staged) or
                                                          assumes(staged))
-        # whether calls may take the fast path (`runpath.fast_runner`): no checks or
-        # effects, results that are outputs or constants, and host callbacks only
-        # without side effects (a library routine run on XLA's buffers: the executable
-        # calls them whoever dispatches it)
-        self.fast_eligible = not (staged.error_messages or staged.effects) and \
+        # whether calls may take the fast path (`runpath.fast_runner`): no effects,
+        # results that are outputs or constants, and host callbacks only without side
+        # effects (a library routine run on XLA's buffers: the executable calls them
+        # whoever dispatches it). A run whose checks failed is run again on the
+        # general path, which raises (`runpath.checked`)
+        self.fast_eligible = not staged.effects and \
             all(getattr(fn, "npxla_pure", False) for fn in staged.host_callbacks) and \
             all(s[0] in ("out", "packed", "const") for s in staged.out_slots)
 

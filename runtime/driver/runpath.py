@@ -12,8 +12,9 @@ results, effects. Here the two meet:
   on copies (`finish.on_copies`); buffers the caller donated (`donate_argnums`) may
   take results and are deleted after the call; recorded side effects are replayed.
 * `fast_runner`: the JAX C++ dispatch runner (`xla.fastcall`) of a signature whose
-  calls need no checks and no NumPy write-back; its results come from
-  `Finisher.fast`, DeviceArrays it updates take their new buffers there too.
+  calls need no NumPy write-back; its results come from `Finisher.fast`, DeviceArrays
+  it updates take their new buffers there too. A run whose checks failed is run again
+  on the general path, which raises.
 """
 from __future__ import annotations
 
@@ -88,6 +89,35 @@ def fast_key(args, jax_type):
     return tuple(key)
 
 
+class _ChecksFailed(Exception):
+    """A fast run whose run-time checks failed (`_checked`)."""
+
+
+def _checked(finish):
+    """`finish` after the run's check flags (the last output) all passed; a run with a
+    failed check has its results dropped. It wrote nothing (the fast path takes no
+    write-back and no effects), so `_rerun_failed` runs the call again on the general
+    path, which raises NumPy's exception, or widens a window or flips an assumption
+    and runs once more. Reading the flags costs about a microsecond, against the tens
+    the general path costs every call of a loop with bounds checks."""
+    asarray = np.asarray
+
+    def finish_checked(outs):
+        if asarray(outs[-1]).any():
+            raise _ChecksFailed
+        return finish(outs)
+    return finish_checked
+
+
+def _rerun_failed(runner, fallback):
+    def run_checked(args):
+        try:
+            return runner(args)
+        except _ChecksFailed:
+            return fallback(args)
+    return run_checked
+
+
 def may_run_fast(entry, args):
     """Whether calls of the Compiled `entry` with positional `args` may take the fast
     path at all (a cheap test, before a runner is built): see `fast_runner`."""
@@ -131,15 +161,20 @@ def fast_runner(entry, args, n_extra, output, fallback):
     writes = dict(st.writeback)
     if any(i not in held for i in writes):
         return None                       # a NumPy argument written back
+    if st.error_messages and (held or hosted):
+        return None                       # (DeviceArrays take their buffers in `finish`)
     # arguments that may be large enough to copy into aligned memory: the implicit
     # arrays, and the NumPy arguments of this signature above the threshold
     align = tuple(i for i, a in enumerate(args) if may_realign(a)) + \
         tuple(range(len(args), len(args) + n_extra))
     if not held:
-        return fastcall.make(entry.executable, entry.device, entry.upload,
-                             entry.finisher.fast(output), entry._shift,
-                             align=align, hosted=hosted) or \
-            (lambda a: run(entry, list(a), output))
+        finish = entry.finisher.fast(output)
+        runner = fastcall.make(entry.executable, entry.device, entry.upload,
+                               _checked(finish) if st.error_messages else finish,
+                               entry._shift, align=align, hosted=hosted)
+        if runner is None:
+            return lambda a: run(entry, list(a), output)
+        return _rerun_failed(runner, fallback) if st.error_messages else runner
     if hosted:
         return None
     donate = entry.donated({i: object() for i in held})      # distinct arrays

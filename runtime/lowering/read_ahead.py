@@ -31,8 +31,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.ssa import (defining_op, move_ops, operation, remap,
-                                        while_loops)
+from npxla.runtime.lowering.ssa import (affine, defining_op, int_constant, move_ops,
+                                        operation, remap, while_loops)
 
 MAX_ELEMENTS = 16
 _DS, _DUS = "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"
@@ -68,6 +68,7 @@ def _plan(loop, body, k):
     chain = _write_chain(ret.operands[k], arg)
     if not chain:
         return None
+    _merge_nested_reads(body, arg)
     reads = []
     for use in arg.uses:
         op = operation(use.owner)
@@ -84,6 +85,34 @@ def _plan(loop, body, k):
     if not reads or not _conflict(reads, chain):
         return None
     return reads
+
+
+def _merge_nested_reads(body, arg):
+    """Reads of `arg` inside a branch of the trip (`if k == n: k = searchsorted(P[out[i,
+    t]], ..)` reads `out[i, t]` again) at the same indices as a read at the top of the
+    trip before that branch are that read: SSA values, the same old array and indices."""
+    ops = [operation(op) for op in body.operations]
+    position = {op: at for at, op in enumerate(ops)}
+    top = {}
+    for use in list(arg.uses):
+        op = operation(use.owner)
+        if op.name == _DS and use.operand_number == 0 and op in position:
+            top.setdefault(_read_key(op), op)
+    for use in list(arg.uses):
+        op = operation(use.owner)
+        if op.name != _DS or use.operand_number != 0 or op in position:
+            continue
+        outer = op
+        while outer is not None and outer not in position:
+            outer = operation(outer.parent) if outer.parent is not None else None
+        same = top.get(_read_key(op))
+        if outer is not None and same is not None and position[same] < position[outer]:
+            op.results[0].replace_all_uses_with(same.results[0])
+            op.erase()
+
+
+def _read_key(op):
+    return (tuple(op.operands), tuple(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])))
 
 
 def _terminator(block):
@@ -131,8 +160,12 @@ def _index_ops(value, body, arg, budget):
 
 
 def _conflict(reads, chain) -> bool:
-    """Whether some op of the trip uses both the written array (after the first write)
-    and, other than through the writes, a value computed from an old element read."""
+    """Whether XLA would have to keep the array as it was before the first write: some
+    op of the trip uses both the written array (after the first write) and, other than
+    through the writes, a value computed from an old element read; or an op computed
+    from a read does not feed the writes (XLA fuses the read into that op, which it
+    may then run after the write: quantecon's sample paths, whose reads of `out[i, t]`
+    also feed the bounds checks of `P[out[i, t]]`, copied `out` twice a trip)."""
     writes = set(chain)
     new = _closure([chain[-1]], stop=set())
     if new is None:
@@ -140,8 +173,24 @@ def _conflict(reads, chain) -> bool:
     old = _closure(reads, stop=writes)
     if old is None:
         return True
-    return any(op in new and op.name != "stablehlo.return"
-               for op in old if op not in writes)
+    if any(op in new and op.name != "stablehlo.return" for op in old if op not in writes):
+        return True
+    feeding = _ancestors(chain, reads)
+    return feeding is None or any(op not in feeding and op.name != "stablehlo.return"
+                                  for op in old if op not in writes)
+
+
+def _ancestors(chain, reads):
+    """The trip's ops the writes of `chain` are computed from (stopping at the reads),
+    or None past the budget. (Values a nested region reads are not followed: an op
+    missed here only makes `_conflict` answer yes, and a read move that XLA did not
+    need costs a carried element.)"""
+    owner = operation(chain[0].parent)
+
+    def sources(op):
+        return [source for source in map(defining_op, op.operands)
+                if source is not None and operation(source.parent) == owner]
+    return _walk(chain, set(reads), sources)
 
 
 def _closure(starts, stop):
@@ -149,6 +198,23 @@ def _closure(starts, stop):
     enclosing op), not going through ops in `stop`; None past the budget. (Ops are
     compared by `==` and hashed: the same op may come back as another Python object.)"""
     owner = operation(starts[0].parent)
+
+    def users(op):
+        out = []
+        for result in op.results:
+            for use in result.uses:
+                user = operation(use.owner)
+                while user.parent is not None and operation(user.parent) != owner:
+                    user = operation(user.parent)
+                if user.parent is not None:
+                    out.append(user)
+        return out
+    return _walk(starts, stop, users)
+
+
+def _walk(starts, stop, step):
+    """The ops reachable from `starts` by `step` (an op's next ops), not going on from
+    ops in `stop` other than the starts; None past the budget."""
     begin = set(starts)
     found, todo = set(), list(starts)
     while todo:
@@ -160,13 +226,7 @@ def _closure(starts, stop):
             return None
         if op in stop and op not in begin:
             continue
-        for result in op.results:
-            for use in result.uses:
-                user = operation(use.owner)
-                while user.parent is not None and operation(user.parent) != owner:
-                    user = operation(user.parent)
-                if user.parent is not None:
-                    todo.append(user)
+        todo += step(op)
     return found
 
 
@@ -176,8 +236,10 @@ def _rewrite(loop, k, reads):
     ret = _terminator(body)
     firsts = []
     with ir.InsertionPoint(loop), loop.location:
+        before = defining_op(loop.operands[k])      # `x[i, 0] = v` just before the loop
         for op in reads:                    # the first trip's reads, before the loop
-            firsts.append(_read_at(op, body, list(loop.operands), loop.operands[k]))
+            firsts.append(_forwarded(op, body, list(loop.operands), before) or
+                          _read_at(op, body, list(loop.operands), loop.operands[k]))
         operands = list(loop.operands) + firsts
         types = [v.type for v in operands]
         new = hlo.WhileOp(types, operands)
@@ -189,7 +251,9 @@ def _rewrite(loop, k, reads):
     ret = _terminator(body)
     ends = list(ret.operands)
     with ir.InsertionPoint(ret), ret.location:
-        nexts = [_read_at(op, body, ends, ends[k]) for op in reads]
+        last = defining_op(ends[k])                 # the trip's last write
+        nexts = [_forwarded(op, body, ends, last) or _read_at(op, body, ends, ends[k])
+                 for op in reads]
         hlo.ReturnOp(ends + nexts)
     ret.erase()
     for j, op in enumerate(reads):
@@ -201,10 +265,37 @@ def _rewrite(loop, k, reads):
     return new.operation
 
 
+def _forwarded(op, body, state, write):
+    """The update of `write` (the trip's last write) where the read `op`, taken with the
+    carried values `state`, reads exactly the element(s) it wrote, else None: `x[t + 1]
+    = f(x[t])` hands the next trip the value it wrote, so that no op reads the array the
+    write updates (XLA fused such a read with the write and copied the array again)."""
+    if write is None or write.name != _DUS or write.operands[1].type != op.results[0].type:
+        return None
+    starts = _starts_at(op, body, state)
+    if all(_form(a) == _form(b) for a, b in zip(starts, list(write.operands)[2:])):
+        return write.operands[1]
+    return None
+
+
+def _form(index):
+    """`affine`'s (base, offset) of an index, a constant base folded into the offset."""
+    base, offset = affine(index)
+    k = int_constant(base)
+    return (None, offset + k) if k is not None else (base, offset)
+
+
 def _read_at(op, body, state, array):
     """A copy, at the insertion point, of the read `op` of `body` (and of the ops
     computing its indices) with the trip's carried values taken from `state` and the
     array from `array`."""
+    sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
+    return hlo.DynamicSliceOp(array, _starts_at(op, body, state), sizes).result
+
+
+def _starts_at(op, body, state):
+    """The start indices of the read `op`, computed at the insertion point from the
+    carried values `state` (the ops computing them copied there)."""
     mapping = {a: v for a, v in zip(body.arguments, state)}
     for v in op.operands[1:]:
         for index_op in _index_ops(v, body, None, [_PURE_BUDGET]):
@@ -214,6 +305,4 @@ def _read_at(op, body, state, array):
             remap(copy, mapping)
             for a, b in zip(index_op.results, copy.results):
                 mapping[a] = b
-    starts = [mapping.get(v, v) for v in op.operands[1:]]
-    sizes = list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"]))
-    return hlo.DynamicSliceOp(array, starts, sizes).result
+    return [mapping.get(v, v) for v in op.operands[1:]]

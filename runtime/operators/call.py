@@ -38,8 +38,9 @@ from npxla.runtime.numpy.indexing.index_tricks import index_trick
 from npxla.runtime.operators import (effects, higher_order, hostcalls, introspection,
                                      random_calls)
 from npxla.transpiler.conversion import convert
-from npxla.runtime.operators.provenance import (LIBRARY, is_library_callable,
-                                                is_user_function, origin_of_module)
+from npxla.runtime.operators.provenance import (LIBRARY, compiled_original,
+                                                is_library_callable, is_user_function,
+                                                origin_of_module)
 from npxla.runtime.operators.iteration import traced_enumerate, traced_range, traced_zip
 from npxla.runtime.operators.mutation import note_created, refuse_container_mutation
 from npxla.runtime.operators.collected_appends import append_hook
@@ -169,6 +170,9 @@ def converted_call(f, args, kwargs):
         return f.converted(*args, **kwargs)
     if is_user_function(f):
         return _call_user(f, None, args, kwargs)
+    original = compiled_original(f, elementwise=_scalars(args, kwargs))
+    if original is not None and is_user_function(original):     # a Numba `@njit` helper
+        return _call_user(original, None, args, kwargs)
     if isinstance(f, types.MethodType) and is_user_function(f.__func__):
         return _call_user(f.__func__, f.__self__, args, kwargs)
     call = getattr(type(f), "__call__", None)
@@ -177,6 +181,14 @@ def converted_call(f, args, kwargs):
     if getattr(f, "__module__", None) == "npxla.runtime.numpy.core.registry":   # x.copy() etc.
         return introspection.mark_method_result(f, f(*args, **kwargs))
     return _plain_call(f, args, kwargs)
+
+
+def _scalars(args, kwargs) -> bool:
+    """Whether every argument is a scalar (a Python number or a 0-d array), which an
+    elementwise function takes as its one element."""
+    return all(not isinstance(a, (AbstractArray, np.ndarray, list, tuple)) or
+               (isinstance(a, (AbstractArray, np.ndarray)) and a.ndim == 0)
+               for a in (*args, *kwargs.values()))
 
 
 # --- attribute and global stores (converted code calls these) ---------------------------

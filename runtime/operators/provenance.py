@@ -69,6 +69,31 @@ def is_user_function(f) -> bool:
     return origin_of_module(f.__module__) == USER
 
 
+# compiled-function wrappers of JIT compilers that keep the plain Python function they
+# compiled: (module of the wrapper's class or a base class, class name, attributes to the
+# function, whether the wrapper applies it elementwise: Numba's `@vectorize`)
+_COMPILED_WRAPPERS = (("numba.core.dispatcher", "Dispatcher", ("py_func",), False),
+                      ("numba.np.ufunc.dufunc", "DUFunc", ("_dispatcher", "py_func"), True))
+
+
+def compiled_original(f, elementwise=False):
+    """The plain Python function behind a JIT compiler's wrapper (Numba's `@njit`
+    keeps it as `py_func`), else None; with `elementwise`, also that of a wrapper that
+    applies it to each element (`@vectorize`: the same function on scalars). Packages
+    written for Numba call their own `@njit` helpers; converted in their place, those
+    helpers are staged into the same program instead of being called with traced
+    arrays, which Numba cannot type."""
+    for cls in type(f).__mro__:
+        for module, name, path, each in _COMPILED_WRAPPERS:
+            if cls.__name__ == name and cls.__module__ == module and (elementwise or
+                                                                        not each):
+                original = f
+                for attr in path:
+                    original = getattr(original, attr, None)
+                return original if isinstance(original, types.FunctionType) else None
+    return None
+
+
 def is_library_callable(f) -> bool:
     """A callable from a library other than Python's builtins (whose conversions, such
     as `bool(x)`, raise their own errors) and npxla itself."""

@@ -90,3 +90,57 @@ def test_index_past_the_end_still_raises():
     with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 6"):
         jit(reads_past_the_end)(x.copy(), idx)
     check(reads_past_the_end, x, np.array([1, 2, 0, 5, 3, -6]), rtol=0, atol=0)
+
+
+def sample_paths(P_cdfs, init_states, random_values, out):
+    """quantecon's Markov-chain sample paths: `out[i, t + 1]` from a search in the row
+    `out[i, t]` names, read again inside a branch; the first element written just
+    before the inner loop."""
+    num_reps, ts_length = out.shape
+    n = P_cdfs.shape[0]
+    for i in range(num_reps):
+        out[i, 0] = init_states[i]
+        for t in range(ts_length - 1):
+            k = np.searchsorted(P_cdfs[out[i, t]], random_values[i, t], side='right')
+            if k == n:
+                k = np.searchsorted(P_cdfs[out[i, t]], P_cdfs[out[i, t], n - 1],
+                                    side='left')
+            out[i, t + 1] = k
+
+
+def recurrence_with_a_check(x, scale):
+    """`x[t + 1] = f(x[t])` whose read also feeds a value the write does not use."""
+    worst = 0.0
+    for t in range(x.shape[0] - 1):
+        v = x[t]
+        worst = max(worst, abs(v))
+        x[t + 1] = 0.5 * v + scale
+    return worst
+
+
+def _chain(states, reps, length, beyond=False):
+    P = RNG.random((states, states))
+    P /= P.sum(axis=1, keepdims=True)
+    cdfs = np.cumsum(P, axis=1)
+    if beyond:
+        cdfs[:, -1] = 0.999             # draws past the last value take the branch
+    return (cdfs, RNG.integers(0, states, reps), RNG.random((reps, length)),
+            np.zeros((reps, length), dtype=np.int64))
+
+
+@pytest.mark.parametrize("beyond", [False, True])
+def test_sample_paths_match_numpy(beyond):
+    check(sample_paths, *_chain(6, 7, 40, beyond), rtol=0, atol=0)
+
+
+def test_sample_paths_update_the_paths_in_place():
+    args = _chain(20, 50, 400)
+    text = jit(sample_paths).lower(*args).as_text("hlo")
+    assert copies_in_loop_bodies(text, (50, 400)) == 0
+
+
+def test_a_forwarded_value_and_a_read_feeding_another_value():
+    x = RNG.standard_normal(300)
+    check(recurrence_with_a_check, x, 0.25, rtol=0, atol=0)
+    text = jit(recurrence_with_a_check).lower(x, 0.25).as_text("hlo")
+    assert copies_in_loop_bodies(text, (300,)) == 0

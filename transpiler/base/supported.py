@@ -392,18 +392,19 @@ NDARRAY_RUN_TIME_LENGTH = frozenset({
 MATH_SUPPORTED = frozenset({
     "math.acos", "math.acosh", "math.asin", "math.asinh", "math.atan", "math.atan2",
     "math.atanh", "math.cbrt", "math.ceil", "math.copysign", "math.cos", "math.cosh",
-    "math.degrees", "math.exp", "math.exp2", "math.expm1", "math.fabs", "math.floor",
-    "math.fmod", "math.hypot", "math.isfinite", "math.isinf", "math.isnan", "math.log",
-    "math.log10", "math.log1p", "math.log2", "math.pow", "math.radians", "math.sin",
-    "math.sinh", "math.sqrt", "math.tan", "math.tanh", "math.trunc",
+    "math.degrees", "math.erf", "math.erfc", "math.exp", "math.exp2", "math.expm1",
+    "math.fabs", "math.floor", "math.fmod", "math.hypot", "math.isfinite",
+    "math.isinf", "math.isnan", "math.log", "math.log10", "math.log1p", "math.log2",
+    "math.pow", "math.radians", "math.sin", "math.sinh", "math.sqrt", "math.tan",
+    "math.tanh", "math.trunc",
 })
 
 # The other math callables: plain calls, which fail on traced values (LibraryCallError).
 MATH_UNSUPPORTED = frozenset({
-    "math.comb", "math.dist", "math.erf", "math.erfc", "math.factorial", "math.frexp",
-    "math.fsum", "math.gamma", "math.gcd", "math.isclose", "math.isqrt", "math.lcm",
-    "math.ldexp", "math.lgamma", "math.modf", "math.nextafter", "math.perm",
-    "math.prod", "math.remainder", "math.ulp",
+    "math.comb", "math.dist", "math.factorial", "math.frexp", "math.fsum",
+    "math.gamma", "math.gcd", "math.isclose", "math.isqrt", "math.lcm", "math.ldexp",
+    "math.lgamma", "math.modf", "math.nextafter", "math.perm", "math.prod",
+    "math.remainder", "math.ulp",
 })
 
 # Builtins with an implementation for traced values.

@@ -28,6 +28,8 @@ in the loop's dtype, as SciPy's templates do); so do these.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -40,6 +42,7 @@ from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.types import dtype_of, tensor_type
 from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.numpy.core.registry import dispatch, implements_lazy
+from npxla.runtime.numpy.ufuncs.math_ufuncs import math_function
 
 
 _INF, _NAN = np.inf, np.nan
@@ -381,6 +384,8 @@ def xlogy_kernel(x, y):
 
 
 _REAL = "real input (complex refused); "
+math_function(math.erf, erf_kernel, notes="Cephes' erf, as SciPy's: within an ulp of libm's")
+math_function(math.erfc, erfc_kernel, notes="Cephes' erfc, as SciPy's: within an ulp of libm's")
 _ufunc("scipy.special.erf", "erf", "dfDF", erf_kernel, notes=_REAL + "Cephes, as SciPy")
 _ufunc("scipy.special.erfc", "erfc", "dfDF", erfc_kernel, notes=_REAL + "Cephes, as SciPy")
 _ufunc("scipy.special.erfinv", "erfinv", "fd", erfinv_kernel,

@@ -497,6 +497,16 @@ for _fn, (_ufunc, _kind) in _MATH.items():
     implements(_fn, family="math")(_math_impl(_ufunc, _kind, _fn.__name__))
 
 
+def math_function(fn, kernel, notes=""):
+    """Register `fn` (a function of the `math` module) on a traced real scalar as
+    `kernel`, a float64 function of an abstract array (a kernel another family keeps:
+    `math.erf` is SciPy's erf)."""
+    def impl(x):
+        return _weak(kernel(cast_to(_scalar_operand(x, fn.__name__), np.float64)),
+                     np.float64)
+    implements(fn, family="math", notes=notes)(impl)
+
+
 @implements(math.log, family="math")
 def math_log(x, base=None):
     out = _math_impl(np.log, "f", "log")(x)

@@ -11,17 +11,18 @@ results, effects. Here the two meet:
 * `run`: a general call. An argument written back that is read-only runs the program
   on copies (`finish.on_copies`); buffers the caller donated (`donate_argnums`) may
   take results and are deleted after the call; recorded side effects are replayed.
-* `fast_runner`: the JAX C++ dispatch runner (`xla.fastcall`) of a signature whose
-  calls need no NumPy write-back; its results come from `Finisher.fast`, DeviceArrays
-  it updates take their new buffers there too. A run whose checks failed is run again
-  on the general path, which raises.
+* `fast_runner`: the JAX C++ dispatch runner (`xla.fastcall`) of a signature; its
+  results come from `Finisher.fast`, DeviceArrays it updates take their new buffers
+  there too, and NumPy arguments written back take their values from `Finisher.write`
+  (`_writing_runner`). A run whose checks failed, or a call whose arguments share
+  memory while one is written, is run again on the general path, which raises.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from npxla.runtime.driver.finish import on_copies, read_only_target
-from npxla.runtime.driver.staging import READ_ONLY
+from npxla.runtime.driver.finish import DeviceOutputs, on_copies, read_only_target
+from npxla.runtime.driver.staging import READ_ONLY, memory_sharing
 from npxla.runtime.xla import fastcall, resident
 from npxla.runtime.xla.devices import same_memory
 from npxla.runtime.xla.resident import DeviceArray
@@ -123,19 +124,52 @@ def may_run_fast(entry, args):
     path at all (a cheap test, before a runner is built): see `fast_runner`."""
     if not entry.fast_eligible:
         return False
-    for i, _ in entry.staged.writeback:      # only DeviceArrays may be written back
-        if i >= len(args) or type(args[i]) is not DeviceArray:
+    for i, _ in entry.staged.writeback:      # DeviceArrays, or NumPy arrays (no spares)
+        if i >= len(args) or type(args[i]) is not DeviceArray and (
+                type(args[i]) is not np.ndarray or entry._spares is not None):
             return False
     return True
+
+
+def _writing_runner(entry, output, align, fallback):
+    """The fast runner of a program that writes NumPy arguments back, or None: the
+    general path's write-back and results (`Finisher.write`, `Finisher.results`) after
+    JAX's C++ dispatch. Arguments that share memory go to `fallback` (the program was
+    compiled for separate arrays: `memory_sharing` is part of the general path's key),
+    and so does a run whose check failed, before anything is written."""
+    finisher, checks = entry.finisher, bool(entry.staged.error_messages)
+    asarray = np.asarray
+
+    def finish(args, outs):
+        if checks and asarray(outs[-1]).any():
+            raise _ChecksFailed
+        outputs = DeviceOutputs(outs)
+        finisher.write(outputs, args)
+        return finisher.results(outputs, output, args)
+    runner = fastcall.make(entry.executable, entry.device, entry.upload, finish,
+                           entry._shift, align=align, with_args=True)
+    if runner is None:
+        return None
+
+    def run_writing(args):
+        if memory_sharing(args):
+            return fallback(args)
+        try:
+            return runner(args)
+        except _ChecksFailed:
+            return fallback(args)
+    return run_writing
 
 
 def fast_runner(entry, args, n_extra, output, fallback):
     """The fast path's runner for positional `args` (then `n_extra` implicit arrays) of
     the Compiled `entry`, or None when the call needs the general path: the program
-    has run-time checks, host callbacks or NumPy write-back, returns an argument, or
-    device arrays are not on the program's device. DeviceArrays it updates go in
-    donated where no check could fail, and take their new buffers; `fallback(args)`
-    runs a call that passes one DeviceArray twice."""
+    has effects or host callbacks with side effects, returns an argument, writes a NumPy
+    argument back beside DeviceArrays (or through spare buffers), or device arrays are
+    not on the program's device. DeviceArrays it updates go in donated where no check
+    could fail, and take their new buffers; `fallback(args)` runs a call that passes one
+    DeviceArray twice, whose arguments share memory while one is written back, or
+    whose checks failed."""
     st = entry.staged
     if not may_run_fast(entry, args) or len(entry.param_leaves) != len(args) + n_extra:
         return None
@@ -159,14 +193,16 @@ def fast_runner(entry, args, n_extra, output, fallback):
                 continue
             return None
     writes = dict(st.writeback)
-    if any(i not in held for i in writes):
-        return None                       # a NumPy argument written back
-    if st.error_messages and (held or hosted):
-        return None                       # (DeviceArrays take their buffers in `finish`)
     # arguments that may be large enough to copy into aligned memory: the implicit
     # arrays, and the NumPy arguments of this signature above the threshold
     align = tuple(i for i, a in enumerate(args) if may_realign(a)) + \
         tuple(range(len(args), len(args) + n_extra))
+    if any(i not in held for i in writes):          # a NumPy argument written back
+        if held or hosted or n_extra:
+            return None
+        return _writing_runner(entry, output, align, fallback)
+    if st.error_messages and (held or hosted):
+        return None                       # (DeviceArrays take their buffers in `finish`)
     if not held:
         finish = entry.finisher.fast(output)
         runner = fastcall.make(entry.executable, entry.device, entry.upload,

@@ -20,10 +20,10 @@ from npxla.runtime.xla.transfer import aligned
 
 
 def make(executable, device, upload, finish, shifter=None, held=(), fallback=None,
-         align=None, hosted=()):
+         align=None, hosted=(), with_args=False):
     """A callable taking the positional arguments (a tuple) and returning
-    `finish(outputs)` (with `held`: `finish(arguments, outputs)`), or None when JAX's
-    internals are not what this module expects.
+    `finish(outputs)` (with `held` or `with_args`: `finish(arguments, outputs)`), or
+    None when JAX's internals are not what this module expects.
     `shifter` (see `superset`): arguments that go in as aligned supersets; the
     dispatcher's cache tells them apart by shape, and a miss picks the executable
     compiled for those shapes. `held`: (argument position, output or None, donate) of
@@ -45,7 +45,8 @@ def make(executable, device, upload, finish, shifter=None, held=(), fallback=Non
     swap, restore = state.swap_local, state.set_local
     hook = state._update_thread_local_hook   # None in the pinned JAX versions
 
-    if not held and shifter is None and align == () and not hosted and hook is None:
+    if not held and shifter is None and align == () and not hosted and hook is None and \
+            not with_args:
         def run(args):
             # `with jax.enable_x64(True)` without building a context manager per call
             prev = swap(True)
@@ -87,7 +88,7 @@ def make(executable, device, upload, finish, shifter=None, held=(), fallback=Non
             restore(prev)
             if hook:
                 hook(None if prev is unset else prev)
-        return finish(given, outs) if held else finish(outs)
+        return finish(given, outs) if held or with_args else finish(outs)
     return run_general
 
 

@@ -66,3 +66,83 @@ def test_a_window_that_overflows_on_the_fast_path_is_widened():
     assert f._hits > hits
     np.testing.assert_allclose(f(*short), csr_rows(*short), rtol=1e-12)
     np.testing.assert_allclose(f(*long), csr_rows(*long), rtol=1e-12)
+
+
+def fill_sums(a, out):
+    """Fills the caller's `out` (NumPy write-back) with bounds-checked reads."""
+    for i in range(out.shape[0]):
+        out[i] = a[i] + a[i - 1]
+
+
+def fill_head(a, big):
+    """Writes a small region of a large argument (`writeback.Plan`'s regions)."""
+    for i in range(8):
+        big[i + 3] = a[i] * 2.0
+
+
+def _same_call(fn, *args):
+    want = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
+    expected = fn(*want)
+    got = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
+    result = jit(fn)(*got)
+    assert (result is None and expected is None) or np.array_equal(result, expected)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def _fast_after_calls(fn, *args):
+    """`jit(fn)` after three calls agreeing with NumPy, its fast runner installed."""
+    for _ in range(3):
+        _same_call(fn, *args)
+    f = jit(fn)
+    assert _runner_installed(f)
+    return f
+
+
+def test_numpy_write_back_on_the_fast_path():
+    a = np.arange(12.0)
+    f = _fast_after_calls(fill_sums, a, np.zeros(10))
+    hits = f._hits
+    out = np.zeros(10)
+    f(a * 3, out)
+    np.testing.assert_array_equal(out, (a * 3)[:10] + np.roll(a * 3, 1)[:10])
+    assert f._hits > hits
+
+
+def test_arguments_that_share_memory_leave_the_fast_path():
+    f = jit(fill_sums)
+    a = np.arange(12.0)
+    f(a, np.zeros(12))
+    f(a, np.zeros(12))
+    assert _runner_installed(f)
+    x = np.arange(12.0)
+    y = x.copy()
+    fill_sums(y, y)                 # writes read back in later iterations
+    f(x, x)
+    np.testing.assert_array_equal(x, y)
+
+
+def scatter(idx, vals, out):
+    for k in range(idx.shape[0]):
+        out[idx[k]] = vals[k]
+
+
+def test_a_failed_check_with_write_back_raises_as_on_the_general_path():
+    vals = np.arange(1.0, 6.0)
+    good = np.array([4, 0, 2, 1, 3])
+    f = _fast_after_calls(scatter, good, vals, np.zeros(5))
+    hits = f._hits
+    out = np.full(5, -1.0)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 with size 5"):
+        f(np.array([4, 0, 7, 1, 3]), vals, out)
+    assert f._hits > hits
+    # as on the general path, a call that raises writes nothing back
+    np.testing.assert_array_equal(out, np.full(5, -1.0))
+    _same_call(scatter, good, vals, np.zeros(5))
+
+
+def test_region_write_back_on_the_fast_path():
+    f = _fast_after_calls(fill_head, np.arange(8.0), np.zeros(100_000))
+    hits = f._hits
+    _same_call(fill_head, np.arange(8.0) + 1, np.ones(100_000))
+    assert f._hits > hits

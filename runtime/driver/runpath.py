@@ -95,18 +95,19 @@ class _ChecksFailed(Exception):
 
 
 def _checked(finish):
-    """`finish` after the run's check flags (the last output) all passed; a run with a
-    failed check has its results dropped. It wrote nothing (the fast path takes no
-    write-back and no effects), so `_rerun_failed` runs the call again on the general
-    path, which raises NumPy's exception, or widens a window or flips an assumption
-    and runs once more. Reading the flags costs about a microsecond, against the tens
-    the general path costs every call of a loop with bounds checks."""
+    """`finish` (of the outputs, last, and maybe the arguments before them) after the
+    run's check flags (the last output) all passed; a run with a failed check has its
+    results dropped. It wrote nothing (a write-back happens in `finish`, after the
+    flags, and the fast path takes no effects), so `_rerun_failed` runs the call again
+    on the general path, which raises NumPy's exception, or widens a window or flips
+    an assumption and runs once more. Reading the flags costs about a microsecond,
+    against the tens the general path costs every call of a loop with bounds checks."""
     asarray = np.asarray
 
-    def finish_checked(outs):
-        if asarray(outs[-1]).any():
+    def finish_checked(*given):
+        if asarray(given[-1][-1]).any():
             raise _ChecksFailed
-        return finish(outs)
+        return finish(*given)
     return finish_checked
 
 
@@ -137,28 +138,20 @@ def _writing_runner(entry, output, align, fallback):
     JAX's C++ dispatch. Arguments that share memory go to `fallback` (the program was
     compiled for separate arrays: `memory_sharing` is part of the general path's key),
     and so does a run whose check failed, before anything is written."""
-    finisher, checks = entry.finisher, bool(entry.staged.error_messages)
-    asarray = np.asarray
+    finisher = entry.finisher
 
     def finish(args, outs):
-        if checks and asarray(outs[-1]).any():
-            raise _ChecksFailed
         outputs = DeviceOutputs(outs)
         finisher.write(outputs, args)
         return finisher.results(outputs, output, args)
+    if entry.staged.error_messages:
+        finish = _checked(finish)
     runner = fastcall.make(entry.executable, entry.device, entry.upload, finish,
                            entry._shift, align=align, with_args=True)
     if runner is None:
         return None
-
-    def run_writing(args):
-        if memory_sharing(args):
-            return fallback(args)
-        try:
-            return runner(args)
-        except _ChecksFailed:
-            return fallback(args)
-    return run_writing
+    runner = _rerun_failed(runner, fallback)
+    return lambda args: fallback(args) if memory_sharing(args) else runner(args)
 
 
 def fast_runner(entry, args, n_extra, output, fallback):

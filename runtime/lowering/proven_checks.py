@@ -46,18 +46,30 @@ SCAN_FREE, SCAN_RATIO = 4096, 64
 _NESTING = frozenset({"stablehlo.while", "stablehlo.case", "stablehlo.if"})
 
 
+def prove_trips(loop, position):
+    """A `Proof` for the counted loop whose counter is carried at `position`, or None
+    where its body has no check or wrap on an index that moves with the counter or is
+    read from an array fixed before the loop."""
+    proof = Proof(loop, loop.regions[1].blocks[0].arguments[position])
+    for at, op in enumerate(loop.regions[1].blocks[0].operations):
+        op = op.operation
+        found = proof.check(op) or proof.wrap(op)
+        if found is not None:
+            proof.drops[at] = found
+    return proof if proof.drops else None
+
+
 class Proof:
-    """What a counted loop's trips may skip while their counter is below `limit`:
-    `drops` maps a position in the body to what that op's result becomes there
-    (`FALSE`: a check that cannot fire; `INDEX`: a wrap that leaves its index alone)."""
+    """What a counted loop's trips may skip while their counter is below `limit`: the
+    (index, axis length) pairs read off the checks and wraps of its body, and `drops`,
+    a position in the body -> what that op's result becomes there (`FALSE`: a check
+    that cannot fire; `INDEX`: a wrap that leaves its index alone)."""
 
-    def __init__(self, facts, drops):
-        self.facts, self.drops = facts, drops
-
-    def limit(self, bound, first):
-        """Before the loop: the counter value below which every trip is proven (at most
-        `bound`, the loop's own; `first`: the counter's first value)."""
-        return self.facts.limit(bound, first)
+    def __init__(self, loop, counter):
+        self.loop, self.counter = loop, counter
+        self.needs = []                     # (linear form of the index, n)
+        self.tables = []        # (array every index is an element of, where scanned, n)
+        self.drops = {}
 
     def replacement(self, at, op, mapped):
         """The value the copy of the body's op at position `at` stands for in a proven
@@ -69,31 +81,6 @@ class Proof:
         if becomes == INDEX:
             return mapped(op.operands[2])        # select(i < 0, i + n, i): the index
         return None
-
-
-def prove_trips(loop, position):
-    """A `Proof` for the counted loop whose counter is carried at `position`, or None
-    where its body has no check or wrap on an index that moves with the counter or is
-    read from an array fixed before the loop."""
-    body = loop.regions[1].blocks[0]
-    facts = _Facts(loop, body.arguments[position])
-    drops = {}
-    for at, op in enumerate(body.operations):
-        op = op.operation
-        found = facts.check(op) or facts.wrap(op)
-        if found is not None:
-            drops[at] = found
-    return Proof(facts, drops) if drops else None
-
-
-class _Facts:
-    """The (index, axis length) pairs a version of the loop may take as in bounds, read
-    off the checks and wraps of its body, and the condition that proves them all."""
-
-    def __init__(self, loop, counter):
-        self.loop, self.counter = loop, counter
-        self.needs = []                     # (linear form of the index, n)
-        self.tables = []                    # (array every index is an element of, n)
 
     def check(self, op):
         """None, unless `op` is a bounds check `convert(x) >= m` (unsigned): then
@@ -135,16 +122,16 @@ class _Facts:
             if (form, n) not in self.needs:
                 self.needs.append((form, n))
             return True
-        source = self._picked(index)
-        if source is None:
+        picked = self._picked(index)
+        if picked is None:
             return False
-        if (source, n) not in self.tables:
-            self.tables.append((source, n))
+        if (*picked, n) not in self.tables:
+            self.tables.append((*picked, n))
         return True
 
     def _picked(self, value):
-        """The array, fixed before the loop and not too large to scan (`_scan_at`),
-        that `value` is one element of (`x[indices[k]]`: a `dynamic_slice` of sizes 1,
+        """(the array, the op it is scanned before: `_scan_at`) of an array fixed before
+        the loop and not too large to scan that `value` is one element of (`x[indices[k]]`: a `dynamic_slice` of sizes 1,
         through a reshape and an integer widening), else None. Its index does not
         matter: the slice clamps it into the array."""
         op = defining_op(value)
@@ -159,9 +146,8 @@ class _Facts:
                 any(s != 1 for s in ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])):
             return None
         source = op.operands[0]
-        if inside(source, self.loop) or _scan_at(self.loop, source) is None:
-            return None
-        return source
+        at = None if inside(source, self.loop) else _scan_at(self.loop, source)
+        return None if at is None else (source, at)
 
     def _linear(self, value, depth):
         """(slope, [(sign, value fixed before the loop)], constant) with `value ==
@@ -213,8 +199,8 @@ class _Facts:
                 left = hlo.SubtractOp(size, index).result if slope > 0 else \
                     hlo.AddOp(index, int_constant_op(1, t)).result
                 room = left if room is None else hlo.MinOp(room, left).result
-        for source, n in self.tables:
-            fits = _all_below(source, n, _scan_at(self.loop, source))
+        for source, at, n in self.tables:
+            fits = _all_below(source, n, at)
             ok = fits if ok is None else hlo.AndOp(ok, fits).result
         end = bound if room is None else \
             hlo.MinOp(bound, hlo.AddOp(_as(first, t), room).result).result
@@ -249,8 +235,7 @@ def _all_below(source, n, at):
     with ir.InsertionPoint(at), at.location:
         flat = [int(np.prod(t.shape))]
         wide = hlo.ReshapeOp(ir.RankedTensorType.get(flat, t.element_type), source).result
-        element = ir.IntegerType(t.element_type)
-        if element.width != 64 or element.is_unsigned:
+        if ir.IntegerType(t.element_type).width != 64:    # widened as the loop widens
             wide = hlo.ConvertOp(ir.RankedTensorType.get(flat, ir.IntegerType.get_signless(
                 64)), wide).result
         wide = hlo.ConvertOp(ir.RankedTensorType.get(flat, u64), wide).result

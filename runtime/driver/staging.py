@@ -21,9 +21,12 @@ from npxla.runtime.numpy.core.extents import counts_vector, to_origin
 from npxla.runtime.driver.argcheck import refuse_unsupported_arguments
 from npxla.runtime.driver.packing import pack_scalars
 from npxla.runtime.numpy.core.convert import cast_to
+from npxla.runtime.lowering.dead import erase_dead
 from npxla.runtime.lowering.divisors import spread_divisors
+from npxla.runtime.lowering.extreme_tests import fold_extreme_tests
 from npxla.runtime.lowering.hoist import hoist_loop_products
 from npxla.runtime.lowering.lanes import vectorise_row_loops
+from npxla.runtime.lowering.loop_tests import move_tests_to_cond
 from npxla.runtime.lowering.maps import hoist_loop_maps
 from npxla.runtime.lowering.read_ahead import read_ahead
 from npxla.runtime.lowering.rows import privatise_rows
@@ -243,6 +246,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
             outputs.append(combine(payloads))
         outputs.append(combine([f for f, _ in trace.error_checks]))
     trace.finish_function(outputs)
+    fold_extreme_tests(trace.module)
     hoist_loop_products(trace.module)
     vectorise_row_loops(trace.module)
     privatise_rows(trace.module)
@@ -252,8 +256,10 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     drop_unneeded_rounding(trace.module)
     widen_write_values(trace.module)
     spread_divisors(trace.module)
+    move_tests_to_cond(trace.module)
     if trace.platform == "cpu":
         split_loop_dots(trace.module)
+    erase_dead(trace.module)
     text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,
                   trace.module, list(trace.host_callbacks), list(trace.dependencies),

@@ -9,6 +9,7 @@ from benchmarks.kernels import newton_sqrt
 from differential import check
 from npxla import jit
 from npxla.runtime.lowering import loop_tests
+from tests.runtime.test_bounded_scatter import _copies_in_loops
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 RNG = np.random.default_rng(5)
@@ -99,3 +100,11 @@ def test_flag_after_the_loop():
         return x, go
     check(flags, RNG.uniform(0.0, 10.0, N))
     check(flags, -RNG.uniform(0.0, 10.0, N))
+
+
+def test_no_copy_of_the_carried_array_per_trip():
+    """With the test fused into the update, XLA recomputed the new `x` for the test
+    from the old one and copied the old `x` every trip (issue 37, item 1)."""
+    a = RNG.uniform(1.0, 100.0, N)
+    text = jit(newton_sqrt).lower(a).as_text("hlo")
+    assert _copies_in_loops(text, a.shape) == 0

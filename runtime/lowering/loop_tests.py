@@ -73,10 +73,14 @@ def _move(loop) -> bool:
 
 
 def _reduces_large(op) -> bool:
-    if op.name != "stablehlo.reduce":
-        return False
-    t = ir.RankedTensorType(op.operands[0].type)
-    return int(np.prod(t.shape, dtype=np.int64)) >= _MIN_ELEMENTS
+    """Whether `op`, or an op in its regions (a test behind `and`'s short circuit), is
+    a reduction of `_MIN_ELEMENTS` or more."""
+    if op.name == "stablehlo.reduce":
+        t = ir.RankedTensorType(op.operands[0].type)
+        if int(np.prod(t.shape, dtype=np.int64)) >= _MIN_ELEMENTS:
+            return True
+    return any(_reduces_large(inner) for region in op.regions for block in region.blocks
+               for inner in block.operations)
 
 
 def _reads(op):

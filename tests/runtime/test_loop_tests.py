@@ -77,6 +77,28 @@ def test_nan_stops_at_once():
     check(halvings, x, 1e-3, 50)
 
 
+def settle(u, alpha, tol, limit):
+    """A test the converter stages behind the `break`'s flag (inside an `if`)."""
+    steps = 0
+    while np.abs(u).max() > tol:
+        u = u.copy()
+        u[1:-1] = u[1:-1] + alpha * (u[2:] - 2 * u[1:-1] + u[:-2])
+        steps += 1
+        if steps > limit:
+            break
+    return u, steps
+
+
+def test_test_behind_a_break():
+    u = np.zeros(N)
+    u[N // 2] = 1.0
+    for limit in (0, 3, 10_000):
+        check(settle, u, 0.4, 0.05, limit)
+    u[7] = np.nan
+    check(settle, u, 0.4, 0.05, 10)
+    assert _cond_has_test(settle, u, 0.4, 0.05, 10)
+
+
 def _cond_has_test(fn, *args):
     text = jit(fn).lower(*args).as_text()
     cond = text.split("cond {")[1].split("} do {")[0]

@@ -23,6 +23,10 @@ from npxla.runtime.xla.superset import Shifter
 from npxla.runtime.xla.transfer import Uploader
 
 
+
+# the kinds of result slots (`staging`) the fast path can give
+_FAST_SLOTS = frozenset({"out", "packed", "const", "arg", "dup"})
+
 class Compiled:
     """One executable for one signature, plus the recipe to rebuild NumPy results."""
 
@@ -57,13 +61,16 @@ class Compiled:
         self.redoable = bool(staged.host_callbacks) and (speculates(staged) or
                                                          assumes(staged))
         # whether calls may take the fast path (`runpath.fast_runner`): no effects,
-        # results that are outputs or constants, and host callbacks only without side
-        # effects (a library routine run on XLA's buffers: the executable calls them
-        # whoever dispatches it). A run whose checks failed is run again on the
-        # general path, which raises (`runpath.checked`)
+        # results that are outputs, constants or arguments, and host callbacks only
+        # without side effects (a library routine run on XLA's buffers: the executable
+        # calls them whoever dispatches it). A run whose checks failed is run again on
+        # the general path, which raises (`runpath.checked`)
         self.fast_eligible = not staged.effects and \
             all(getattr(fn, "npxla_pure", False) for fn in staged.host_callbacks) and \
-            all(s[0] in ("out", "packed", "const") for s in staged.out_slots)
+            all(s[0] in _FAST_SLOTS for s in staged.out_slots)
+        # results that are the caller's own objects (`return A` after `A += ..`): the
+        # fast path gives them from the call's arguments (`runpath._writing_runner`)
+        self.returns_args = any(s[0] in ("arg", "dup") for s in staged.out_slots)
 
     def compile_text(self, text, pieces=None):
         """`text` compiled; `pieces`: host callbacks that read an argument's superset

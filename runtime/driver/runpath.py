@@ -133,9 +133,10 @@ def may_run_fast(entry, args):
 
 
 def _writing_runner(entry, output, align, fallback):
-    """The fast runner of a program that writes NumPy arguments back, or None: the
-    general path's write-back and results (`Finisher.write`, `Finisher.results`) after
-    JAX's C++ dispatch. Arguments that share memory go to `fallback` (the program was
+    """The fast runner of a program that writes NumPy arguments back or returns an
+    argument, or None: the general path's write-back and results (`Finisher.write`,
+    `Finisher.results`, which gives an argument result as the caller's own object)
+    after JAX's C++ dispatch. Arguments that share memory go to `fallback` (the program was
     compiled for separate arrays: `memory_sharing` is part of the general path's key),
     and so does a run whose check failed, before anything is written."""
     finisher = entry.finisher
@@ -157,9 +158,9 @@ def _writing_runner(entry, output, align, fallback):
 def fast_runner(entry, args, n_extra, output, fallback):
     """The fast path's runner for positional `args` (then `n_extra` implicit arrays) of
     the Compiled `entry`, or None when the call needs the general path: the program
-    has effects or host callbacks with side effects, returns an argument, writes a NumPy
-    argument back beside DeviceArrays (or through spare buffers), or device arrays are
-    not on the program's device. DeviceArrays it updates go in donated where no check
+    has effects or host callbacks with side effects, writes a NumPy argument back or
+    returns an argument beside DeviceArrays (or writes through spare buffers), or device
+    arrays are not on the program's device. DeviceArrays it updates go in donated where no check
     could fail, and take their new buffers; `fallback(args)` runs a call that passes one
     DeviceArray twice, whose arguments share memory while one is written back, or
     whose checks failed."""
@@ -190,7 +191,8 @@ def fast_runner(entry, args, n_extra, output, fallback):
     # arrays, and the NumPy arguments of this signature above the threshold
     align = tuple(i for i, a in enumerate(args) if may_realign(a)) + \
         tuple(range(len(args), len(args) + n_extra))
-    if any(i not in held for i in writes):          # a NumPy argument written back
+    if entry.returns_args or any(i not in held for i in writes):
+        # a NumPy argument written back, or a result that is an argument itself
         if held or hosted or n_extra:
             return None
         return _writing_runner(entry, output, align, fallback)

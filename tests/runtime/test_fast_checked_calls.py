@@ -146,3 +146,46 @@ def test_region_write_back_on_the_fast_path():
     hits = f._hits
     _same_call(fill_head, np.arange(8.0) + 1, np.ones(100_000))
     assert f._hits > hits
+
+
+# --- results that are the caller's own arrays ------------------------------------------
+def scale_in_place(A, s):
+    A *= s
+    return A
+
+
+def unchanged(x):
+    return x
+
+
+def row_and_total(A, v):
+    A[0] += v.sum()
+    return A, A[0] * 2.0, A
+
+
+def test_a_returned_argument_is_the_callers_array_on_the_fast_path():
+    f = _fast_after_calls(scale_in_place, np.arange(6.0), 2.0)
+    hits = f._hits
+    A = np.arange(6.0)
+    assert f(A, 3.0) is A
+    np.testing.assert_array_equal(A, np.arange(6.0) * 3)
+    assert f._hits > hits
+    g = _fast_after_calls(unchanged, np.ones(3))
+    x = np.ones(3)
+    assert g(x) is x
+    h = jit(row_and_total)
+    B = np.zeros(4)
+    for k in range(1, 4):             # the first call stages, the later ones are fast
+        first, total, again = h(B, np.ones(2))
+        assert first is B and again is B and B[0] == 2.0 * k and total == 4.0 * k
+    assert _runner_installed(h) and h._hits >= 2
+
+
+def test_a_returned_argument_passed_twice_leaves_the_fast_path():
+    def add_into(A, B):
+        A += B
+        return A
+    f = _fast_after_calls(add_into, np.arange(4.0), np.ones(4))
+    D = np.arange(4.0)
+    assert f(D, D) is D
+    np.testing.assert_array_equal(D, np.arange(4.0) * 2)

@@ -22,10 +22,9 @@ from npxla.runtime.xla.compile import compile_module
 from npxla.runtime.xla.superset import Shifter
 from npxla.runtime.xla.transfer import Uploader
 
-
-
 # the kinds of result slots (`staging`) the fast path can give
 _FAST_SLOTS = frozenset({"out", "packed", "const", "arg", "dup"})
+
 
 class Compiled:
     """One executable for one signature, plus the recipe to rebuild NumPy results."""

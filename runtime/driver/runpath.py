@@ -136,9 +136,9 @@ def _writing_runner(entry, output, align, fallback):
     """The fast runner of a program that writes NumPy arguments back or returns an
     argument, or None: the general path's write-back and results (`Finisher.write`,
     `Finisher.results`, which gives an argument result as the caller's own object)
-    after JAX's C++ dispatch. Arguments that share memory go to `fallback` (the program was
-    compiled for separate arrays: `memory_sharing` is part of the general path's key),
-    and so does a run whose check failed, before anything is written."""
+    after JAX's C++ dispatch. Arguments that share memory go to `fallback` (the
+    program was compiled for separate arrays: `memory_sharing` is part of the general
+    path's key), and so does a run whose check failed, before anything is written."""
     finisher = entry.finisher
 
     def finish(args, outs):
@@ -159,11 +159,11 @@ def fast_runner(entry, args, n_extra, output, fallback):
     """The fast path's runner for positional `args` (then `n_extra` implicit arrays) of
     the Compiled `entry`, or None when the call needs the general path: the program
     has effects or host callbacks with side effects, writes a NumPy argument back or
-    returns an argument beside DeviceArrays (or writes through spare buffers), or device
-    arrays are not on the program's device. DeviceArrays it updates go in donated where no check
-    could fail, and take their new buffers; `fallback(args)` runs a call that passes one
-    DeviceArray twice, whose arguments share memory while one is written back, or
-    whose checks failed."""
+    returns an argument beside DeviceArrays (or writes through spare buffers), or
+    device arrays are not on the program's device. DeviceArrays it updates go in
+    donated where no check could fail, and take their new buffers; `fallback(args)`
+    runs a call that passes one DeviceArray twice, whose arguments share memory while
+    one is written back, or whose checks failed."""
     st = entry.staged
     if not may_run_fast(entry, args) or len(entry.param_leaves) != len(args) + n_extra:
         return None

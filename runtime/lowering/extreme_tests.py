@@ -26,8 +26,9 @@ for a float max or min over every axis (with or without its guarding `stablehlo.
 whose only reader is a `stablehlo.compare` with a 0-d operand on the other side, seen
 through widening float conversions (a float32 maximum compared with a float64
 tolerance); anything else keeps the reduction as it was. The max, its guard and its
-NaN test are left unread, for XLA's dead-code elimination (erasing an `if` here would
-leave the bindings' wrappers of the ops inside it pointing at freed memory).
+NaN test are left unread; `dead.erase_dead` removes them once every rewrite has run
+(erasing an `if` here would leave the bindings' wrappers of the ops inside it, which
+this walk still holds, pointing at freed memory).
 """
 from __future__ import annotations
 
@@ -75,9 +76,9 @@ def _only_use(value):
 
 
 def _extreme(value):
-    """(X, "max" or "min", the float type it is widened to or None, the ops that go
-    with it) when `value` is the NaN-propagating max or min of X over all its axes, read
-    only by the compare (through widening conversions), else None."""
+    """(X, "max" or "min", the float type it is widened to or None) when `value` is
+    the NaN-propagating max or min of X over all its axes, read only by the compare
+    (through widening conversions), else None."""
     widened = None
     op = defining_op(value)
     while op is not None and op.name == "stablehlo.convert":

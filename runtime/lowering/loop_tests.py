@@ -148,11 +148,11 @@ def _rewrite(loop, p, ops, sources):
                      [constant(np.zeros((), np.bool_))])
     old_ret.erase()
     # the sources as the body's new block has them: its ops moved, its arguments new
-    old_args = list(loop.regions[1].blocks[0].arguments)
+    old_args = {a: k for k, a in enumerate(loop.regions[1].blocks[0].arguments)}
     mapping = {}
     for v, q in sources.items():
-        if any(v == a for a in old_args):
-            v = body.arguments[[k for k, a in enumerate(old_args) if v == a][0]]
+        if v in old_args:
+            v = body.arguments[old_args[v]]
         mapping[v] = cond.arguments[q]
     cond_ret = _terminator(cond)
     with ir.InsertionPoint(cond_ret), cond_ret.location:

@@ -24,6 +24,17 @@ Applies to arrays whose trip ends with a chain of `dynamic_update_slice`s of the
 value and whose other uses in the trip are `dynamic_slice`s of at most `MAX_ELEMENTS`
 elements, at indices computed (by ops without regions or effects) from the trip's
 carried values, constants and values from outside the loop, and not from the array.
+
+The same move serves a trip that computes the whole array anew from its old elements
+and some of its rows or columns: Floyd-Warshall's `D = np.minimum(D, D[:, k, None] +
+D[None, k, :])`. XLA fuses the row and column reads into the kernel that computes the
+new array, which then reads the old one at other positions than it writes, so it
+writes a new buffer and XLA copies it into the loop's own every trip (200 x 200: a
+320 KB copy a trip). With the row and column taken a trip ahead, the kernel reads the
+old array only element by element at the position it writes, and XLA runs it in the
+array's own buffer. So an array of at least `WHOLE_MIN_ELEMENTS` whose other uses in
+the trip are all same-shaped elementwise ops has its `dynamic_slice`s (of at most a
+`WHOLE_MAX_SHARE` of it, together) moved too.
 """
 from __future__ import annotations
 
@@ -31,8 +42,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.ssa import (affine, defining_op, int_constant, move_ops,
-                                        operation, remap, while_loops)
+from npxla.runtime.lowering.ssa import (ELEMENTWISE, affine, defining_op, int_constant,
+                                        move_ops, operation, remap, while_loops)
 
 MAX_ELEMENTS = 16
 _DS, _DUS = "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"
@@ -43,6 +54,9 @@ _IMPURE = frozenset({"stablehlo.while", "stablehlo.if", "stablehlo.case",
                      "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv"})
 # a closure over the trip's ops larger than this is not searched (counts as a conflict)
 _CLOSURE_BUDGET = 4096
+# arrays computed anew each trip: the smallest, and the largest share of it read ahead
+WHOLE_MIN_ELEMENTS = 1024
+WHOLE_MAX_SHARE = 0.25
 
 
 def read_ahead(module: ir.Module) -> int:
@@ -51,7 +65,7 @@ def read_ahead(module: ir.Module) -> int:
     for loop in while_loops(module):
         for k in range(len(loop.operands)):
             body = loop.regions[1].blocks[0]
-            reads = _plan(loop, body, k)
+            reads = _plan(loop, body, k) or _plan_whole(loop, body, k)
             if reads:
                 loop = _rewrite(loop, k, reads)
                 moved += len(reads)
@@ -83,6 +97,34 @@ def _plan(loop, body, k):
             return None
         reads.append(op)
     if not reads or not _conflict(reads, chain):
+        return None
+    return reads
+
+
+def _plan_whole(loop, body, k):
+    """The window reads of carried array `k` to take a trip ahead when the trip computes
+    the array anew from them and its old elements (used only by same-shaped elementwise
+    ops), else None."""
+    arg = body.arguments[k]
+    t = ir.RankedTensorType(arg.type)
+    size = int(np.prod(t.shape)) if t.rank else 0
+    if size < WHOLE_MIN_ELEMENTS or _terminator(body).operands[k] == arg:
+        return None
+    reads, read_elements = [], 0
+    for use in arg.uses:
+        op = operation(use.owner)
+        if operation(op.parent) != operation(loop):
+            return None
+        if op.name == _DS and use.operand_number == 0:
+            if not all(_index_ops(v, body, arg, [_PURE_BUDGET]) is not None
+                       for v in op.operands[1:]):
+                return None
+            reads.append(op)
+            read_elements += int(np.prod(ir.RankedTensorType(op.results[0].type).shape))
+        elif op.name not in ELEMENTWISE or any(
+                ir.RankedTensorType(r.type).shape != t.shape for r in op.results):
+            return None
+    if not reads or read_elements > WHOLE_MAX_SHARE * size:
         return None
     return reads
 

@@ -31,6 +31,7 @@ from npxla.runtime.lowering.loop_writes import write_loop_windows_in_place
 from npxla.runtime.lowering.maps import hoist_loop_maps
 from npxla.runtime.lowering.read_ahead import read_ahead
 from npxla.runtime.lowering.rows import privatise_rows
+from npxla.runtime.lowering.shared_ahead import carry_shared_values
 from npxla.runtime.lowering.unroll import unroll_scalar_loops
 from npxla.runtime.lowering.dot_trees import split_loop_dots
 from npxla.runtime.lowering.unneeded_rounding import drop_unneeded_rounding
@@ -259,6 +260,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     widen_write_values(trace.module)
     spread_divisors(trace.module)
     move_tests_to_cond(trace.module)
+    carry_shared_values(trace.module)
     if trace.platform == "cpu":
         split_loop_dots(trace.module)
     erase_dead(trace.module)

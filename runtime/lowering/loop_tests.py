@@ -25,8 +25,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.trace import constant
-from npxla.runtime.lowering.ssa import (defining_op, inside, move_ops, operation, remap,
-                                        while_loops)
+from npxla.runtime.lowering.ssa import (defining_op, inside, operation, rebuilt_loop,
+                                        remap, while_loops)
 
 # the smallest array a test must reduce for the move to pay (below, the test is cheap
 # next to the `if` it costs per trip)
@@ -134,12 +134,7 @@ def _rewrite(loop, p, ops, sources):
     i1 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
     with ir.InsertionPoint(loop), loop.location:
         operands = list(loop.operands) + [constant(np.ones((), np.bool_))]
-        types = [v.type for v in operands]
-        new = hlo.WhileOp(types, operands)
-    blocks = [new.regions[r].blocks.append(*types) for r in range(2)]
-    for r in range(2):
-        move_ops(loop.regions[r].blocks[0], blocks[r])
-    cond, body = blocks
+    new, (cond, body) = rebuilt_loop(loop, operands)
     old_ret = _terminator(body)
     ends = list(old_ret.operands)
     test = ends[p]

@@ -43,7 +43,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.ssa import (ELEMENTWISE, affine, defining_op, int_constant,
-                                        move_ops, operation, remap, while_loops)
+                                        operation, rebuilt_loop, remap, while_loops)
 
 MAX_ELEMENTS = 16
 _DS, _DUS = "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"
@@ -282,13 +282,7 @@ def _rewrite(loop, k, reads):
         for op in reads:                    # the first trip's reads, before the loop
             firsts.append(_forwarded(op, body, list(loop.operands), before) or
                           _read_at(op, body, list(loop.operands), loop.operands[k]))
-        operands = list(loop.operands) + firsts
-        types = [v.type for v in operands]
-        new = hlo.WhileOp(types, operands)
-    blocks = [new.regions[r].blocks.append(*types) for r in range(2)]
-    for r in range(2):
-        move_ops(loop.regions[r].blocks[0], blocks[r])
-    body = blocks[1]
+    new, (_, body) = rebuilt_loop(loop, list(loop.operands) + firsts)
     n = len(loop.operands)
     ret = _terminator(body)
     ends = list(ret.operands)

@@ -32,8 +32,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import int_constant_op
 from npxla.runtime.lowering.counted import interval, static_trip_count
-from npxla.runtime.lowering.ssa import (affine, defining_op, inside, int_constant, move_ops,
-                                        operation, while_loops)
+from npxla.runtime.lowering.ssa import (affine, defining_op, inside, int_constant,
+                                        operation, rebuilt_loop, while_loops)
 
 _DS, _DUS = "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"
 
@@ -129,10 +129,7 @@ def _rewrite(loop, p, write, own, other):
         operands = list(loop.operands)
         operands[p] = hlo.DynamicSliceOp(full, [row] + at_row_zero(row),
                                          [1] + list(t.shape[1:])).result
-        types = [v.type for v in operands]
-        new = hlo.WhileOp(types, operands)
-    for region in range(2):
-        move_ops(loop.regions[region].blocks[0], new.regions[region].blocks.append(*types))
+    new, _ = rebuilt_loop(loop, operands)
     # reads of the written row read the carried row (its row 0); the write updates it
     for op in own + [write]:
         if not any(list(r.uses) for r in op.results):
@@ -228,12 +225,8 @@ def _forward(loop, p):
             int_constant_op(0, index.type), int_constant_op(start + w - 1, index.type)],
             [1, 1]).result
         operands = list(loop.operands) + [hlo.ReshapeOp(scalar, first).result]
-        types = [v.type for v in operands]
-        new = hlo.WhileOp(types, operands)
-    blocks = [new.regions[r].blocks.append(*types) for r in range(2)]
-    for r in range(2):
-        move_ops(loop.regions[r].blocks[0], blocks[r])
-    last = blocks[1].arguments[len(types) - 1]
+    new, blocks = rebuilt_loop(loop, operands)
+    last = blocks[1].arguments[len(operands) - 1]
     with ir.InsertionPoint(blocks[1].operations[0]), loop.location:
         as_piece = hlo.ReshapeOp(piece, last).result
     for op in previous:

@@ -5,6 +5,7 @@ the op behind an operand (`numpy/linalg/products`, `numpy/linalg/bounded_buckets
 from __future__ import annotations
 
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 # ops that apply one function to the elements at each position of their (same-shaped)
 # operands: a loop body made of them may run for many trips at once, one per element
@@ -65,6 +66,19 @@ def move_ops(old, new):
         new.append(op)
     for a, b in zip(old.arguments, new.arguments):
         a.replace_all_uses_with(b)
+
+
+def rebuilt_loop(loop, operands):
+    """A `while` before `loop` carrying `operands` (the loop's own, then more), with
+    `loop`'s ops moved into its blocks; returns it and its (cond, body) blocks. The
+    caller gives the body its new return and replaces and erases `loop`."""
+    types = [v.type for v in operands]
+    with ir.InsertionPoint(loop), loop.location:
+        new = hlo.WhileOp(types, operands)
+    blocks = [new.regions[r].blocks.append(*types) for r in range(2)]
+    for r in range(2):
+        move_ops(loop.regions[r].blocks[0], blocks[r])
+    return new, blocks
 
 
 def copied_before(value, loop):

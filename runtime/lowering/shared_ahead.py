@@ -85,9 +85,18 @@ def _plan(loop):
     if not edge or len(edge) > MAX_VALUES:
         return None
     cone = _cone(edge, ops, index, loop)
-    if cone is None or not any(op.name in EXPENSIVE for op in cone):
+    if cone is None or not any(_expensive(op) for op in cone):
         return None
     return edge, cone
+
+
+def _expensive(op) -> bool:
+    """Whether XLA pays for `op` again in each kernel it is duplicated into: the
+    `EXPENSIVE` ops, and the absolute value of a complex number (a scaled root)."""
+    if op.name in EXPENSIVE:
+        return True
+    return op.name == "stablehlo.abs" and isinstance(
+        ir.RankedTensorType(op.operands[0].type).element_type, ir.ComplexType)
 
 
 def _top(op, loop):

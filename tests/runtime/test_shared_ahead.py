@@ -1,7 +1,8 @@
 """Values that several carried arrays' updates share, computed a trip ahead and carried
 (`lowering/shared_ahead.py`), against NumPy bit for bit: bisection to several
 tolerances (no trip, one, many), NaN in the data, three arrays from one value, a shared
-value handed on itself, values that depend on the counter, a `break`, and loops left
+value handed on itself, values that depend on the counter, a `break`, escape counts over a
+complex grid (the absolute value counts as expensive), and loops left
 alone (cheap shared work, small arrays); after XLA's optimisation the bisection loop
 computes its sine once a trip and copies neither array."""
 import re
@@ -62,6 +63,16 @@ def stops_early(lo, hi, limit):
     return lo, hi, trips
 
 
+def escape_counts(c, steps):
+    z = np.zeros_like(c)
+    counts = np.zeros(c.shape, dtype=np.int64)
+    for _ in range(steps):
+        alive = np.abs(z) <= 2.0                 # a complex abs: a scaled root
+        z = np.where(alive, z * z + c, z)
+        counts[alive] += 1
+    return z, counts
+
+
 def cheap_shared(x, y, steps):
     for _ in range(steps):
         d = x - y
@@ -100,6 +111,19 @@ def test_values_that_depend_on_the_counter():
 @pytest.mark.parametrize("limit", [1, 3, 100])
 def test_a_loop_that_breaks(limit):
     check(stops_early, np.zeros(N), np.full(N, 3.0), limit, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("steps", [0, 1, 30])
+def test_escape_counts_with_a_complex_abs(steps):
+    side = int(np.sqrt(N)) + 1
+    c = (RNG.uniform(-2.0, 0.6, (side, side)) + 1j * RNG.uniform(-1.2, 1.2, (side, side)))
+    c[0, 0] = complex(np.nan, 0.0)
+    c[1, 1] = complex(np.inf, 1.0)
+    check(escape_counts, c, steps, rtol=0, atol=0)
+    text = jit(escape_counts).lower(c, steps).as_text()
+    # the mask is carried: the loop's state holds a boolean array of the grid's shape
+    state = re.search(r"stablehlo.while\(.*\) : (.*)", text).group(1)
+    assert f"tensor<{side}x{side}xi1>" in state
 
 
 def test_cheap_shared_work_and_small_arrays_stay_as_written():

@@ -25,8 +25,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.staging.trace import constant
-from npxla.runtime.lowering.ssa import (defining_op, inside, operation, rebuilt_loop,
-                                        remap, while_loops)
+from npxla.runtime.lowering.ssa import (cloned, defining_op, inside, operation,
+                                        rebuilt_loop, while_loops)
 
 # the smallest array a test must reduce for the move to pay (below, the test is cheap
 # next to the `if` it costs per trip)
@@ -155,11 +155,7 @@ def _rewrite(loop, p, ops, sources):
         with ir.InsertionPoint(pick.true_branch.blocks.append()):
             hlo.ReturnOp([cond.arguments[p]])
         branch = pick.false_branch.blocks.append()
-        for op in ops:
-            copy = op.clone(ip=ir.InsertionPoint(branch))
-            remap(copy, mapping)
-            for old, made in zip(op.results, copy.results):
-                mapping[old] = made
+        mapping = cloned(ops, mapping, ir.InsertionPoint(branch))
         with ir.InsertionPoint(branch):
             hlo.ReturnOp([mapping[test]])
         hlo.ReturnOp([pick.result])

@@ -18,10 +18,13 @@ back; as a `dynamic_update_slice` XLA takes the reversed window first, then adds
 in the array's own buffer, with no copy: `levinson_durbin` at n = 3001, 13.8-15.1 ms
 -> 9.4-9.9 ms (NumPy 32-43 ms).
 
-So a wide write goes back to a `dynamic_update_slice` when it sits in a `while` body,
-writes into the array the body carries (its block argument, or a write into it), and
-its value reads that array through a `dynamic_slice` or `gather`. Such an array is
-never a reshape of another value (`inplace` says why that would matter).
+The choice is made here, on the finished module, because `inplace` cannot make it: the
+converter stages a loop's body before the `while` that holds it, so a write does not
+know it is in a loop when it is staged. So a wide write goes back to a
+`dynamic_update_slice` when it sits in a `while` body, writes into the array the body
+carries (its block argument, or a write into it), and its value reads that array
+through a `dynamic_slice` or `gather`. Such an array is never a reshape of another
+value (`inplace` says why that would matter).
 """
 from __future__ import annotations
 

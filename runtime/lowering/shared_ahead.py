@@ -28,8 +28,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.ssa import (ELEMENTWISE, defining_op, inside, operation,
-                                        rebuilt_loop, remap, while_loops)
+from npxla.runtime.lowering.ssa import (ELEMENTWISE, cloned, defining_op, inside,
+                                        operation, rebuilt_loop, while_loops)
 
 # ops XLA duplicates into every kernel that uses them, at a real cost
 EXPENSIVE = frozenset(f"stablehlo.{n}" for n in (
@@ -73,7 +73,7 @@ def _plan(loop):
                 else:
                     bits |= reach[index[user]]
         reach[at] = bits
-    carried = _carried_dependence(ops, body, loop)
+    carried = _carried_dependence(ops, index, body, loop)
     shared = {at for at, op in enumerate(ops[:-1])
               if carried[at] and bin(reach[at]).count("1") >= 2 and _array(op)}
     edge = []
@@ -108,11 +108,11 @@ def _top(op, loop):
     return op if op.parent is not None else None
 
 
-def _carried_dependence(ops, body, loop):
-    """Per op: whether it is shareable and computed from a carried value (with only
-    shareable ops, carried values and values from outside the loop)."""
+def _carried_dependence(ops, index, body, loop):
+    """Per op (`index`: an op's position in `ops`): whether it is shareable and computed
+    from a carried value (with only shareable ops, carried values and values from
+    outside the loop)."""
     args = set(body.arguments)
-    index = {op: at for at, op in enumerate(ops)}
     pure = [False] * len(ops)
     carried = [False] * len(ops)
     for at, op in enumerate(ops[:-1]):
@@ -163,30 +163,18 @@ def _cone(edge, ops, index, loop):
     return [ops[at] for at in sorted(found)]
 
 
-def _copies(cone, mapping, ip):
-    """The `cone` ops cloned at `ip`, reading `mapping`'s values for its keys; returns
-    the mapping extended with the copies' results."""
-    mapping = dict(mapping)
-    for op in cone:
-        copy = op.clone(ip=ip)
-        remap(copy, mapping)
-        for old, new in zip(op.results, copy.results):
-            mapping[old] = new
-    return mapping
-
-
 def _rewrite(loop, edge, cone):
     old_body = loop.regions[1].blocks[0]
     n = len(loop.operands)
     with ir.InsertionPoint(loop), loop.location:
-        before = _copies(cone, dict(zip(old_body.arguments, loop.operands)),
+        before = cloned(cone, dict(zip(old_body.arguments, loop.operands)),
                          ir.InsertionPoint(loop))
         firsts = [before[op.results[0]] for op in edge]
     new, (_, body) = rebuilt_loop(loop, list(loop.operands) + firsts)
     ret = list(body.operations)[-1]
     ends = list(ret.operands)
     with ir.InsertionPoint(ret), ret.location:
-        after = _copies(cone, dict(zip(body.arguments[:n], ends)), ir.InsertionPoint(ret))
+        after = cloned(cone, dict(zip(body.arguments[:n], ends)), ir.InsertionPoint(ret))
         nexts = [after[op.results[0]] for op in edge]
         hlo.ReturnOp(ends + nexts)
     ret.erase()

@@ -81,6 +81,19 @@ def rebuilt_loop(loop, operands):
     return new, blocks
 
 
+def cloned(ops, mapping, ip):
+    """`ops` (in order) cloned at `ip`, each reading `mapping`'s value for a key it
+    reads; returns `mapping` extended with the clones' results (a loop's work copied
+    before it, into its condition, or to the end of its trip)."""
+    mapping = dict(mapping)
+    for op in ops:
+        copy = op.clone(ip=ip)
+        remap(copy, mapping)
+        for old, new in zip(op.results, copy.results):
+            mapping[old] = new
+    return mapping
+
+
 def copied_before(value, loop):
     """`value`, computed in `loop`'s body from values defined outside it by pure ops
     (the caller checks), as computed before `loop`: its ops cloned there."""

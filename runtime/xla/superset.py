@@ -67,6 +67,7 @@ class Shifter:
         self._seen: dict = {}
         self._lock = threading.Lock()
         self._products = None         # {parameter: needs finite ends}, from `superset_dot.plan`
+        self._looped = None           # parameters a loop updates (`updated_in_loops`)
 
     @classmethod
     def make(cls, module_text, arg_avals, device, compile_text):
@@ -133,6 +134,14 @@ class Shifter:
                 self._variants[key] = False
                 return False
             shifts = {p: k for k, p in zip(key, self.candidates) if k}
+            if self._looped is None:
+                try:
+                    self._looped = updated_in_loops(self.module_text, self.candidates)
+                except Exception:  # pragma: no cover - a module we cannot read
+                    self._looped = set()
+            if self._looped.intersection(shifts):
+                self._variants[key] = False   # known without compiling (`updated_in_loops`)
+                return False
             if self._products is None:
                 try:
                     self._products = superset_dot.plan(self.module_text, self.avals,
@@ -194,6 +203,35 @@ def _superset(value, k):
                                 "data": (start, True), "version": 3}
     span._base = value
     return np.asarray(span)
+
+
+def updated_in_loops(module_text, candidates):
+    """The parameters among `candidates` that a `while` takes as a value it changes.
+
+    XLA copies such a parameter into a buffer the loop owns whatever it is given, so a
+    variant could only trade the memcpy for XLA's slower copy of the slice (or of the
+    rebuilt whole, `superset_heads`): `reads_in_place` would refuse it. Deciding that
+    from the module saves the compile a steady call would otherwise pay (1.5 s for a
+    Cholesky of 400 x 400, once per alignment offset)."""
+    with module_edit.editing(module_text) as edit:
+        block = edit.block
+        return {p for p in candidates
+                if any(_changed_by_loop(use.owner, use.operand_number)
+                       for use in block.arguments[p].uses)}
+
+
+def _changed_by_loop(op, index):
+    """Whether `op` is a `while` whose body hands on something else than its own
+    argument `index` (a loop that only reads a value passes it through untouched), or a
+    reshape of the value that such a loop takes."""
+    if op.name == "stablehlo.reshape":
+        return any(_changed_by_loop(use.owner, use.operand_number)
+                   for use in op.result.uses)
+    if op.name != "stablehlo.while":
+        return False
+    body = op.regions[1].blocks[0]
+    returned = list(body.operations)[-1].operands[index]
+    return returned != body.arguments[index]
 
 
 def shifted_module(module_text, shifts, avals):

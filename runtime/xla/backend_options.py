@@ -22,6 +22,9 @@ change speed, so a jaxlib whose protos would not take them compiles without them
 from __future__ import annotations
 
 import os
+import re
+
+import numpy as np
 
 # option -> value, for XLA:CPU compiles
 CPU_BACKEND_OPTIONS = {
@@ -39,6 +42,41 @@ CPU_BACKEND_OPTIONS = {
 # kernels, single kernels both ways), so only the programs it shrinks take it.
 LEAN_MIN_TEMP_BYTES = 16 << 20
 LEAN_FLAGS = ("xla_cpu_scheduler_type", "xla_cpu_enable_concurrency_optimized_scheduler")
+
+# A program without loops made of many small ops (a loop unrolled because its values
+# change shape, over short vectors: spectrum's `rlevinson` at order 50 is 5,300 ops of
+# median size 1) runs each op once per call, so its compile is nearly all its cost:
+# XLA:CPU spends ~1.2 ms per op with its MLIR fusion emitters at LLVM's default level.
+# Its older LLVM IR emitters, with LLVM's optimisation off, compile it 3x faster for
+# the same run time (see docs/benchmarks.md, "XLA:CPU's two code generators"). Where the
+# ops are large or sit in a loop, the default code is worth its compile
+# (`black_scholes`, 589 ops over 10^6 elements, runs 1.7x slower with the older
+# emitters; loops up to 3x).
+QUICK_MIN_OPS = 1000
+QUICK_MAX_MEDIAN_ELEMENTS = 4096
+QUICK_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 0}
+_OP = re.compile(r"\bstablehlo\.\w+")
+_RESULT = re.compile(r"=\s*\"?stablehlo\.\w+.*tensor<([\dx]*?)x?(?:[a-z]+\d*|complex<\w+>)>\s*$",
+                     re.M)
+
+
+def quick_compile(module_text: str) -> bool:
+    """Whether `module_text` is a program of many small ops outside any loop, which
+    compiles faster with `QUICK_OPTIONS` for the same run time (see above)."""
+    if "stablehlo.while" in module_text or len(_OP.findall(module_text)) < QUICK_MIN_OPS:
+        return False
+    sizes = sorted(int(np.prod([int(d) for d in dims.split("x") if d]))
+                   for dims in _RESULT.findall(module_text))
+    return bool(sizes) and sizes[len(sizes) // 2] <= QUICK_MAX_MEDIAN_ELEMENTS
+
+
+def with_quick_compile(options):
+    """`options` with `QUICK_OPTIONS` (scalar DebugOptions fields, which
+    `env_option_overrides` reaches), except those the user's XLA_FLAGS name."""
+    given = os.environ.get("XLA_FLAGS", "")
+    options.env_option_overrides = [(k, v) for k, v in QUICK_OPTIONS.items() if k not in given]
+    return options
+
 
 # field numbers in XLA's protos: CompileOptionsProto.executable_build_options,
 # ExecutableBuildOptionsProto.debug_options, DebugOptions.xla_backend_extra_options

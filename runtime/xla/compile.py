@@ -9,7 +9,8 @@ from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedOpera
 
 from npxla.runtime.lowering.callbacks import CPU_CALLBACK_TARGET, GPU_CALLBACK_TARGET
 from npxla.runtime.xla.backend_options import (LEAN_MIN_TEMP_BYTES, lean_options,
-                                               temp_bytes, with_backend_options)
+                                               quick_compile, temp_bytes,
+                                               with_backend_options, with_quick_compile)
 
 _parse_contexts = threading.local()
 
@@ -21,6 +22,8 @@ def compile_module(module_text: str, device, host_callbacks=()):
     client = device.client
     devices = xla_client.DeviceList((device,))
     options = options_for(device)
+    if device.platform == "cpu" and quick_compile(module_text):
+        options = with_quick_compile(options)
 
     def build(opts):
         if not host_callbacks:

@@ -42,6 +42,11 @@ os.environ["NPXLA_DEVICE"] = TEST_DEVICE
 
 def pytest_configure(config):
     worker_crashes.configure(config)
+    # Superset variants compile on the calling thread here: tests count on one being in
+    # place by a given call. tests/runtime/test_superset_background.py runs them on a
+    # thread of their own, as users get them.
+    from npxla.runtime.xla import superset
+    superset.BACKGROUND = False
     if TEST_DEVICE != "cpu":
         # lazy: JAX starts only for a run that asked for another device
         from npxla.runtime.xla.devices import DeviceNotFoundError, resolve

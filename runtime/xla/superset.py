@@ -49,6 +49,41 @@ _MOVES = frozenset({"parameter", "slice", "bitcast", "reshape", "copy", "transpo
                     "constant", "tuple", "get-tuple-element", "iota", "bitcast-convert"})
 
 
+# variants compile on a thread of their own (`_variant`); tests that count on a variant
+# being there by a given call turn this off (tests/conftest.py)
+BACKGROUND = True
+_BUILDS: set = set()              # variant compiles in flight, over all Shifters
+_BUILDS_LOCK = threading.Lock()
+
+
+def _start_build(build, *args):
+    def run():
+        try:
+            build(*args)
+        finally:
+            with _BUILDS_LOCK:
+                _BUILDS.discard(thread)
+    # not a daemon: the interpreter waits for a compile in flight before it exits
+    thread = threading.Thread(target=run, name="npxla-variant")
+    thread.start()
+    with _BUILDS_LOCK:
+        _BUILDS.add(thread)
+
+
+def wait_for_variants():
+    """Wait until no variant compile is in flight (benchmarks time steady calls after
+    it; tests of the background builds). A forked child's copies of its parent's
+    threads are not alive there."""
+    while True:
+        with _BUILDS_LOCK:
+            _BUILDS.intersection_update([t for t in _BUILDS if t.is_alive()])
+            threads = list(_BUILDS)
+        if not threads:
+            return
+        for thread in threads:
+            thread.join()
+
+
 class Shifter:
     """Per executable: which parameters may take a superset, the variants built for the
     offsets seen, and the per-call choice."""
@@ -65,6 +100,7 @@ class Shifter:
         self._heads: dict = {}        # offsets -> {parameter: j} passed headless (`superset_heads`)
         self._by_shapes: dict = {}    # the parameters' shapes of a variant -> the variant
         self._seen: dict = {}
+        self._pending: set = set()    # offsets whose variant is being built
         self._lock = threading.Lock()
         self._products = None         # {parameter: needs finite ends}, from `superset_dot.plan`
         self._looped = None           # parameters a loop updates (`updated_in_loops`)
@@ -123,14 +159,20 @@ class Shifter:
         return self._by_shapes.get(tuple(np.shape(x) for x in params))
 
     def _variant(self, key):
-        """The variant for `key` from the second call that wants it on."""
+        """The variant for `key` from the second call that wants it on: False until it
+        is built. It is compiled off the calling thread (`BACKGROUND`), so a steady
+        call never waits for a compile (a Cholesky of 400 x 400: 1.5 s); calls run on
+        the base executable, with the memcpy, until it is ready."""
         with self._lock:
             if key in self._variants:
                 return self._variants[key]
+            if key in self._pending:
+                return False
             self._seen[key] = self._seen.get(key, 0) + 1
             if self._seen[key] < 2:
                 return False
-            if sum(1 for v in self._variants.values() if v) >= _MAX_VARIANTS:
+            if sum(1 for v in self._variants.values() if v) + len(self._pending) >= \
+                    _MAX_VARIANTS:
                 self._variants[key] = False
                 return False
             shifts = {p: k for k, p in zip(key, self.candidates) if k}
@@ -142,34 +184,56 @@ class Shifter:
             if self._looped.intersection(shifts):
                 self._variants[key] = False   # known without compiling (`updated_in_loops`)
                 return False
-            if self._products is None:
-                try:
-                    self._products = superset_dot.plan(self.module_text, self.avals,
-                                                       self.candidates)
-                except Exception:  # pragma: no cover - a module we cannot read
-                    self._products = {}
-            splits = {p: k for p, k in shifts.items() if p in self._products}
-            slices = {p: k for p, k in shifts.items() if p not in splits}
+            self._pending.add(key)
+        if not BACKGROUND:
+            return self._build(key, shifts)
+        _start_build(self._build, key, shifts)
+        return False
+
+    def _build(self, key, shifts):
+        """Compile and judge the variant for `key`; publish it (`_variants` last, which
+        `prepare` reads without the lock) and return it."""
+        splits, variant = {}, False
+        try:
+            splits, variant = self._compiled(key, shifts)
+        except Exception:  # pragma: no cover - the base executable still runs
+            variant = False
+        finally:
+            with self._lock:
+                self._splits[key] = splits
+                self._variants[key] = variant
+                self._pending.discard(key)
+        return variant
+
+    def _compiled(self, key, shifts):
+        """(parameters passed split, the variant or False): the sliced superset's
+        variant, else the headed one (`_headed`), each kept only where XLA's program
+        reads the arguments in place."""
+        if self._products is None:
             try:
-                text, pieces = self.module_text, {}
-                if splits:
-                    text = superset_dot.split_module(text, splits, self.avals)
-                if slices:
-                    text, pieces = shifted_module(text, slices, self.avals)
-                exe = self._compile(text, pieces)
-            except Exception:  # pragma: no cover - the base executable still runs
-                exe = None
-            if exe is None or not reads_in_place(exe, slices, self.avals, splits):
-                variant = False if splits else self._headed(key, shifts)
-            else:
-                avals = [((int(np.prod(s)) + slices[p],), d) if p in slices else (s, d)
-                         for p, (s, d) in enumerate(self.avals)]
-                avals += [((k,), self.avals[p][1]) for p, k in sorted(splits.items())]
-                variant = (exe, Uploader(avals, self.device))
-                self._by_shapes[tuple(s for s, _ in avals)] = variant
-            self._splits[key] = splits
-            self._variants[key] = variant
-            return variant
+                self._products = superset_dot.plan(self.module_text, self.avals,
+                                                   self.candidates)
+            except Exception:  # pragma: no cover - a module we cannot read
+                self._products = {}
+        splits = {p: k for p, k in shifts.items() if p in self._products}
+        slices = {p: k for p, k in shifts.items() if p not in splits}
+        try:
+            text, pieces = self.module_text, {}
+            if splits:
+                text = superset_dot.split_module(text, splits, self.avals)
+            if slices:
+                text, pieces = shifted_module(text, slices, self.avals)
+            exe = self._compile(text, pieces)
+        except Exception:  # pragma: no cover - the base executable still runs
+            exe = None
+        if exe is None or not reads_in_place(exe, slices, self.avals, splits):
+            return splits, (False if splits else self._headed(key, shifts))
+        avals = [((int(np.prod(s)) + slices[p],), d) if p in slices else (s, d)
+                 for p, (s, d) in enumerate(self.avals)]
+        avals += [((k,), self.avals[p][1]) for p, k in sorted(splits.items())]
+        variant = (exe, Uploader(avals, self.device))
+        self._by_shapes[tuple(s for s, _ in avals)] = variant
+        return splits, variant
 
     def _headed(self, key, shifts):
         """The variant that passes each shifted parameter as its aligned part and a

@@ -394,16 +394,18 @@ class Timed:
 
 def steady_state(calls, args, mutates, cfg, budget_s=None):
     """{peer: {"median_s", "min_s", "runs", "number"}} from interleaved rounds."""
+    from npxla.runtime.xla import superset     # lazy, as each peer's import
     budget_s = cfg.budget_s if budget_s is None else budget_s
     timed = {p: Timed(f, args, mutates) for p, f in calls.items()}
     number = {}
     for p, t in timed.items():
-        # npxla compiles a variant for unaligned arguments on the second call that
-        # brings them (`superset`), which may be the first call here or the second
-        # (check_peers called with copies): two warm-up calls, then the calibration,
-        # the fastest of three
-        t.sample(1)
-        t.sample(1)
+        # npxla compiles a variant for unaligned arguments, on a thread of its own, from
+        # the second call that brings them (`superset`), which may be the first call
+        # here or the second (check_peers called with copies): three warm-up calls, the
+        # builds they started finished, then the calibration, the fastest of three
+        for _ in range(3):
+            t.sample(1)
+        superset.wait_for_variants()
         one = min(t.sample(1) for _ in range(3))
         number[p] = max(1, min(10_000, int(cfg.sample_s / max(one, 1e-7))))
     samples = {p: [] for p in timed}

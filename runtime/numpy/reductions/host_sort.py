@@ -19,6 +19,11 @@ have no ties, and a stable argsort is run where they have.
 Only large sorts go there (the callback costs tens of microseconds), on the CPU (a
 trace with `host_library`), of real keys (complex keys and multi-key sorts keep XLA's
 sort, whose comparator knows their order).
+
+The NaN-ignoring order statistics (nanmedian, and nanquantile/nanpercentile at a
+constant q) are NumPy's own calls there: a line's count of NaNs is only known at run
+time, so the program could read its ranks only from a full sort, where NumPy drops the
+NaNs and selects.
 """
 from __future__ import annotations
 
@@ -35,14 +40,15 @@ MIN_ELEMENTS = 1024
 _KINDS = frozenset("biuf")
 
 
-def _called_back(x: AbstractArray, recipe, dtype):
-    """The result (x's shape, `dtype`) that the library callback of `recipe` writes on
-    the host, or None where the sort stays in XLA."""
+def _called_back(x: AbstractArray, recipe, dtype, shape=None, kinds=_KINDS):
+    """The result (`shape`, else x's, of `dtype`) that the library callback of `recipe`
+    writes on the host, or None where the sort stays in XLA."""
     trace = current_trace()
     if trace is None or not trace.host_library or x.const is not None or \
-            x.size < MIN_ELEMENTS or x.dtype.kind not in _KINDS:
+            x.size < MIN_ELEMENTS or x.dtype.kind not in kinds:
         return None
-    (out,) = emit_library_callback(trace, recipe, [x], [(x.shape, dtype)])
+    (out,) = emit_library_callback(trace, recipe, [x],
+                                   [(x.shape if shape is None else shape, dtype)])
     return out
 
 
@@ -175,3 +181,76 @@ def _has_ties(s, axis):
     if (s[..., 1:] == s[..., :-1]).any():
         return True
     return s.dtype.kind == "f" and bool((np.isnan(s).sum(axis=-1) > 1).any())
+
+
+def host_nanmedian(x: AbstractArray):
+    """np.nanmedian of each line of the float array `x` (the reduced axes merged, last;
+    shape x.shape[:-1]) by NumPy itself on the host, or None. NumPy drops each line's
+    NaNs and selects the middle values in linear time; in XLA the line is sorted whole
+    (44,850 float64 with a callback sort: 5.8 ms against NumPy's 0.1). NumPy's own call
+    on the merged layout is the one NumPy makes for the user's axes (`_ureduce` merges
+    them the same way), so the result is NumPy's to the bit, zeros' signs included."""
+    if not x.shape or x.shape[-1] == 0:
+        return None
+    return _called_back(x, ("nanmedian",), x.dtype, x.shape[:-1], kinds="f")
+
+
+@library("nanmedian")
+def _nanmedian():
+    def call(outs, a):
+        out = outs[0]
+        # a line of NaNs only gives NaN, as in NumPy, but without its RuntimeWarning (the
+        # staged nanmedian gives none): such lines are left out of NumPy's call
+        empty = np.isnan(a).all(axis=-1)
+        if a.ndim == 1:
+            out[...] = np.nan if empty else np.nanmedian(a)
+        elif empty.any():
+            out[empty] = np.nan
+            if not empty.all():
+                out[~empty] = np.nanmedian(a[~empty], axis=-1)
+        else:
+            out[...] = np.nanmedian(a, axis=-1)
+    return call
+
+
+
+def host_nanquantile(x: AbstractArray, q, weak, percent, method):
+    """np.nanquantile (np.nanpercentile with `percent`) of each line of the float array
+    `x` at the constant `q` (a NumPy array, as the caller passed it; `weak`: a Python
+    number) by NumPy itself on the host, shape q.shape + x.shape[:-1], or None. NumPy
+    drops each line's NaNs and selects its ranks, the same per line whatever the layout
+    (`_nanquantile_1d`); the program sorts every line whole."""
+    if not x.shape or x.shape[-1] == 0 or q.ndim > 1:
+        return None
+    spec = (tuple(q.ravel().tolist()), q.shape, None if weak else q.dtype.str,
+            bool(percent), str(method))
+    try:
+        dtype = np.asarray(_quantile_call(*spec)(np.ones((1, 2), x.dtype))).dtype
+    except (TypeError, ValueError):     # a method NumPy refuses: the staged path says so
+        return None
+    return _called_back(x, ("nanquantile",) + spec, dtype, q.shape + x.shape[:-1],
+                        kinds="f")
+
+
+def _quantile_call(values, shape, dtype, percent, method):
+    """`a -> np.nan{quantile,percentile}(a, q, axis=-1, method=method)`, q rebuilt as the
+    caller passed it: a Python float (`dtype` None) or an array of `dtype`."""
+    q = values[0] if dtype is None else np.array(values, np.dtype(dtype)).reshape(shape)
+    fn = np.nanpercentile if percent else np.nanquantile
+    return lambda a: fn(a, q, axis=-1, method=method)
+
+
+@library("nanquantile")
+def _nanquantile(values, shape, dtype, percent, method):
+    if type(values) is not tuple or type(shape) is not tuple:
+        raise TypeError("quantiles must be tuples")
+    call_numpy = _quantile_call(values, shape, dtype, percent, method)
+
+    def call(outs, a):
+        lines = a.reshape(-1, a.shape[-1])
+        out = outs[0].reshape(-1, lines.shape[0])      # (quantiles, lines)
+        empty = np.isnan(lines).all(axis=-1)           # NaN, without NumPy's warning
+        out[:, empty] = np.nan
+        if not empty.all():
+            out[:, ~empty] = np.reshape(call_numpy(lines[~empty]), (out.shape[0], -1))
+    return call

@@ -5,10 +5,11 @@ nanargmax nanargmin, count_nonzero, average, ptp.
 Order statistics sort the reduced axes (merged into one, last) once and read the wanted
 ranks; a median, or a quantile at a constant q, partitions instead where NumPy's own
 partition runs on the host (`host_sort`), at the positions NumPy's own partitions at, so
-the values read are NumPy's to the bit and the selection is linear. Static ranks are
-read by static slices, ranks known only at run time (traced `q`, or the per-slice count
-of non-NaN values in the nan* forms) by one gather. The interpolation
-repeats NumPy's own arithmetic (`_lerp`) with NumPy's operand dtypes, so result dtypes
+the values read are NumPy's to the bit and the selection is linear. A large float
+nanmedian, or nanquantile at a constant q, is NumPy's own call on the host (`host_sort`).
+Static ranks are read by static slices, ranks known only at run time (traced `q`, or
+the per-slice count of non-NaN values in the nan* forms) by one gather. The
+interpolation repeats NumPy's own arithmetic (`_lerp`) with NumPy's operand dtypes, so result dtypes
 and roundings follow NumPy, integer wrap-around included.
 NaN reductions replace NaNs and reuse the registered reductions.
 """
@@ -28,6 +29,7 @@ from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.errorflags import check
 from npxla.runtime.numpy.reductions.reductions import _move_to_last, axes_of, static
 from npxla.runtime.numpy.core.registry import implements
+from npxla.runtime.numpy.reductions.host_sort import host_nanmedian, host_nanquantile
 from npxla.runtime.numpy.reductions.sorting import partition_values, sort_values
 from npxla.runtime.numpy.ufuncs.ufunc_core import store_out
 
@@ -146,8 +148,10 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=_NO_VALUE)
     if not _inexact(x):
         return median(x, axis, out, overwrite_input, keepdims)
     flat, axes, kept = _last(x, axis)
-    s = sort_values(flat, flat.ndim - 1)
-    r = cast_to(_median_sorted(s, _nan_count(s)), np.median(np.zeros(1, x.dtype)).dtype)
+    r = host_nanmedian(flat)
+    if r is None:
+        s = sort_values(flat, flat.ndim - 1)
+        r = cast_to(_median_sorted(s, _nan_count(s)), np.median(np.zeros(1, x.dtype)).dtype)
     return _finish(r, 0, kept, keepdims, out, "nanmedian")
 
 
@@ -291,6 +295,7 @@ def _quantile(name, a, q, axis, out, method, keepdims, weights, interpolation, p
     qa = as_abstract(q) if is_abstract(q) or not isinstance(q, (list, tuple)) \
         else as_array(q)
     weak_q = qa.weak and qa.ndim == 0 and qa.dtype.kind in "iuf"
+    given = qa.const                   # q as the caller passed it (`host_nanquantile`)
     qa = cast_to(qa, qa.dtype, weak=False)
     if percent:
         qa = as_abstract(np.true_divide(qa, 100))
@@ -300,6 +305,10 @@ def _quantile(name, a, q, axis, out, method, keepdims, weights, interpolation, p
     if qa.ndim > 2:
         raise ValueError("q must be a scalar or 1d")
     flat, axes, kept = _last(x, axis)
+    r = host_nanquantile(flat, given, weak_q, percent, method) \
+        if nan and given is not None else None
+    if r is not None:
+        return _finish(r, qa.ndim, kept, keepdims, out, name)
     kth = None if nan else _numpy_kth(qa, flat.shape[-1], method, _inexact(x))
     s = sort_values(flat, flat.ndim - 1) if kth is None else \
         partition_values(flat, flat.ndim - 1, kth)

@@ -47,6 +47,11 @@ def pytest_configure(config):
     # thread of their own, as users get them.
     from npxla.runtime.xla import superset
     superset.BACKGROUND = False
+    # The tests check programs against NumPy: a signature may not settle on running the
+    # function as NumPy (`numpy_tier`), which would compare NumPy with itself from the
+    # third call on. tests/runtime/test_numpy_tier.py turns it on.
+    from npxla.runtime.driver import numpy_tier
+    numpy_tier.ENABLED = False
     if TEST_DEVICE != "cpu":
         # lazy: JAX starts only for a run that asked for another device
         from npxla.runtime.xla.devices import DeviceNotFoundError, resolve

@@ -28,7 +28,8 @@ from npxla.runtime.driver import argspec, cacheinfo, guards, reasons, residency,
 from npxla.runtime.driver.byteorder import native_order
 from npxla.runtime.driver.compiled import Compiled
 from npxla.runtime.driver import log
-from npxla.runtime.driver.lowered import Lowered, call_key
+from npxla.runtime.driver.lowered import Lowered, call_key, describe
+from npxla.runtime.driver import numpy_tier
 from npxla.runtime.cache import persist
 from npxla.runtime import operators
 from npxla.runtime.operators import loops
@@ -335,8 +336,25 @@ class JittedFunction:
         n = len(args)       # the runner's arguments: these, then the implicit arrays
         runner = runpath.fast_runner(entry, args, n_extra, self._output,
                                      lambda a: self._call(tuple(a[:n]), {}, fast_ok=False))
-        if runner is not None:
-            self._fast[key] = (variant.guard, runner)
+        if runner is None:
+            return
+        if numpy_tier.eligible(entry, self._output):
+            runner = self._tiered(key, variant.guard, runner, args)
+        self._fast[key] = (variant.guard, runner)
+
+    def _tiered(self, key, guard, runner, args):
+        """`runner` timed against the function as Python (`numpy_tier`); the faster
+        becomes the fast path's runner of `key`."""
+        fast, described = self._fast, describe(list(args))     # (not the arrays: kept)
+
+        def settle(chosen, times):
+            held = fast.get(key)
+            if held is not None and held[1] is tier:     # (not cleared meanwhile)
+                fast[key] = (guard, chosen)
+                if times is not None:
+                    log.runs_as_numpy(self, described, *times)
+        tier = numpy_tier.Tier(runner, self._fn, settle, len(args))
+        return tier
 
     def _lookup(self, key, args, kwargs, leaves):
         """(variant, Compiled, implicit inputs) of the first variant of `key` whose guard

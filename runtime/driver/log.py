@@ -11,7 +11,10 @@ on with, e.g., `logging.basicConfig(level=logging.INFO)` or
 * INFO, before a function builds another signature: `recompiling f(f64[200], int) for
   cpu:0: new signature: x: f64[100] -> f64[200]` (see `reasons`);
 * INFO, once per compiled signature: `compiled f(f64[100], int) for cpu:0: conversion
-  0.012 s, staging 0.210 s, XLA compile 0.350 s` (or `loaded ... from the disk cache`).
+  0.012 s, staging 0.210 s, XLA compile 0.350 s` (or `loaded ... from the disk cache`);
+* INFO, when a signature's calls go to the function's own Python because NumPy answers
+  them sooner (`numpy_tier`): `f(f64[100]) runs as NumPy: 4.9 us a call against 31.0
+  us compiled`.
 
 Each INFO record also carries the values as attributes, for handlers and filters:
 `npxla_function`, `npxla_signature`, `npxla_device`, `npxla_reason` (None for a
@@ -79,6 +82,17 @@ def _name(jitted) -> str:
 def converted(jitted, seconds: float) -> None:
     if LOGGER.isEnabledFor(logging.DEBUG):
         LOGGER.debug("converted %s in %.3f s", _name(jitted), seconds)
+
+
+def runs_as_numpy(jitted, signature: str, numpy_s: float, compiled_s: float) -> None:
+    """INFO: a signature whose calls now run as the function's Python
+    (`numpy_tier`), with the best call of each."""
+    if LOGGER.isEnabledFor(logging.INFO):
+        sig = f"{_name(jitted)}({signature})"
+        LOGGER.info("%s runs as NumPy: %.1f us a call against %.1f us compiled", sig,
+                    numpy_s * 1e6, compiled_s * 1e6,
+                    extra={"npxla_function": _name(jitted), "npxla_signature": sig,
+                           "npxla_times": {"numpy": numpy_s, "compiled": compiled_s}})
 
 
 class Clock:

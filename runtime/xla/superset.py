@@ -70,6 +70,12 @@ def _start_build(build, *args):
         _BUILDS.add(thread)
 
 
+def building() -> bool:
+    """Whether a variant compile is in flight (it takes a core: calls timed meanwhile
+    run slower than they will, `driver.numpy_tier`)."""
+    return any(t.is_alive() for t in list(_BUILDS))
+
+
 def wait_for_variants():
     """Wait until no variant compile is in flight (benchmarks time steady calls after
     it; tests of the background builds). A forked child's copies of its parent's

@@ -2,6 +2,9 @@
 float64 array of 4 and of 1000 elements, through npxla's `jit`, `jax.jit` (x64 on,
 called with the NumPy array; once converting the result with `np.asarray`, npxla's
 contract, once raw after `block_until_ready`) and Numba's `njit` where installed.
+`npxla` is what users get: such a call settles on running as NumPy
+(`runtime/driver/numpy_tier.py`); `npxla compiled` is the same function with that
+tier off, the cost of a call of a compiled program.
 
     python -m tests.benchmarks.call_overhead [--rounds 31] [--calls 2000] [--clock thread]
 
@@ -24,13 +27,23 @@ def f(x):
     return x * 2.0
 
 
+def f_compiled(x):
+    return x * 2.0
+
+
 def peers(sizes):
     """[(name, callable, argument)] of every peer that is installed."""
     import jax
     jax.config.update("jax_enable_x64", True)
     from npxla import jit
+    from npxla.runtime.driver import numpy_tier
     out = []
     jf = jit(f)
+    jc = jit(f_compiled)
+    saved, numpy_tier.ENABLED = numpy_tier.ENABLED, False
+    for n in sizes:           # (the tier is read when a signature's runner is installed)
+        jc(np.linspace(0.0, 1.0, n))
+    numpy_tier.ENABLED = saved
     jx = jax.jit(f)
     try:
         import numba
@@ -42,7 +55,9 @@ def peers(sizes):
         want = f(x)
         np.testing.assert_array_equal(jf(x), want)
         np.testing.assert_array_equal(np.asarray(jx(x)), want)
+        np.testing.assert_array_equal(jc(x), want)
         out.append((f"npxla n={n}", jf, x))
+        out.append((f"npxla compiled n={n}", jc, x))
         out.append((f"jax.jit -> np.asarray n={n}", lambda x, jx=jx: np.asarray(jx(x)), x))
         out.append((f"jax.jit raw n={n}", lambda x, jx=jx: jx(x).block_until_ready(), x))
         if nb is not None:
@@ -103,10 +118,11 @@ def main(argv=None):
     for name, us in result.items():
         print(f"{name:<{width}}  {us:8.2f} us/call")
     for n in (4, 1000):
-        ours, theirs = result[f"npxla n={n}"], result[f"jax.jit -> np.asarray n={n}"]
-        raw = result[f"jax.jit raw n={n}"]
-        print(f"n={n}: npxla / jax.jit (NumPy out) {ours / theirs:.2f}, "
-              f"npxla / jax.jit raw {ours / raw:.2f}")
+        theirs, raw = result[f"jax.jit -> np.asarray n={n}"], result[f"jax.jit raw n={n}"]
+        for label in ("npxla", "npxla compiled"):
+            ours = result[f"{label} n={n}"]
+            print(f"n={n}: {label} / jax.jit (NumPy out) {ours / theirs:.2f}, "
+                  f"{label} / jax.jit raw {ours / raw:.2f}")
     return result
 
 

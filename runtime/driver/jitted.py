@@ -66,8 +66,11 @@ _JAX_ARRAY = None              # jax's array class, once a call has passed one
 
 def _values(leaves, positions):
     """The key of specialised scalar values: a float by its bits, so that -0.0 and 0.0
-    (equal, one hash) get their own programs and a NaN finds its own again."""
-    return tuple(leaves[i].hex() if type(leaves[i]) is float else leaves[i]
+    (equal, one hash) get their own programs and a NaN finds its own again; a bool
+    apart from the int of its value (`True == 1`, but NumPy takes only the int as a
+    length)."""
+    return tuple(leaves[i].hex() if type(leaves[i]) is float else
+                 (bool, leaves[i]) if type(leaves[i]) is bool else leaves[i]
                  for i in positions)
 
 
@@ -78,6 +81,27 @@ class Specialised:
     def __init__(self, positions):
         self.positions = tuple(sorted(positions))
         self.table = {}
+
+
+class ByValue:
+    """The fast runner of a `Specialised` signature: the runner of each set of values
+    of the Python numbers at `positions` (argument positions: the fast path takes
+    positional arguments, one leaf each) seen so far; `miss(args)` (the general path,
+    which installs the runner of new values) for others."""
+    __slots__ = ("positions", "runners", "miss")
+
+    def __init__(self, positions, miss):
+        self.positions, self.miss = positions, miss
+        self.runners: dict = {}
+
+    def __call__(self, args):
+        runner = self.runners.get(_values(args, self.positions))
+        return self.miss(args) if runner is None else runner(args)
+
+
+_FAST_ENTRIES = (Compiled, Specialised)
+# runners kept per specialised signature (values beyond take the general path)
+_MAX_BY_VALUE = 64
 
 
 class Variant:
@@ -307,8 +331,9 @@ class JittedFunction:
                                        leaves, holders, args, kwargs)
         # (a program compiled for arguments that are one array reads one parameter for
         # both: never the fast path's, which is keyed by shapes only)
-        if fast_ok and not sharing and not kwargs and type(variant.entry) is Compiled and \
-                self._fast_ok and not consumed and runpath.may_run_fast(entry, given_args):
+        if fast_ok and not sharing and not kwargs and type(entry) is Compiled and \
+                type(variant.entry) in _FAST_ENTRIES and self._fast_ok and not consumed and \
+                runpath.may_run_fast(entry, given_args):
             self._install_fast(variant, entry, given_args, len(extra))
         all_leaves = leaves + list(extra) if extra else leaves
         try:
@@ -334,23 +359,80 @@ class JittedFunction:
         if key is None:
             return
         n = len(args)       # the runner's arguments: these, then the implicit arrays
-        runner = runpath.fast_runner(entry, args, n_extra, self._output,
-                                     lambda a: self._call(tuple(a[:n]), {}, fast_ok=False))
+        if type(variant.entry) is Specialised:
+            runner = self._specialised_runner(variant.entry.positions, entry, args, n_extra)
+        else:
+            runner = runpath.fast_runner(entry, args, n_extra, self._output,
+                                         lambda a: self._call(tuple(a[:n]), {},
+                                                              fast_ok=False))
         if runner is None:
             return
+        guard, fast = variant.guard, self._fast
+        if type(variant.entry) is Specialised:
+            # the program baked in the values of some Python numbers: one runner per
+            # values, in a table that the signature's fast entry holds
+            held = fast.get(key)
+            table = held[1] if held is not None and held[0] is guard and \
+                type(held[1]) is ByValue and \
+                held[1].positions == variant.entry.positions else None
+            if table is None:
+                table = ByValue(variant.entry.positions, self._by_value_miss(n))
+                fast[key] = (guard, table)
+            values = _values(args, table.positions)
+            if len(table.runners) >= _MAX_BY_VALUE:
+                return
+            slot = table.runners
+        else:
+            values, slot = key, fast
         if numpy_tier.eligible(entry, self._output):
-            runner = self._tiered(key, variant.guard, runner, args)
-        self._fast[key] = (variant.guard, runner)
+            runner = self._tiered(slot, values, guard if slot is fast else None, runner,
+                                  args)
+        slot[values] = (guard, runner) if slot is fast else runner
 
-    def _tiered(self, key, guard, runner, args):
+    def _by_value_miss(self, n):
+        """A `ByValue` table's call for values it has no runner of: the general path
+        (which installs one), counted there, not as the fast path's hit."""
+        def miss(a):
+            self._hits -= 1
+            return self._call(tuple(a[:n]), {})
+        return miss
+
+    def _specialised_runner(self, positions, entry, args, n_extra):
+        """The fast runner of `entry`, a program that baked in the Python numbers of
+        `args` at `positions` (they are not its parameters): it takes the whole
+        arguments (then the implicit arrays) and passes the program the others; or
+        None."""
+        n = len(args)
+        keep = tuple(i for i in range(n) if i not in positions)
+        if tuple(entry.param_leaves[:len(keep)]) != keep:
+            return None                      # (parameters in an order not foreseen)
+        baked = [(i, args[i]) for i in positions]     # Python numbers: nothing large kept
+
+        def whole(a):                        # the call's arguments again, for the general path
+            full = list(a[:len(keep)])
+            for i, v in baked:
+                full.insert(i, v)
+            return tuple(full)
+        inner = runpath.fast_runner(entry, [args[i] for i in keep], n_extra, self._output,
+                                    lambda a: self._call(whole(a), {}, fast_ok=False))
+        if inner is None:
+            return None
+
+        def run(a):
+            return inner(tuple([a[i] for i in keep]) + a[n:])
+        return run
+
+    def _tiered(self, slot, at, guard, runner, args):
         """`runner` timed against the function as Python (`numpy_tier`); the faster
-        becomes the fast path's runner of `key`."""
-        fast, described = self._fast, describe(list(args))     # (not the arrays: kept)
+        becomes the runner at `slot[at]` (the fast path's entries, with the variant's
+        `guard`, or a `ByValue` table's runners when `guard` is None)."""
+        described = describe(list(args))     # (not the arrays: they would be kept)
+        fast = slot is self._fast
 
         def settle(chosen, times):
-            held = fast.get(key)
-            if held is not None and held[1] is tier:     # (not cleared meanwhile)
-                fast[key] = (guard, chosen)
+            held = slot.get(at)
+            if held is not None and (held[1] if fast else held) is tier:   # (not cleared)
+                slot[at] = (guard, chosen) if fast else chosen
                 if times is not None:
                     log.runs_as_numpy(self, described, *times)
         tier = numpy_tier.Tier(runner, self._fn, settle, len(args))

@@ -163,10 +163,20 @@ def broadcast_view(x: AbstractArray, shape):
 
 def shape_arg(shape):
     """A shape argument (an int or a sequence of ints) as a tuple of ints; a traced
-    value raises ConcretizationError (through `__index__`)."""
+    value raises ConcretizationError (through `__index__`). A bool is no length for
+    NumPy, though `operator.index` takes it: NumPy's TypeErrors."""
     if isinstance(shape, (list, tuple)):
-        return tuple(operator.index(s) for s in shape)
+        return tuple(_length(s) for s in shape)
+    if isinstance(shape, (bool, np.bool_)):
+        raise TypeError(f"expected a sequence of integers or a single integer, got "
+                        f"{shape!r}")
     return (operator.index(shape),)
+
+
+def _length(s):
+    if isinstance(s, (bool, np.bool_)) or (type(s) is AbstractArray and s.dtype == np.bool_):
+        raise TypeError("an integer is required")     # (a bool argument: traced here)
+    return operator.index(s)
 
 
 def _reshape(a, shape, order="C", copy=None):

@@ -309,7 +309,7 @@ def _forwarded(op, body, state, write):
     if write is None or write.name != _DUS or write.operands[1].type != op.results[0].type:
         return None
     starts = _starts_at(op, body, state)
-    if all(_form(a) == _form(b) for a, b in zip(starts, list(write.operands)[2:])):
+    if all(_same_index(a, b) for a, b in zip(starts, list(write.operands)[2:])):
         return write.operands[1]
     return None
 
@@ -319,6 +319,16 @@ def _form(index):
     base, offset = affine(index)
     k = int_constant(base)
     return (None, offset + k) if k is not None else (base, offset)
+
+
+def _same_index(a, b) -> bool:
+    """Whether indices `a` and `b` are one value: the same base and offset (compared
+    apart: an `ir.Value` refuses `== None`, which a tuple comparison would ask when
+    one base is a constant, `T[a[j], j]` against a write at `T[i, j]`)."""
+    (base_a, off_a), (base_b, off_b) = _form(a), _form(b)
+    if off_a != off_b or (base_a is None) != (base_b is None):
+        return False
+    return base_a is None or base_a == base_b
 
 
 def _read_at(op, body, state, array):

@@ -359,31 +359,28 @@ class JittedFunction:
         if key is None:
             return
         n = len(args)       # the runner's arguments: these, then the implicit arrays
-        if type(variant.entry) is Specialised:
-            runner = self._specialised_runner(variant.entry.positions, entry, args, n_extra)
-        else:
+        guard, fast = variant.guard, self._fast
+        if type(variant.entry) is not Specialised:
             runner = runpath.fast_runner(entry, args, n_extra, self._output,
                                          lambda a: self._call(tuple(a[:n]), {},
                                                               fast_ok=False))
-        if runner is None:
-            return
-        guard, fast = variant.guard, self._fast
-        if type(variant.entry) is Specialised:
+            values, slot = key, fast
+        else:
             # the program baked in the values of some Python numbers: one runner per
             # values, in a table that the signature's fast entry holds
+            positions = variant.entry.positions
+            runner = self._specialised_runner(positions, entry, args, n_extra)
             held = fast.get(key)
             table = held[1] if held is not None and held[0] is guard and \
-                type(held[1]) is ByValue and \
-                held[1].positions == variant.entry.positions else None
-            if table is None:
-                table = ByValue(variant.entry.positions, self._by_value_miss(n))
+                type(held[1]) is ByValue and held[1].positions == positions else None
+            if runner is not None and table is None:
+                table = ByValue(positions, self._by_value_miss(n))
                 fast[key] = (guard, table)
-            values = _values(args, table.positions)
-            if len(table.runners) >= _MAX_BY_VALUE:
+            if table is None or len(table.runners) >= _MAX_BY_VALUE:
                 return
-            slot = table.runners
-        else:
-            values, slot = key, fast
+            values, slot = _values(args, positions), table.runners
+        if runner is None:
+            return
         if numpy_tier.eligible(entry, self._output):
             runner = self._tiered(slot, values, guard if slot is fast else None, runner,
                                   args)

@@ -83,9 +83,10 @@ def eligible(entry, output) -> bool:
 class Tier:
     """The fast-path runner of one signature while it is timed: `compiled(args)` is the
     program's runner (`args`: the call's `n` positional arguments, then the arrays its
-    guard reads from the function's environment), `fn` the function, `settle(runner, times)` installs the chosen
-    runner for the signature's later calls (`times`: the best calls, NumPy's and the
-    program's, in seconds, when NumPy's is chosen; else None)."""
+    guard reads from the function's environment), `fn` the function, and
+    `settle(runner, times)` installs the chosen runner for the signature's later calls
+    (`times`: the best calls, NumPy's and the program's, in seconds, when NumPy's is
+    chosen; else None)."""
     __slots__ = ("compiled", "fn", "n", "_settle", "calls", "best_compiled", "best_numpy",
                  "numpy_runs", "done")
 

@@ -27,6 +27,7 @@ from npxla.transpiler.base.errors import (ConcretizationError, LibraryCallError,
                                           UnsupportedFunctionError)
 from npxla.transpiler.base.catalogue import (ARRAY_SUBCLASS, LIBRARY_CALL, RANDOM_STATE,
                                              UNSUPPORTED_FUNCTION)
+from npxla.transpiler.base.instead import NUMPY_INSTEAD, use_instead
 from npxla.transpiler.base.origin import locate
 
 from npxla.runtime.staging.abstract import AbstractArray
@@ -324,12 +325,16 @@ def _plain_call(f, args, kwargs):
         if not isinstance(e, TranspileError) and not _traced(args, kwargs):
             raise
         name = call_name(f)
+        if name.startswith("numpy."):      # (a function of a NumPy submodule)
+            name = "np." + name[len("numpy."):]
         instead = "" if isinstance(e, TranspileError) else f" ({type(e).__name__}: {e})"
         deps = getattr(e, "deps", frozenset())
         if name.startswith("np."):
+            suggestion = NUMPY_INSTEAD.get(name[len("np."):])
             raise UNSUPPORTED_FUNCTION.error_for(
                 cls=LibraryCallError, deps=deps, fn=name, why="npxla has no compiled "
-                "version of it yet", instead=instead) from None
+                "version of it yet", instead=use_instead(suggestion) if suggestion
+                else instead) from None
         raise LIBRARY_CALL.error_for(deps=deps, fn=name, lib=name.split(".")[0],
                                      instead=instead) from None
 

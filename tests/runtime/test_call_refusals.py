@@ -229,6 +229,41 @@ def test_pure_python_library_on_traced_values_is_named():
     assert info.value.location.file == __file__
 
 
+def windows_of(x):
+    return np.lib.stride_tricks.sliding_window_view(x, 3).sum(axis=1)
+
+
+def gcd_of(x):
+    return np.gcd(x, 6)
+
+
+def test_numpy_functions_without_a_lowering_are_named_as_numpy():
+    # a function of a NumPy submodule was reported as "comes from numpy, which @jit
+    # does not compile", with the hint for other libraries
+    with pytest.raises(LibraryCallError) as info:
+        jit(windows_of)(np.arange(10.0))
+    err = info.value
+    assert err.message.startswith("'np.lib.stride_tricks.sliding_window_view' is not "
+                                  "supported on traced values")
+    assert "comes from" not in err.message and "other libraries" not in str(err)
+    # the suggestion is the linter's, and it compiles to NumPy's answer
+    assert "np.arange(len(x) - w + 1)[:, None] + np.arange(w)" in err.message
+    assert "docs/numpy-support.md" in err.hint
+    with pytest.raises(LibraryCallError) as info:
+        jit(gcd_of)(np.arange(10))
+    assert info.value.message.startswith("'np.gcd' is not supported on traced values")
+    assert "other libraries" not in str(info.value)
+
+
+def windows_by_index(x):
+    w = 3
+    return x[np.arange(len(x) - w + 1)[:, None] + np.arange(w)].sum(axis=1)
+
+
+def test_the_suggested_windows_compile():
+    check(windows_by_index, np.arange(10.0))
+
+
 def test_library_call_on_python_values_still_runs():
     check(uses_statistics_on_constants, np.arange(3.0))
 

@@ -290,6 +290,8 @@ NONE_ON_PATH = _declare(
 UNSUPPORTED_FUNCTION = _declare(
     "NPX151", "unsupported-numpy-function", UnsupportedFunctionError,
     "'{fn}' is not supported on traced values: {why}{instead}",
+    "compute it outside the jitted function and pass the result in, or write it with "
+    "the NumPy functions @jit compiles (docs/numpy-support.md lists them)",
     unconverted=("runtime/numpy/core/registry.py",))
 UNSUPPORTED_ATTRIBUTE = _declare(
     "NPX152", "unsupported-ndarray-attribute", UnsupportedFunctionError,

@@ -24,6 +24,8 @@ import ast
 import os
 
 from npxla.transpiler.base import supported as S
+from npxla.transpiler.base.instead import (MATH_INSTEAD, NDARRAY_INSTEAD, NUMPY_INSTEAD,
+                                           use_instead as _instead)
 from npxla.transpiler.base.libraries import (PACKAGE_PARTS, is_converted_file,
                                              is_installed_file)
 from npxla.transpiler.lint.modules import installed_file, package_name
@@ -48,30 +50,6 @@ decimal fractions
 """.split())
 NOT_LIBRARIES = frozenset({"numpy", "npxla", "jax", "jaxlib", "math", "builtins",
                            "random"})     # NumPy/math: the tables; random: NPX141/NPX303
-
-# What to write instead, where a supported spelling exists (the NumPy names they
-# mention are checked against the table by tests/lint/test_lint_supported.py).
-NUMPY_INSTEAD = {
-    "asarray_chkfinite": "np.asarray", "asfortranarray": "np.asarray",
-    "require": "np.asarray", "row_stack": "np.vstack", "matrix_transpose":
-    "np.linalg.matrix_transpose", "vecdot": "np.sum(a * b, axis=-1)",
-    "apply_along_axis": "a loop over a static range, or NumPy functions with axis=",
-    "vectorize": "ufuncs on whole arrays (np.where for branches)",
-    "frompyfunc": "ufuncs on whole arrays (np.where for branches)",
-    "fill_diagonal": "x[np.arange(n), np.arange(n)] = v",
-    "polynomial.polynomial.polyval": "np.polyval(c[::-1], x)",
-    "logspace": "10.0 ** np.linspace(...)", "geomspace": "np.exp(np.linspace(...))",
-}
-NDARRAY_INSTEAD = {
-    "view": "x[...] (a view), or x.astype(dtype) to change the type",
-    "mT": "np.swapaxes(x, -1, -2)", "resize": "np.reshape or np.pad",
-    "compress": "np.where(cond, x, fill)", "choose": "np.select or np.where",
-}
-MATH_INSTEAD = {
-    "math.isclose": "np.isclose", "math.fsum": "np.sum", "math.prod": "np.prod",
-    "math.modf": "np.modf", "math.dist": "np.linalg.norm(a - b)",
-    "math.ldexp": "x * 2.0 ** e", "math.remainder": "np.remainder",
-}
 
 
 # Functions whose arguments are counts and sizes (Python ints, which @jit specialises:
@@ -109,10 +87,6 @@ def _display(node, default):
         return ast.unparse(node)
     except Exception:
         return default
-
-
-def _instead(text):
-    return f"; use {text}" if text else ""
 
 
 def numpy_status(qual):

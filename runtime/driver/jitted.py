@@ -636,6 +636,18 @@ class JittedFunction:
         implicit = {d for d in args if n_explicit is not None and d >= n_explicit}
         args -= implicit
         dynamic = [t for t in tokens if not t.static]
+        # a trip count traced only because it comes from the index of an enclosing loop
+        # of static length (`for tt in range(1, T + 1)` inside `for T in range(5, 20)`):
+        # unrolling that loop makes the count a Python int
+        enclosing = {d for t in dynamic for d in t.count_deps
+                     if type(d) is loops.LoopToken and d.code not in unrolled and d.static}
+        if dynamic and enclosing and not (args or implicit) and all(
+                any(d in enclosing for d in t.count_deps) for t in dynamic):
+            for t in enclosing:
+                loops.warn_unrolled(t, "the trip count of a loop inside this one depends "
+                                       "on its index")
+                unrolled.add(t.code)
+            return True
         if dynamic:
             why = "is too large to unroll" if dynamic[0].too_long else \
                 "is only known at run time"

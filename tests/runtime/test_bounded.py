@@ -586,3 +586,47 @@ def test_a_loop_too_long_to_unroll_is_refused_not_unrolled():
     with pytest.raises(TranspileError) as e:
         jit(_index_of_a_huge_loop)(np.ones(2))
     assert "too large to unroll" in str(e.value)
+
+
+def _strides_by_outer_index(s):
+    # the inner trip count comes from the outer index, and the inner index is a step:
+    # nolds' `_genhurst` (`S[np.arange(tt, L, tt)]` for tt in range(1, Tmax + 1))
+    n = len(s)
+    out = np.zeros(4)
+    for t_max in range(2, 6):
+        acc = 0.0
+        for tt in range(1, t_max + 1):
+            d = s[np.arange(tt, n, tt)] - s[np.arange(tt, n, tt) - tt]
+            acc += np.mean(d ** 2)
+        out[t_max - 2] = acc
+    return out
+
+
+def test_an_inner_trip_count_from_an_outer_index_unrolls_both_loops():
+    """Refused before ('whose trip count is only known at run time'): the inner loop's
+    count was traced because the outer loop was staged. The outer loop, of static
+    length, is unrolled (with a warning saying why), then the inner one."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check(_strides_by_outer_index, np.cumsum(np.random.default_rng(3).normal(size=40)),
+              rtol=1e-13)
+    texts = [str(w.message) for w in caught if w.category is NpxlaPerformanceWarning]
+    assert any("the trip count of a loop inside this one depends on its index" in t
+               for t in texts)
+
+
+def _inner_count_from_a_long_loop(s):
+    total = 0.0
+    for t_max in range(1, 2**20):
+        for tt in range(1, t_max % 7 + 2):
+            total += s[np.arange(tt, len(s), tt)].sum()
+        if total > 50:
+            break
+    return total
+
+
+def test_an_outer_loop_of_run_time_length_is_still_refused():
+    # the outer count is data: nothing to unroll, so the refusal names the loop
+    with pytest.raises(TranspileError) as e:
+        jit(_inner_count_from_a_long_loop)(np.ones(8))
+    assert "too large to unroll" in str(e.value) or "only known at run time" in str(e.value)

@@ -179,9 +179,31 @@ def converted_call(f, args, kwargs):
     call = getattr(type(f), "__call__", None)
     if not isinstance(f, type) and is_user_function(call):   # a user's callable object
         return _call_user(call, f, args, kwargs)
+    init = _user_class_init(f)
+    if init is not None:        # a user's class: its __init__ converted like a method
+        obj = object.__new__(f)
+        _call_user(init, obj, args, kwargs)
+        return obj
     if getattr(f, "__module__", None) == "npxla.runtime.numpy.core.registry":   # x.copy() etc.
         return introspection.mark_method_result(f, f(*args, **kwargs))
     return _plain_call(f, args, kwargs)
+
+
+def _user_class_init(f):
+    """`f.__init__` when `f` is a user's class whose instances are made plainly (no
+    `__new__` of its own or of a base, no metaclass with a `__call__` of its own, no
+    builtin base such as list or Exception) and whose `__init__` has source; else None.
+    Run as Python, such an `__init__` made real NumPy arrays (`self.buf =
+    np.zeros(n)`), which a method could then not write traced values into; converted,
+    they are arrays of the program like any other."""
+    if not isinstance(f, type) or type(f).__call__ is not type.__call__ or \
+            f.__new__ is not object.__new__ or \
+            any(c.__module__ == "builtins" and c is not object for c in f.__mro__):
+        return None
+    init = f.__init__
+    if not is_user_function(init) or init.__code__.co_filename.startswith("<"):
+        return None                     # (a dataclass's generated __init__ has no file)
+    return init
 
 
 def _scalars(args, kwargs) -> bool:

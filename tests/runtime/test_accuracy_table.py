@@ -57,13 +57,37 @@ BOUNDS = {"sqrt": 0, "exp": 2, "log": 1, "sin": 1, "arctan2": 1,
           **{name: 1 for name in ACCURATE}}
 
 
+def _numpy_is_the_one_off(name, bound):
+    """Whether, at every input where npxla is more than `bound` ulp from NumPy, npxla is
+    at least as close as NumPy to the function in long double (x86's 64-bit
+    significand). The bounds were measured where NumPy runs its AVX-512 loops; elsewhere
+    NumPy calls the C library, whose `acosh` is up to 2 ulp off: glibc's
+    arccosh(1.0004763642898786) is 0.03086507651676251, npxla's the correctly rounded
+    0.030865076516762503."""
+    if np.finfo(np.longdouble).nmant < 60:
+        return False
+    from npxla import jit
+    args, _, _ = A.draw_inputs(name, "float64", 4096)
+    ufunc = getattr(np, name)
+    with np.errstate(all="ignore"):
+        want = ufunc(*args)
+        got = np.asarray(jit(A.KERNELS[name])(*args))
+        d, nan_mis, inf_mis = A.ulp_distance(want, got)
+        over = (d > bound) & ~nan_mis & ~inf_mis & ~A._subnormal(want)
+        for a in args:
+            over &= ~A._subnormal(a)
+        ref = ufunc(*(a[over].astype(np.longdouble) for a in args))
+        return bool(np.all(np.abs(got[over] - ref) <= np.abs(want[over] - ref)))
+
+
 @pytest.mark.parametrize("name", sorted(BOUNDS))
 def test_float64_accuracy_bounds(name):
     r = A.measure(name, "float64", n=4096, chunk=2048)
     s = r.normal
     assert s.count > 3500 and r.all.count == 4096
     assert s.nan_mismatch == 0 and s.inf_mismatch == 0, A.to_markdown([r], 4096)
-    assert s.max_ulp <= BOUNDS[name], A.to_markdown([r], 4096)
+    assert s.max_ulp <= BOUNDS[name] or _numpy_is_the_one_off(name, BOUNDS[name]), \
+        A.to_markdown([r], 4096)
     if name == "sqrt":
         assert s.over0 == 0
 

@@ -112,10 +112,29 @@ def _run(name, x):
     return expected, got
 
 
-def _assert_close(name, x, expected, got, max_ulp=1):
+def _numpys_own_error(fn, x, got, d, max_ulp):
+    """`d` with the distances over `max_ulp` replaced by npxla's distance from `fn` in
+    long double (x86's 64-bit significand), rounded to float64. The bounds hold against
+    NumPy's AVX-512 loops; on hosts without them NumPy calls the C library, whose cbrt
+    and sinh can be 1-3 ulp off where npxla is correctly rounded (glibc's
+    cbrt(-5.375663892172353) is -1.7517711474893423, 3 ulp from npxla's
+    -1.7517711474893416, the correctly rounded value)."""
+    if np.finfo(np.longdouble).nmant < 60 or x.dtype != np.float64:
+        return d
+    over = d > max_ulp
+    with np.errstate(all="ignore"):
+        exact = fn(x[over].astype(np.longdouble)).astype(np.float64)
+    d = d.copy()
+    d[over] = _ulps(exact, got[over])
+    return d
+
+
+def _assert_close(name, x, expected, got, max_ulp=1, fn=None):
     """Same NaNs and infinities, signed zeros alike, at most `max_ulp` ulps apart
     elsewhere; inputs or NumPy results that are subnormal are left out (XLA:CPU flushes
-    subnormals to zero)."""
+    subnormals to zero). With `fn` (NumPy's function of one float64 argument), an
+    element further from NumPy counts as close when it is within `max_ulp` of `fn`
+    computed in long double: NumPy's own error (`_numpys_own_error`)."""
     x, expected, got = (np.atleast_1d(a) for a in (x, expected, got))
     tiny = np.finfo(expected.dtype).tiny
     keep = ~(((np.abs(x) < tiny) & (x != 0)) | ((np.abs(expected) < tiny) & (expected != 0)))
@@ -132,6 +151,8 @@ def _assert_close(name, x, expected, got, max_ulp=1):
         f"{name}: signed zero mismatch at {x[zero][:5]}"
     d = _ulps(expected[fin & ~inf], got[fin & ~inf])
     x = x[fin & ~inf]
+    if fn is not None and len(d) and d.max() > max_ulp:
+        d = _numpys_own_error(fn, x, got[fin & ~inf], d, max_ulp)
     worst = int(np.argmax(d)) if len(d) else 0
     assert not len(d) or int(d[worst]) <= max_ulp, \
         (f"{name}({x[worst]!r}) = {got[fin & ~inf][worst]!r}, NumPy "
@@ -143,7 +164,7 @@ def test_float64_within_one_ulp_of_numpy(name):
     x = np.concatenate([np.array(SPECIALS + BAD[name]),
                         _domain(name, np.random.default_rng(FUNCS.index(name)))])
     expected, got = _run(name, x)
-    _assert_close(name, x, expected, got)
+    _assert_close(name, x, expected, got, fn=getattr(np, name))
 
 
 # float32 keeps XLA's own op for these (within a few ulp of NumPy, whose float32 loops
@@ -236,7 +257,8 @@ def test_regressions_exact():
 
     t, s, c, e, r = jit(h, device=DEVICE)(np.array([19.5, 710.0, np.inf, 8.0]))
     assert t.tolist()[:3] == [1.0, 1.0, 1.0] and t[3] == np.tanh(8.0)
-    assert np.isfinite(s[1]) and s[1] == np.sinh(-710.0) and s[2] == -np.inf
+    # sinh(-710) correctly rounded (NumPy's AVX-512 loop gives it; glibc is 1 ulp off)
+    assert np.isfinite(s[1]) and s[1] == -1.1169973830808555e+308 and s[2] == -np.inf
     assert np.isfinite(c[1]) and c[2] == np.inf
     assert e[2] == -1.0 and r[3] == -2.0
     specials = jit(lambda v: (np.log1p(v), np.arccosh(v), np.arctanh(v), np.sinh(v)),

@@ -25,7 +25,10 @@ bisection = load_example("bisection").EXAMPLE.fn.__wrapped__
 
 def three_from_one(x, y, z, steps):
     for _ in range(steps):
-        s = np.exp(-0.5 * (x - y) ** 2)
+        # (a square root and a division: expensive, and correctly rounded on every host,
+        # where np.exp is NumPy's C library's, up to 1 ulp from npxla's on hosts without
+        # NumPy's AVX-512 loops)
+        s = 1.0 / np.sqrt(1.0 + (x - y) ** 2)
         x = x + 0.1 * s
         y = y - 0.1 * s
         z = z * s
@@ -44,7 +47,7 @@ def handed_on(lo, hi, steps):
 
 def with_the_counter(a, b, steps):
     for t in range(steps):
-        w = np.log1p(a * a + t)
+        w = np.sqrt(a * a + t)          # (correctly rounded: see three_from_one)
         a = a - 0.01 * w
         b = b + w / (t + 1)
     return a, b

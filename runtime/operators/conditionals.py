@@ -8,6 +8,7 @@ place and the runtime error checks leave the op as results, typed by `unify`.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -217,11 +218,37 @@ def _until_raise(taken, branch, exc, checked):
     return kept[0] if kept else None
 
 
+# the condition of the `if` statement whose paths must give each array one dtype (set by
+# `if_statements.if_stmt` where the condition can be assumed instead): its paths' arrays
+# of different dtypes raise a `paths_differ` error rather than being promoted
+exact_dtypes_for = contextvars.ContextVar("exact_dtypes_for", default=None)
+
+
 def stage_if(pred, branches, names, single=False):
     """Trace `branches` (true first) into one `stablehlo.if`; returns their result
     (arrays of run-time length carried as their parts: `bounded_carry`)."""
     return bounded_carry.stage_if(pred, branches, names, single, _stage_if,
                                   grow=not specialisable(pred))
+
+
+def _same_dtypes(bodies, lnames):
+    """Refuse (as paths that differ) an output that is an array of one dtype on one
+    path and of another on the other (`indz = np.nonzero(m)[0]` on one, its midpoints
+    `np.round(...)` on the other): NumPy's dtype follows the path taken, which one
+    program cannot, so the condition is assumed instead (`if_statements`). Python
+    numbers (NEP 50 weak scalars) on a path keep the documented promotion."""
+    for k, name in enumerate(lnames):
+        leaves = [b.leaves[k] for b in bodies]
+        if not all(type(v) is AbstractArray and not v.weak for v in leaves):
+            continue
+        dtypes = sorted({np.dtype(v.dtype) for v in leaves}, key=str)
+        if len(dtypes) > 1:
+            err = UnsupportedOperationError(
+                f"'{name}' is an array of dtype {dtypes[0]} on one path of a "
+                f"data-dependent if and of dtype {dtypes[1]} on another",
+                hint=f"give '{name}' one dtype on every path (x.astype(...))")
+            err.paths_differ = True
+            raise err
 
 
 def _stage_if(pred, branches, names, single=False):
@@ -235,6 +262,8 @@ def _stage_if(pred, branches, names, single=False):
         with _unrolled_on_mismatch(pred):
             _check_structure(bodies, names, single)
             lnames = leaf_names(bodies[0].treedef, names, single)
+            if exact_dtypes_for.get() is pred:
+                _same_dtypes(bodies, lnames)
             assigned = _union_handles(bodies)
             passthrough, types = [], []
             for k, name in enumerate(lnames):

@@ -18,7 +18,8 @@ from npxla.runtime.staging.pytypes import python_type
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.numpy.core.speculate import assume
 from npxla.runtime.operators import effects
-from npxla.runtime.operators.conditionals import is_traced, stage_if, to_pred
+from npxla.runtime.operators.conditionals import (exact_dtypes_for, is_traced, stage_if,
+                                                  to_pred)
 from npxla.runtime.operators.mutation import ContainerMutation
 from npxla.runtime.staging.variables import UndefinedReturnValue
 
@@ -31,6 +32,16 @@ def if_stmt(test, body, orelse, inputs, names):
     pred = to_pred(test)
     branches = [lambda: body(*inputs), lambda: orelse(*inputs)]
     carried: list = []
+    # where the condition could be assumed, arrays of different dtypes on the paths are
+    # not promoted: the path taken runs as Python and gives NumPy's dtype
+    exact = exact_dtypes_for.set(pred if _can_assume(pred) else None)
+    try:
+        return _staged(pred, body, orelse, inputs, names, branches, carried)
+    finally:
+        exact_dtypes_for.reset(exact)
+
+
+def _staged(pred, body, orelse, inputs, names, branches, carried):
     while True:
         try:
             if not carried:
@@ -63,6 +74,14 @@ def _assumed(pred, body, orelse, inputs, error):
     if taken is None:
         raise error
     return (body if taken else orelse)(*inputs)
+
+
+def _can_assume(pred) -> bool:
+    """Whether `_assumable` would assume `pred` (asked before staging, recording
+    nothing)."""
+    trace = current_trace()
+    return trace is not None and trace.assumptions is not None and not trace.scopes \
+        and not pred.deps & trace.specialisable
 
 
 def _assumable(pred):

@@ -104,8 +104,28 @@ def float32_vs_float64(x, c):
     return y
 
 
-def test_strong_dtypes_promote_across_branches():
-    r = jit(float32_vs_float64)(X, np.float64(-1.0))
+def test_strong_dtypes_follow_the_path_taken():
+    """Arrays of different dtypes on the paths of an `if` outside staged loops: the
+    condition is assumed and checked, so the dtype is the one NumPy's path gives (it
+    was promoted to float64 on both paths: float32 data came back as float64)."""
+    assert check(float32_vs_float64, X, np.float64(-1.0)).dtype == np.float32
+    assert check(float32_vs_float64, X, np.float64(1.0)).dtype == np.float64
+    f = jit(float32_vs_float64)
+    assert f(X, np.float64(-2.0)).dtype == np.float32 and f(X, np.float64(2.0)).dtype \
+        == np.float64
+
+
+def float32_vs_float64_in_a_loop(x, n):
+    y = x.astype(np.float32)
+    for i in range(n):
+        if x[i] > 100.0:
+            y = x.astype(np.float64)
+    return y
+
+
+def test_strong_dtypes_promote_inside_staged_loops():
+    # a staged loop's body is one program for every iteration: promoted, as documented
+    r = jit(float32_vs_float64_in_a_loop)(X, np.int64(3))
     assert r.dtype == np.float64
     np.testing.assert_array_equal(r, X.astype(np.float32).astype(np.float64))
 
@@ -201,3 +221,20 @@ def test_weak_int_before_staged_loop_out_of_range_of_loop_dtype_is_not_silent():
     lineno = start + next(k for k, s in enumerate(lines) if "for i in range(n):" in s)
     assert msg.startswith(f"{__file__}:{lineno}:5\n        for i in range(n):\n"), msg
     assert "Python integer 300 out of bounds for int8" in msg, msg
+
+
+def zero_crossings(s):
+    # PyEMD's _find_extrema_simple: positions as int64 on one path, rounded midpoints
+    # (float64) on the other; NumPy's result is int64 for data without zeros
+    ind = np.nonzero(s[:-1] * s[1:] < 0)[0]
+    if np.any(s == 0):
+        z = np.nonzero(s == 0)[0]
+        ind = np.sort(np.append(ind, np.round(z / 1.0)))
+    return ind
+
+
+def test_a_branch_not_taken_does_not_change_the_dtype():
+    with_zero = np.array([1.0, -1.0, 0.0, 2.0, -3.0])
+    without = np.array([1.0, -1.0, 0.5, 2.0, -3.0])
+    assert check(zero_crossings, without).dtype == np.int64
+    assert check(zero_crossings, with_zero).dtype == np.float64

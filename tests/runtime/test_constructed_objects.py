@@ -136,3 +136,23 @@ def test_an_abstract_class_still_refuses_construction():
         return Base().step(x)
     with pytest.raises(TypeError, match="abstract"):
         jit(make_base)(np.ones(2))
+
+
+class Declared:
+    def __init__(self, n):
+        self.table: np.ndarray            # declared here, assigned below
+        self.table = np.zeros(n)
+
+    def fill(self, x):
+        self.table[:] = x * 3.0
+        return self.table
+
+
+def declared_then_filled(x):
+    return Declared(x.shape[0]).fill(x)
+
+
+def test_an_attribute_annotation_without_a_value_stores_nothing():
+    # numdifftools' _Limit.__init__ (`self.richardson: RichardsonLike`) was refused as
+    # "deleting an attribute or binding it as a for/with target" once __init__ converted
+    check(declared_then_filled, np.arange(4.0))

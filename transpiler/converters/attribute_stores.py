@@ -8,8 +8,9 @@ while staging and has the driver replay it after every run with the run's values
 (`runtime/operators/effects.py`). Stores inside targets that bind several values
 (`self.x, self.P = x, P`) bind temporaries first and then store them in order; an
 augmented store reads, updates and stores back, as Python does (`tmp = o.a; tmp += v;
-o.a = tmp`, so an array attribute is still updated in place). `del o.a`, and attribute
-targets of `for` and `with`, stay refused (`unsupported.py`).
+o.a = tmp`, so an array attribute is still updated in place); an annotation without a
+value (`self.x: T`) stores nothing and evaluates only the object. `del o.a`, and
+attribute targets of `for` and `with`, stay refused (`unsupported.py`).
 """
 from __future__ import annotations
 
@@ -25,8 +26,7 @@ def is_attribute_store(node) -> bool:
     if isinstance(node, gast.Assign):
         return any(_has_attribute(t) for t in node.targets)
     if isinstance(node, (gast.AugAssign, gast.AnnAssign)):
-        return isinstance(node.target, gast.Attribute) and (
-            not isinstance(node, gast.AnnAssign) or node.value is not None)
+        return isinstance(node.target, gast.Attribute)      # (`self.x: T` declares)
     return False
 
 
@@ -72,6 +72,10 @@ class _Transformer(gast.NodeTransformer):
 
     def visit_AnnAssign(self, node):
         self.generic_visit(node)
+        if node.value is None and isinstance(node.target, gast.Attribute):
+            # `self.richardson: Richardson` declares, and stores nothing: Python
+            # evaluates the object only (numdifftools' _Limit.__init__)
+            return gast.copy_location(gast.Expr(value=node.target.value), node)
         if not is_attribute_store(node):
             return node
         return templates.replace(f"ag__.set_attr(obj, '{node.target.attr}', value)",

@@ -900,6 +900,39 @@ def _(rng):
                  dict(dt=0.1 + 0.01 * rng.random(), spectral_density=2.0))
 
 
+def _ukf_fx(x, dt):
+    return np.array([x[0] + dt * x[1], x[1]])
+
+
+def _ukf_hx(x):
+    return x[:1]
+
+
+def _ukf_track(zs):
+    """filterpy's UnscentedKalmanFilter made inside the jitted function: its __init__
+    allocates the sigma-point arrays that predict() then fills (`self.sigmas_f[i] =
+    fx(s, dt)`)."""
+    kalman = _mod("filterpy.kalman")
+    points = kalman.MerweScaledSigmaPoints(2, alpha=0.1, beta=2.0, kappa=1.0)
+    ukf = kalman.UnscentedKalmanFilter(dim_x=2, dim_z=1, dt=1.0, fx=_ukf_fx, hx=_ukf_hx,
+                                       points=points)
+    ukf.x = np.array([0.0, 0.0])
+    ukf.P *= 10.0
+    ukf.R *= 0.5
+    ukf.Q = np.eye(2) * 0.01
+    out = np.zeros((len(zs), 2))
+    for i in range(len(zs)):
+        ukf.predict()
+        ukf.update(zs[i])
+        out[i] = ukf.x
+    return out
+
+
+@case("filterpy", "filterpy.kalman.UnscentedKalmanFilter[made in the call]")
+def _(rng):
+    return Built(_ukf_track, (np.cumsum(rng.standard_normal((8, 1)), axis=0),))
+
+
 @case("filterpy", "filterpy.common.order_by_derivative")
 def _(rng):
     return Built(_fp("common", "order_by_derivative"), (rng.random((2, 2)), 2, 3))

@@ -32,7 +32,8 @@ def why(jitted, key, args, kwargs, leaves):
         return _variant_failed(jitted, variants, args, kwargs, leaves)
     if before:
         return ("compiled again: its program had been dropped (more than the signatures "
-                "kept in memory, or a data-bounded slice that needed a longer window)")
+                "kept in memory, a data-bounded slice that needed a longer window, or a "
+                "condition on array data it assumed that a run found the other way)")
     previous = list(jitted._cache)
     return _closest(jitted, key, previous) if previous else None
 

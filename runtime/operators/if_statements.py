@@ -30,18 +30,18 @@ def if_stmt(test, body, orelse, inputs, names):
     if not is_traced(test):
         return (body if test else orelse)(*inputs)
     pred = to_pred(test)
-    branches = [lambda: body(*inputs), lambda: orelse(*inputs)]
-    carried: list = []
     # where the condition could be assumed, arrays of different dtypes on the paths are
     # not promoted: the path taken runs as Python and gives NumPy's dtype
     exact = exact_dtypes_for.set(pred if _can_assume(pred) else None)
     try:
-        return _staged(pred, body, orelse, inputs, names, branches, carried)
+        return _staged(pred, body, orelse, inputs, names)
     finally:
         exact_dtypes_for.reset(exact)
 
 
-def _staged(pred, body, orelse, inputs, names, branches, carried):
+def _staged(pred, body, orelse, inputs, names):
+    branches = [lambda: body(*inputs), lambda: orelse(*inputs)]
+    carried: list = []
     while True:
         try:
             if not carried:
@@ -77,7 +77,7 @@ def _assumed(pred, body, orelse, inputs, error):
 
 
 def _can_assume(pred) -> bool:
-    """Whether `_assumable` would assume `pred` (asked before staging, recording
+    """Whether `pred` can be assumed here (asked before staging too: it records
     nothing)."""
     trace = current_trace()
     return trace is not None and trace.assumptions is not None and not trace.scopes \
@@ -88,10 +88,7 @@ def _assumable(pred):
     """The value assumed for `pred` (checked when the program runs), or None: where
     nothing can be assumed, and on Python number arguments, which the driver
     specialises instead (the refusal carries their positions)."""
-    trace = current_trace()
-    if trace is None or pred.deps & trace.specialisable:
-        return None
-    return assume(pred)
+    return assume(pred) if _can_assume(pred) else None
 
 
 def _stage_if_carrying(pred, branches, names, carried):

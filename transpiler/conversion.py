@@ -4,8 +4,10 @@ npxla compiles control flow from *source*. A function whose source cannot be rea
 into the interactive interpreter, built with exec/eval) is refused with
 `SourceUnavailableError`: run unconverted, its data-dependent `if` would fail later with
 a misleading message, and its `print` and type checks would silently differ. Lambdas
-are the exception: their body is one expression with no statements to convert, so they
-run as they are. A bound method converts its function and stays bound to its object.
+are converted like functions (their ternaries, `and`/`or` and the calls they make: a
+helper they call is converted, a NumPy or SciPy call lowered); only a lambda without
+readable source runs as it is, since its body has no statements that could differ. A
+bound method converts its function and stays bound to its object.
 """
 from __future__ import annotations
 
@@ -63,9 +65,9 @@ def converted_source(fn) -> str:
 
 def convert(fn, operators):
     """The converted twin of `fn` (cached), calling `operators` (the runtime's `ag__`
-    namespace, which the caller passes so that this layer imports no runtime). Lambdas
-    and callables that are not Python functions are returned as they are; a function
-    without readable source raises SourceUnavailableError."""
+    namespace, which the caller passes so that this layer imports no runtime). Callables
+    that are not Python functions, and lambdas without readable source, are returned as
+    they are; a function without readable source raises SourceUnavailableError."""
     if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
         return types.MethodType(convert(fn.__func__, operators), fn.__self__)
     if not isinstance(fn, types.FunctionType):
@@ -90,17 +92,19 @@ def convert(fn, operators):
 
 
 def _as_is(fn):
-    """A lambda run unconverted: a condition on traced values inside it (a ternary,
-    `and`/`or`) cannot become XLA control flow, and the error says so."""
+    """A lambda without readable source, run unconverted: a condition on traced values
+    inside it (a ternary, `and`/`or`) cannot become XLA control flow, and the error says
+    so."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except ConcretizationError as e:
             if locate(e.__traceback__) is None:     # not from converted code it called
-                e.hint = ("lambdas run unconverted, so a condition on array data inside "
-                          "one (a ternary, and/or) cannot be compiled: define the function "
-                          "with def in a .py file, or use np.where")
+                e.hint = ("this lambda has no source file (eval, the interactive "
+                          "interpreter), so it runs unconverted and a condition on array "
+                          "data inside it (a ternary, and/or) cannot be compiled: define "
+                          "the function in a .py file, or use np.where")
             raise
     return run
 
@@ -116,7 +120,7 @@ def _load(node, fn, filename, operators):
         new = loader.load(node, fn, filename, operators)
     finally:
         node.name = name
-    names = {"co_name": name}
+    names = {"co_name": fn.__code__.co_name}     # `<lambda>` for a lambda
     if hasattr(fn.__code__, "co_qualname"):        # Python 3.11+
         names["co_qualname"] = fn.__code__.co_qualname
     new.__code__ = new.__code__.replace(**names)
@@ -132,8 +136,8 @@ def _no_source(fn, reason):
     text = str(reason)
     if text == "lambda":
         return SourceUnavailableError(
-            f"{name} is a lambda: lambdas are not converted (their body is one expression, "
-            "run as it is)", hint="define it with def to see its converted source")
+            f"{name}{where} is a lambda that cannot be told from another lambda on its "
+            "line", hint="define it with def, or put it on a line of its own")
     if text.startswith("cannot parse source"):
         why = f"the source of function {name!r}{where} cannot be parsed ({text})"
     elif text.startswith("source is not"):

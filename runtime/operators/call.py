@@ -37,7 +37,7 @@ from npxla.runtime.numpy.core.extents import length as bounded_length
 from npxla.runtime.numpy.core.registry import call_entry, has_abstract, lookup
 from npxla.runtime.numpy.indexing.index_tricks import index_trick
 from npxla.runtime.operators import (effects, higher_order, hostcalls, introspection,
-                                     random_calls)
+                                     numpy_callbacks, random_calls)
 from npxla.transpiler.conversion import convert
 from npxla.runtime.operators.provenance import (LIBRARY, compiled_original,
                                                 is_library_callable, is_user_function,
@@ -139,12 +139,17 @@ def converted_call(f, args, kwargs):
     if f is setattr and len(args) == 3 and not kwargs and \
             not isinstance(args[0], AbstractArray):
         return set_attr(*args)
+    impl = numpy_callbacks.implementation(f)
+    if impl is not None and has_abstract(args, kwargs):
+        return impl(OPERATORS[0], *args, **kwargs)
     entry = lookup(f)
     if entry is not None:
         if f is min or f is max:
             kwargs = higher_order.with_routed_key(kwargs, converted_call)
         if has_abstract(args, kwargs) or (entry.creates and current_trace() is not None
                                           and not _object_array(args)):
+            args, kwargs = higher_order.routed_functions(args, kwargs, converted_call,
+                                                         is_user_function)
             result = call_entry(entry, f, args, kwargs, explicit=True)
             out = kwargs.get("out")
             if out is not None and result is (out[0] if isinstance(out, tuple) and

@@ -1,5 +1,7 @@
 """Builtins that call a function for the user: `map`, `filter`, `sorted(key=)`,
-`functools.reduce`, `itertools.starmap`, and calls of `functools.partial` objects.
+`functools.reduce`, `itertools.starmap`, and calls of `functools.partial` objects; and
+the user's functions handed to NumPy functions that call them (`np.apply_along_axis`,
+`np.piecewise`), whose lowerings call them while staging.
 
 Converted code routes every call it makes through `converted_call`, but a function handed
 to `map` is called by `map` itself, as plain Python: `map(np.asarray, (a, b))` would run
@@ -54,3 +56,18 @@ def with_routed_key(kwargs, call):
     if key is None:
         return kwargs
     return {**kwargs, "key": _routed(key, call)}
+
+
+def routed_functions(args, kwargs, call, is_user):
+    """`args`, `kwargs` with the user's functions among them (or in a list or tuple
+    among them, `np.piecewise`'s funclist) routed; the same objects when there are
+    none."""
+    def one(a):
+        if is_user(a):
+            return Routed(a, call)
+        if type(a) in (list, tuple) and any(is_user(f) for f in a):
+            return type(a)(Routed(f, call) if is_user(f) else f for f in a)
+        return a
+    if not any(is_user(a) or type(a) in (list, tuple) for a in (*args, *kwargs.values())):
+        return args, kwargs
+    return tuple(map(one, args)), {k: one(v) for k, v in kwargs.items()}

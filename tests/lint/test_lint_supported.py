@@ -36,7 +36,7 @@ def test_supported_table_agrees_with_the_registry_by_object():
     for qual in ("numpy.sum", "numpy.abs", "numpy.linalg.norm", "numpy.fft.rfft",
                  "numpy.where", "numpy.float64"):
         assert qual in S.NUMPY_SUPPORTED, qual
-    for qual in ("numpy.i0", "numpy.unwrap", "numpy.apply_along_axis", "numpy.polyder"):
+    for qual in ("numpy.i0", "numpy.unwrap", "numpy.block", "numpy.polyder"):
         assert qual in S.NUMPY_UNSUPPORTED, qual
         assert registry.lookup(eval("np." + qual[6:])) is None
     # results of data-dependent size: @jit gives them a run-time length (registered),
@@ -97,7 +97,8 @@ CASES = [
     ("trim_zeros", "def f(x):\n    return np.trim_zeros(x)\n", "(np.arange(3.0),)",
      "NPX151"),
     ("apply_along_axis", "def f(x):\n    return np.apply_along_axis(np.sum, 0, x)\n",
-     "(np.eye(3),)", "NPX151"),
+     "(np.eye(3),)", None),
+    ("block", "def f(x):\n    return np.block([[x, x]])\n", "(np.eye(3),)", "NPX151"),
     ("vectorize", "def f(x):\n    return np.vectorize(lambda t: t + 1)(x)\n",
      "(np.arange(3.0),)", "NPX151"),
     ("polynomial", "def f(x, c):\n    return P.polyval(x, c)\n",

@@ -933,6 +933,21 @@ def _(rng):
     return Built(_ukf_track, (np.cumsum(rng.standard_normal((8, 1)), axis=0),))
 
 
+def _through(f, *args):
+    return f(*args)
+
+
+@case("filterpy", "filterpy.kalman.MerweScaledSigmaPoints.sigma_points[through a lambda]")
+def _(rng):
+    """A lambda made outside the jitted function calls the method: refused while lambdas
+    ran unconverted (the method's scipy cholesky met traced arrays)."""
+    points = _mod("filterpy.kalman").MerweScaledSigmaPoints(3, alpha=0.1, beta=2.0,
+                                                            kappa=0.0)
+    a = rng.random((3, 3))
+    return Built(_through, (lambda x, P: points.sigma_points(x, P), rng.random(3),
+                            a @ a.T + 3.0 * np.eye(3)))
+
+
 @case("filterpy", "filterpy.common.order_by_derivative")
 def _(rng):
     return Built(_fp("common", "order_by_derivative"), (rng.random((2, 2)), 2, 3))

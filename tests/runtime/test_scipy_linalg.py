@@ -4,8 +4,8 @@ matrices, SciPy's errors and messages (singular, not positive definite, non-fini
 input), the staged path inside data-dependent branches and loops; and a section of
 np.linalg parity on singular and ill-conditioned matrices (issue 36, item 4).
 
-Functions are module-level `def`s: a lambda's body is not converted, so SciPy calls in it
-would not reach npxla's implementations."""
+Functions are module-level `def`s (lambdas are converted as well, tests/runtime/
+test_lambdas.py)."""
 import numpy as np
 import pytest
 

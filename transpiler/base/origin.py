@@ -21,6 +21,16 @@ def register_code(code):
             register_code(const)
 
 
+def forget_code(code):
+    """Treat `code` and the code nested in it as npxla's own again: npxla's helpers
+    written as NumPy code and converted (runtime/operators/numpy_callbacks.py), whose
+    errors belong to the user's line that called them."""
+    _CONVERTED_CODES.discard(code)
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            forget_code(const)
+
+
 def is_converted(code) -> bool:
     return code in _CONVERTED_CODES
 

@@ -63,7 +63,8 @@ FILL_ARGS = {
 # Arguments that are shapes, sizes, counts or axes: (positions, keyword names).
 SHAPE_PARAMS = {
     'all': ((1,), ('axis',)), 'amax': ((1,), ('axis',)), 'amin': ((1,), ('axis',)),
-    'any': ((1,), ('axis',)), 'append': ((2,), ('axis',)), 'arange': ((1, 2), ('stop',
+    'any': ((1,), ('axis',)), 'append': ((2,), ('axis',)), 'apply_along_axis': ((1,),
+    ('axis',)), 'apply_over_axes': ((2,), ('axes',)), 'arange': ((1, 2), ('stop',
     'step')), 'argmax': ((1,), ('axis',)), 'argmin': ((1,), ('axis',)), 'argpartition':
     ((2,), ('axis',)), 'argsort': ((1,), ('axis',)), 'array_split': ((1, 2),
     ('indices_or_sections', 'axis')), 'average': ((1,), ('axis',)), 'broadcast_to':

@@ -31,12 +31,14 @@ def source_of(node) -> str:
 def load(fn_node, original, filename, runtime_module):
     """Compile converted FunctionDef `fn_node` into a function bound like `original`."""
     freevars = original.__code__.co_freevars
+    fn_ast = to_python_ast(fn_node)
+    _defaults_from_original(fn_ast.args)
     factory = ast.FunctionDef(
         name=_FACTORY,
         args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=RUNTIME_NAME)] +
                            [ast.arg(arg=v) for v in freevars], vararg=None,
                            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-        body=[to_python_ast(fn_node), ast.Return(value=ast.Name(id=fn_node.name,
+        body=[fn_ast, ast.Return(value=ast.Name(id=fn_node.name,
                                                                 ctx=ast.Load()))],
         decorator_list=[], returns=None, type_params=[])
     module = ast.Module(body=[factory], type_ignores=[])
@@ -59,6 +61,15 @@ def load(fn_node, original, filename, runtime_module):
     new.__wrapped_original__ = original
     register_code(new.__code__)
     return new
+
+
+def _defaults_from_original(args):
+    """Blank the default values' expressions (the original's evaluated defaults are used):
+    evaluated in the factory they could name what is not there (`lambda v, f=f: f(v)`
+    made in a loop, `def g(x, k=k)` inside another function)."""
+    args.defaults = [ast.Constant(value=None) for _ in args.defaults]
+    args.kw_defaults = [None if d is None else ast.Constant(value=None)
+                        for d in args.kw_defaults]
 
 
 def source_file(name: str, source: str) -> str:

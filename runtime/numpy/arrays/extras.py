@@ -8,8 +8,10 @@ Everything here composes functions that are already registered (`np.where`,
 `insert`/`delete` let NumPy itself decide the result layout: NumPy's own `insert`/
 `delete` run on arrays of element *ids* (the static shapes are known), and the result is
 one gather of those ids, so index normalisation, broadcasting of `values` and error
-messages are NumPy's. `piecewise` evaluates every function on the whole array and
-selects; `isin` is a broadcast comparison reduced with `any`; `polyfit` is NumPy's
+messages are NumPy's. `piecewise` gives a function the elements its condition selects
+(a run-time-length array), as NumPy does, since a function of the whole selection (a
+norm, a mean) differs on the whole array; a ufunc is evaluated on the whole array and
+its results selected; `isin` is a broadcast comparison reduced with `any`; `polyfit` is NumPy's
 scaled Vandermonde system solved by the registered `np.linalg.lstsq`.
 """
 from __future__ import annotations
@@ -57,10 +59,9 @@ def select(condlist, choicelist, default=0):
     return result
 
 
-@implements(np.piecewise, family=_FAMILY,
-            notes="every function is evaluated on the whole array (not only where its "
-                  "condition holds), then the results are selected")
-def piecewise(x, condlist, funclist, *args, **kw):
+def piecewise_conditions(x, condlist, funclist):
+    """(x as an array, its boolean conditions) as NumPy's piecewise reads them, with the
+    "otherwise" condition added when there is one function more than conditions."""
     x = as_array(x)
     if isinstance(condlist, (list, tuple)):
         first = condlist[0] if condlist else None
@@ -81,8 +82,23 @@ def piecewise(x, condlist, funclist, *args, **kw):
     elif n != n2:
         raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are "
                          "expected")
+    return x, conds
+
+
+@implements(np.piecewise, family=_FAMILY,
+            notes="a function is given the elements its condition selects, as in NumPy, "
+                  "and called only when there are any (a ufunc is evaluated on the whole "
+                  "array and its results selected)")
+def piecewise(x, condlist, funclist, *args, **kw):
+    """Reached from code that is not converted: converted code calls the converted
+    NumPy-code version (operators/numpy_callbacks.py), which does not call a function
+    for an empty selection."""
+    x, conds = piecewise_conditions(x, condlist, funclist)
     y = _np(np.zeros_like, x)
     for cond, func in zip(conds, funclist):
+        if callable(func) and not isinstance(func, np.ufunc) and x.ndim > 0:
+            y[cond] = func(x[cond], *args, **kw)     # NumPy's own: only the selection
+            continue
         val = func(x, *args, **kw) if callable(func) else func
         y = _np(np.where, cond, cast_to(as_array(val), x.dtype), y)
     return y

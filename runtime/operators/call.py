@@ -39,7 +39,7 @@ from npxla.runtime.numpy.indexing.index_tricks import index_trick
 from npxla.runtime.operators import (effects, higher_order, hostcalls, introspection,
                                      numpy_callbacks, random_calls)
 from npxla.transpiler.conversion import convert
-from npxla.runtime.operators.provenance import (LIBRARY, compiled_original,
+from npxla.runtime.operators.provenance import (LIBRARY, compiled_original, gufunc_parts,
                                                 is_library_callable, is_user_function,
                                                 origin_of_module)
 from npxla.runtime.operators.iteration import traced_enumerate, traced_range, traced_zip
@@ -176,6 +176,9 @@ def converted_call(f, args, kwargs):
         return f.converted(*args, **kwargs)
     if is_user_function(f):
         return _call_user(f, None, args, kwargs)
+    parts = gufunc_parts(f)
+    if parts is not None and has_abstract(args, kwargs):      # Numba's `@guvectorize`
+        return numpy_callbacks.gufunc(OPERATORS[0], parts, args, kwargs)
     original = compiled_original(f, elementwise=_scalars(args, kwargs))
     if original is not None and is_user_function(original):     # a Numba `@njit` helper
         return _call_user(original, None, args, kwargs)

@@ -139,7 +139,11 @@ def return_value(do_return, retval):
     """The converted function's result when it may also fall off its end (-> None).
     Whether it returned is data-dependent: assumed, checked when the program runs (as
     for an `if` whose paths differ), or refused where nothing can be assumed (a helper
-    called inside a staged loop or branch)."""
+    called inside a staged loop or branch). A function whose returns give None (`return`
+    alone, Numba-style kernels that write their outputs) returns None on every path:
+    nothing to decide."""
+    if retval is None or type(retval) is UndefinedReturnValue:
+        return None
     if is_traced(do_return):
         returned = _assumable(to_pred(do_return))
         if returned is None:

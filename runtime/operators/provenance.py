@@ -94,6 +94,21 @@ def compiled_original(f, elementwise=False):
     return None
 
 
+def gufunc_parts(f):
+    """(Python function, layout signature, loop type strings, number of inputs) of
+    Numba's `@guvectorize` wrapper `f` (a generalised ufunc: the function is called on
+    the core dimensions of each element of the loop dimensions, writing its outputs
+    into the arrays it is given), else None."""
+    for cls in type(f).__mro__:
+        if cls.__name__ == "GUFunc" and cls.__module__ == "numba.np.ufunc.gufunc":
+            fn = getattr(getattr(f, "_dispatcher", None), "py_func", None)
+            ufunc = getattr(f, "ufunc", None)
+            if not isinstance(fn, types.FunctionType) or ufunc is None:
+                return None
+            return fn, f.signature, tuple(ufunc.types), ufunc.nin
+    return None
+
+
 def is_library_callable(f) -> bool:
     """A callable from a library other than Python's builtins (whose conversions, such
     as `bool(x)`, raise their own errors) and npxla itself."""

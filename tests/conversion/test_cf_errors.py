@@ -503,6 +503,30 @@ def test_return_on_some_staged_paths_only():
         check(falls_off_on_one_path, x)
 
 
+def _fill_or_stop(x, out):
+    # a Numba-style kernel: bare returns under conditions on data, no final return
+    if x[0] < 0:
+        out[0] = -1.0
+        return
+    for i in range(x.shape[0]):
+        if x[i] > 2.0:
+            return
+        out[i] = x[i] * 2.0
+
+
+def _kernel_caller(x):
+    out = np.zeros_like(x)
+    for k in range(3):
+        _fill_or_stop(x + k, out)      # inside a staged loop too: None on every path
+    r = _fill_or_stop(x, out)
+    return out, r is None
+
+
+def test_bare_returns_under_staged_conditions_give_none_on_every_path():
+    for x in (X, -X, np.array([0.5, 1.0, 3.0]), np.array([0.1, 0.2, 0.3])):
+        check(_kernel_caller, x)
+
+
 def ambiguous_truth(x):
     if x > 0:
         return x

@@ -22,11 +22,13 @@ from tests.realcode.runner import ACCEPTED, AGREE, run_case
 # runs every case again in its worker), so it runs with the slow tests (.ci/run).
 slow = pytest.mark.slow
 
-# measured 213 of 228 (filterpy's sigma points through a lambda added, which lambdas'
+# measured 234 of 250 (transforms3d, pyrr and properscoring added: 21 of their 22 agree
+# without Numba, all 22 with it, where properscoring's cores are @guvectorize kernels);
+# 213 of 228 (filterpy's sigma points through a lambda added, which lambdas'
 # conversion made agree); 212 of 227 (filterpy's UnscentedKalmanFilter made in the call added; 211 of
 # 226 before, with similaritymeasures: 14 of 16; 197 of 210 with pyti, 125 of 136
 # before that); the target is 0.90
-AGREE_FLOOR = 213
+AGREE_FLOOR = 234
 
 # Silent differences whose cause lies outside what the corpus can fix: each must
 # change outcome when it is fixed (strict xfail), and is counted as not agreeing.

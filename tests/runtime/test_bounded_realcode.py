@@ -582,3 +582,50 @@ def test_a_selection_update_keeps_numpys_casting_rule():
     with pytest.raises(TypeError) as got:
         jit(int_selection_plus_float)(np.array([1, -1]), np.array([0.5, 0.5]))
     assert str(expected.value) in str(got.value)     # NumPy's words, located
+
+
+# --- writes through index arrays of run-time length (EntropyHub's ApEn / SampEn:
+# `Counter[n, ix] += 1` with `ix = np.where(Counter[n, :] == 1)[0]`, which raised NumPy's
+# "only integers, slices ..." IndexError at run time) ------------------------------------
+
+def _add_where_positive(x):
+    c = np.zeros(x.shape[0])
+    ix = np.where(x > 0)[0]
+    c[ix] += 1
+    c[ix] -= x[ix]
+    return c
+
+
+def _rows_counted(x):
+    counter = np.zeros((4, x.shape[0]), np.int64)
+    for n in range(4):
+        ix = np.where(x + n > 2.0)[0]
+        counter[n, ix] += 1
+        counter[n, ix[ix > 3]] = -1
+    return counter, counter[2, np.flatnonzero(x > 1.0)].sum()
+
+
+def _rows_of_a_matrix(x):
+    m = np.arange(3.0 * x.shape[0]).reshape(x.shape[0], 3)
+    ix = np.flatnonzero(x > 1.5)
+    m[ix] *= np.array([1.0, 2.0, 3.0])
+    m[ix - 1] += 0.5                     # -1 for a first row selected: the last row
+    return m
+
+
+def _out_of_bounds(x):
+    c = np.zeros(x.shape[0])
+    c[np.where(x > 2.0)[0] + 4] += 1
+    return c
+
+
+@pytest.mark.parametrize("t", CUTS)
+@pytest.mark.parametrize("fn", [_add_where_positive, _rows_counted, _rows_of_a_matrix])
+def test_writes_through_index_arrays_of_run_time_length(fn, t):
+    check(fn, X - t + 2.0)
+
+
+def test_a_write_out_of_bounds_raises_numpys_index_error():
+    with pytest.raises(IndexError, match="out of bounds"):
+        jit(_out_of_bounds)(X)
+    check(_out_of_bounds, X - 10.0)        # nothing selected: nothing written

@@ -169,7 +169,7 @@ def shape_arg(shape):
         return tuple(_length(s) for s in shape)
     if isinstance(shape, (bool, np.bool_)):
         raise TypeError(f"expected a sequence of integers or a single integer, got "
-                        f"{shape!r}")
+                        f"'{shape!r}'")
     return (operator.index(shape),)
 
 

@@ -202,7 +202,14 @@ def has_traced_mask(items):
 
 def aug_assign(target, index, op, value):
     """`target[index] op= value` with a traced boolean mask in the index (computed where
-    the mask holds, like NumPy's x[m] = x[m] op v). Returns False for other indices."""
+    the mask holds, like NumPy's x[m] = x[m] op v), or an index array of run-time
+    length (`x[np.nonzero(m)[0]] += 1`: NumPy's x[idx] = x[idx] op v, through the
+    selection). Returns False for other indices."""
+    if is_bounded(index) or isinstance(index, tuple) and any(map(is_bounded, index)):
+        new = dispatch(getattr(np, op), (target[index], value), {})
+        check_cast(op, new.dtype, target.dtype)
+        target[index] = new
+        return True
     items = classify(index)
     if not has_traced_mask(items):
         return False

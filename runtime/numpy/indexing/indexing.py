@@ -31,9 +31,34 @@ def _is_scalar_copy(index, r: Region):
     return not r.out_shape and all(is_int(as_static(e)) or is_abstract(e) for e in entries)
 
 
+def _leading_ints(index):
+    """(integers, the rest) of `x[n, ix]`: integers before an index array of run-time
+    length, which select what `x[n][ix]` selects (the integers take the view first);
+    else None."""
+    if not isinstance(index, tuple):
+        return None
+    k = 0
+    while k < len(index) and not is_bounded(index[k]) and _is_integer(index[k]):
+        k += 1
+    if k == 0 or k == len(index) or not is_bounded(index[k]):
+        return None
+    return index[:k], index[k:]
+
+
+def _is_integer(entry) -> bool:
+    if isinstance(entry, (bool, np.bool_)):
+        return False
+    if isinstance(entry, (int, np.integer)):
+        return True
+    return is_abstract(entry) and entry.ndim == 0 and entry.dtype.kind in "iu"
+
+
 def getitem(x: AbstractArray, index):
     if is_bounded(index):
         return bounded_index.gather_rows(x, index, getitem)
+    peeled = _leading_ints(index)
+    if peeled is not None:
+        return getitem(getitem(x, peeled[0]), peeled[1])
     if bounded_fancy.applies(index):      # x[np.nonzero(m)]: a tuple of index arrays
         return bounded_fancy.read(x, index)
     if bounded_index.dynamic_slices(index, x.shape):
@@ -67,6 +92,10 @@ def setitem(x: AbstractArray, index, value):
         value = asarray(value)      # a list of traced scalars is an array too
         if value.weak or _basic(index):
             _check_scalar_fits(x.dtype, value)
+    peeled = _leading_ints(index)
+    if peeled is not None:                # y[n, ix] = v: into the view y[n]
+        setitem(getitem(x, peeled[0]), peeled[1], value)
+        return
     if bounded_fancy.applies(index):      # y[np.nonzero(m)[0]] = v
         bounded_fancy.write(x, index, value)
         return

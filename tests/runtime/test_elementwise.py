@@ -9,6 +9,7 @@ import pytest
 
 from differential import check, tolerance
 from npxla import jit
+from npxla.transpiler.base.errors import DTypeError, UnsupportedFunctionError
 
 # Representative dtypes: one of each kind and width class (each costs compiles).
 UNARY_DTYPES = [np.bool_, np.uint8, np.int32, np.float16, np.float32, np.float64,
@@ -390,3 +391,39 @@ def test_deg2rad_rad2deg():
     check(f, np.array([0.0, 90.0, -180.0, 360.0, 1e-3]))
     check(f, np.array([0, 90, 180], np.int16), rtol=1e-3)
     check(f, np.array([45.0], np.float32), rtol=1e-6)
+
+
+# --- where= with out= (emd's wrap_phase: np.remainder(IP, L, where=np.isfinite(IP),
+# out=IP), refused before) ----------------------------------------------------------------
+
+def _where_into_out(x):
+    logs = np.zeros_like(x)
+    np.log10(x, where=x > 0, out=logs)
+    y = x.copy()
+    r = np.remainder(y, 2.0, where=np.isfinite(y), out=y)
+    counts = np.full(x.shape, -1, np.int64)
+    np.add(np.nan_to_num(x).astype(np.int64), 1, out=(counts,), where=x > 1)
+    rows = np.ones((2, x.shape[0]))
+    np.multiply(x, 3.0, out=rows, where=np.array([[True], [False]]))   # broadcast mask
+    return logs, r is y, y, counts, rows
+
+
+def _where_in_a_loop(x):
+    acc = np.zeros_like(x)
+    for k in range(3):
+        np.add(acc, x * k, out=acc, where=x > k - 1)
+    return acc
+
+
+def test_ufunc_where_with_out_keeps_the_rest():
+    x = np.array([0.5, -1.0, np.inf, 3.0, np.nan, 7.5])
+    check(_where_into_out, x)
+    check(_where_in_a_loop, x)
+
+
+def test_ufunc_where_without_out_is_refused_with_what_to_write():
+    with pytest.raises(UnsupportedFunctionError, match="uninitialised") as info:
+        jit(lambda x: np.log10(x, where=x > 0))(np.ones(3))
+    assert "out=" in info.value.hint
+    with pytest.raises(DTypeError):                   # same_kind, as NumPy's out=
+        jit(lambda x: np.sqrt(x, out=np.zeros(3, np.int64), where=x > 0))(np.ones(3))

@@ -75,18 +75,40 @@ def apply_ufunc(ufunc, lower, args, out=None, dtype=None, casting="same_kind"):
     return result
 
 
+def _apply_where(ufunc, lower, args, out, dtype, where, casting):
+    """`np.f(..., out=o, where=m)`: NumPy writes the result where `m` holds and leaves
+    `o` as it was elsewhere (computed everywhere here, then selected). Without `out=`
+    the other elements are uninitialised memory in NumPy: no answer to agree with."""
+    name = ufunc.__name__
+    if out is None or ufunc.nout > 1:
+        raise UnsupportedFunctionError(
+            f"np.{name}(..., where=...) is supported with one out= array only: without "
+            "it NumPy leaves the elements where the condition is False uninitialised",
+            hint=f"pass out= (an array holding the values to keep there), or use "
+                 f"np.where(mask, np.{name}(...), fallback)")
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise UnsupportedFunctionError("multiple out= arrays are not supported")
+        out = out[0]
+    check_out(out)
+    result = apply_ufunc(ufunc, lower, args, dtype=dtype, casting=casting)
+    check_cast(name, result.dtype, out.dtype, casting)
+    mask = broadcast_to_shape(cast_to(as_array(where), np.dtype(bool)), out.shape)
+    value = broadcast_to_shape(cast_to(result, out.dtype), out.shape)
+    out.assign(dispatch(np.where, (mask, value, out), {}))
+    return out
+
+
 def register_ufunc(*ufuncs, lower, family="elementwise", notes=""):
     """Register `lower` for ufunc(s); also works for plain functions with ufunc typing."""
     for ufunc in ufuncs:
         def impl(*args, out=None, dtype=None, where=True, casting="same_kind",
                  _u=ufunc, **kwargs):
-            if where is not True:
-                raise UnsupportedFunctionError(
-                    f"np.{_u.__name__}(..., where=...) is not supported",
-                    hint="use np.where(mask, np.%s(...), fallback)" % _u.__name__)
             if kwargs:
                 raise UnsupportedFunctionError(
                     f"np.{_u.__name__} keyword(s) {sorted(kwargs)} not supported")
+            if where is not True:
+                return _apply_where(_u, lower, args, out, dtype, where, casting)
             return apply_ufunc(_u, lower, args, out=out, dtype=dtype, casting=casting)
         implements(ufunc, family=family, notes=notes)(impl)
         register_outer(ufunc)

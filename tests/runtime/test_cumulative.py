@@ -298,3 +298,26 @@ def running_totals(x, n):
 def test_wide_scans_in_a_staged_loop():
     check(running_totals, RNG.normal(size=(40, 140)), np.array([3]), rtol=1e-12,
           atol=1e-12)
+
+
+# --- np.unwrap (emd's phase_from_complex_signal; refused before) ------------------------
+
+_PHASE = np.cumsum(np.random.default_rng(12).uniform(-2.0, 2.0, 60))
+_WRAPPED = np.angle(np.exp(1j * _PHASE))
+
+
+@pytest.mark.parametrize("p, kwargs", [
+    (_WRAPPED, {}),
+    (_WRAPPED.astype(np.float32), {}),
+    (np.stack([_WRAPPED, _WRAPPED[::-1]], axis=1), {"axis": 0}),
+    (np.stack([_WRAPPED, _WRAPPED[::-1]]), {}),
+    (_WRAPPED, {"discont": 4.0}),
+    (np.degrees(_WRAPPED), {"period": 360.0}),
+    (np.array([0, 1, 2, -1, 0, 4, 5, 8, 10, 13]), {"period": 6}),     # integer period
+    (np.array([0, 3, 7, 1]), {}),
+    (np.array([0.0, np.pi, 0.0, -np.pi, 2 * np.pi]), {}),        # jumps of exactly pi
+    (np.array([1.0]), {}),
+    (np.zeros(0), {}),
+], ids=lambda v: None if isinstance(v, dict) else None)
+def test_unwrap_matches_numpy(p, kwargs):
+    check(lambda a: np.unwrap(a, **kwargs), p, rtol=1e-12, atol=1e-12)

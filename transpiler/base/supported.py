@@ -92,8 +92,9 @@ NUMPY_SUPPORTED = frozenset({
     "numpy.tril", "numpy.triu", "numpy.true_divide", "numpy.trunc", "numpy.ubyte",
     "numpy.uint", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.uint8",
     "numpy.uintc", "numpy.uintp", "numpy.ulong", "numpy.ulonglong", "numpy.unique",
-    "numpy.unravel_index", "numpy.ushort", "numpy.vander", "numpy.var", "numpy.vdot",
-    "numpy.vsplit", "numpy.vstack", "numpy.where", "numpy.zeros", "numpy.zeros_like",
+    "numpy.unravel_index", "numpy.unwrap", "numpy.ushort", "numpy.vander", "numpy.var",
+    "numpy.vdot", "numpy.vsplit", "numpy.vstack", "numpy.where", "numpy.zeros",
+    "numpy.zeros_like",
 })
 
 # NumPy callables registered only to refuse traced arrays, with the error @jit raises.
@@ -240,8 +241,7 @@ NUMPY_UNSUPPORTED = frozenset({
     "numpy.triu_indices", "numpy.triu_indices_from", "numpy.typename", "numpy.ufunc",
     "numpy.union1d", "numpy.unique_all", "numpy.unique_counts", "numpy.unique_inverse",
     "numpy.unique_values", "numpy.unpackbits", "numpy.unsignedinteger",
-    "numpy.unstack", "numpy.unwrap", "numpy.vecdot", "numpy.vecmat", "numpy.vectorize",
-    "numpy.void",
+    "numpy.unstack", "numpy.vecdot", "numpy.vecmat", "numpy.vectorize", "numpy.void",
 })
 
 # Supported NumPy functions whose result dtype NumPy picks from the data of a real input

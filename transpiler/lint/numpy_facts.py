@@ -108,9 +108,10 @@ SHAPE_PARAMS = {
     'take_along_axis': ((2,), ('axis',)), 'tensordot': ((2,), ('axes',)), 'tile': ((1,),
     ('reps',)), 'trace': ((2, 3), ('axis1', 'axis2')), 'transpose': ((1,), ('axes',)),
     'trapezoid': ((3,), ('axis',)), 'tri': ((0, 1), ('N', 'M')), 'unique': ((4,),
-    ('axis',)), 'unravel_index': ((1,), ('shape',)), 'vander': ((1,), ('N',)), 'var':
-    ((1,), ('axis',)), 'vsplit': ((1,), ('indices_or_sections',)), 'zeros': ((0,),
-    ('shape',)), 'zeros_like': ((4,), ('shape',)),
+    ('axis',)), 'unravel_index': ((1,), ('shape',)), 'unwrap': ((2,), ('axis',)),
+    'vander': ((1,), ('N',)), 'var': ((1,), ('axis',)), 'vsplit': ((1,),
+    ('indices_or_sections',)), 'zeros': ((0,), ('shape',)), 'zeros_like': ((4,),
+    ('shape',)),
 }
 
 # How many leading positional arguments are arrays.
@@ -146,7 +147,8 @@ ARRAY_ARGUMENTS = {
     'sinc': 1, 'size': 1, 'sort': 1, 'sort_complex': 1, 'squeeze': 1, 'stack': 1, 'std':
     1, 'sum': 1, 'swapaxes': 1, 'take': 1, 'take_along_axis': 1, 'tensordot': 2,
     'trace': 1, 'transpose': 1, 'trapezoid': 1, 'tril': 1, 'triu': 1, 'unique': 1,
-    'vander': 1, 'var': 1, 'vdot': 2, 'vstack': 1, 'where': 1, 'zeros_like': 1,
+    'unwrap': 1, 'vander': 1, 'var': 1, 'vdot': 2, 'vstack': 1, 'where': 1,
+    'zeros_like': 1,
 }
 
 # Every public attribute of numpy.ndarray.

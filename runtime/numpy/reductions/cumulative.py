@@ -158,7 +158,7 @@ for _u in _ACCUMULATE:
     register_ufunc_method(_u, "accumulate", _ufunc_accumulate(_u))
 
 
-# --- differences: diff, ediff1d, gradient -------------------------------------------------
+# --- differences: diff, ediff1d, unwrap, gradient -------------------------------------------------
 
 def _edge(x, axis, shape_like):
     """A scalar prepend/append broadcast to one slice of `shape_like` along `axis`."""
@@ -211,6 +211,38 @@ def ediff1d(ary, to_end=None, to_begin=None):
                 x.dtype)
     pieces = [p for p in (parts[0], d, parts[1]) if p is not None]
     return S.concatenate(*pieces, axis=0) if len(pieces) > 1 else d
+
+
+@implements(np.unwrap, family="cumulative")
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """NumPy's steps: differences wrapped into [-period/2, period/2) (a difference of
+    exactly half a period keeps its sign), corrections where a jump reaches `discont`,
+    summed along the axis and added after the first element."""
+    p = as_array(p)
+    axis = normalize_axis_index(static(axis, "axis"), p.ndim)
+    dd = diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    dtype = np.result_type(np.empty(0, dd.dtype), period)
+    if np.issubdtype(dtype, np.integer):
+        interval_high, rem = divmod(period, 2)
+        boundary_ambiguous = rem == 0
+    else:
+        interval_high = period / 2
+        boundary_ambiguous = True
+    interval_low = -interval_high
+    ddmod = np.mod(dd - interval_low, period) + interval_low
+    if boundary_ambiguous:
+        ddmod = np.where((ddmod == interval_low) & (dd > 0),
+                         cast_to(as_array(np.asarray(interval_high)), ddmod.dtype), ddmod)
+    ph_correct = ddmod - dd
+    ph_correct = np.where(np.abs(dd) < discont, cast_to(as_array(np.asarray(0)),
+                                                        ph_correct.dtype), ph_correct)
+    rest = _slice(p, axis, min(1, p.shape[axis]), p.shape[axis])
+    up = cast_to(p, dtype)
+    tail = cast_to(rest + np.cumsum(ph_correct, axis=axis), dtype)
+    head = _slice(up, axis, 0, min(1, p.shape[axis]))
+    return S.concatenate(head, tail, axis=axis)
 
 
 def _gradient_axis(f, axis, dx, edge_order, otype):

@@ -342,3 +342,43 @@ def test_lfilter_long_signal_and_speed():
     f(x)                                     # the driver's second call may restage
     mine, theirs = best_time(f, x), best_time(lfilter_big, x)
     assert mine < 50 * theirs + 0.05         # a gross-regression guard, not a benchmark
+
+
+# --- scipy.signal.hilbert and scipy.fft (emd's frequency_transform; refused before) -----
+
+_R = np.random.default_rng(17)
+
+
+def _analytic(v):
+    return signal.hilbert(v)
+
+
+def _analytic_columns(v):
+    return signal.hilbert(v, axis=0), signal.hilbert(v, N=40, axis=1)
+
+
+def _envelope(v):
+    return np.abs(signal.hilbert(v))
+
+
+def _scipy_transforms(v):
+    import scipy.fft as sf
+    return (sf.fft(v), sf.ifft(v, 20), sf.rfft(v, norm="ortho"), sf.irfft(sf.rfft(v)),
+            sf.fftn(v), sf.ifft2(np.outer(v, v)), sf.rfftn(np.outer(v, v), axes=(0,)))
+
+
+@pytest.mark.parametrize("x", [_R.standard_normal(64), _R.standard_normal(33)],
+                         ids=["even", "odd"])
+def test_hilbert_matches_scipy(x):
+    check(_analytic, x, rtol=1e-12, atol=1e-12)
+    check(_analytic_columns, np.stack([x, x[::-1], 2 * x]), rtol=1e-12, atol=1e-12)
+    check(_envelope, x.astype(np.float32), rtol=1e-5, atol=1e-5)   # complex64, as SciPy
+    check(_scipy_transforms, x, rtol=1e-12, atol=1e-11)
+    check(_scipy_transforms, x.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+def test_hilbert_errors_are_scipys():
+    with pytest.raises(ValueError, match="x must be real"):
+        jit(_analytic)(np.ones(4, np.complex128))
+    with pytest.raises(ValueError, match="N must be positive"):
+        jit(lambda v: signal.hilbert(v, N=0))(np.ones(4))

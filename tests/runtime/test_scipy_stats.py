@@ -264,3 +264,27 @@ def test_property_cdf_logpdf(x, m, s):
     actual = jit(cdf_of)(x, m, s)
     for a, e in zip(actual, cdf_of(x, m, s)):
         np.testing.assert_allclose(a, e, rtol=1e-14, atol=1e-300)
+
+
+# --- zscore (emd's sift.zscore; refused before) ------------------------------------------
+
+_ZA = np.random.default_rng(23).standard_normal((6, 4))
+_ZA[:, 2] = 3.0                               # a constant column: SciPy's NaNs
+
+
+def _zscores(a):
+    return (stats.zscore(a), stats.zscore(a, axis=1, ddof=1), stats.zscore(a, axis=None),
+            stats.zscore(a[:, 0]))
+
+
+@pytest.mark.parametrize("a", [_ZA, _ZA.astype(np.float32), np.arange(12).reshape(4, 3) ** 2,
+                               np.where(_ZA > 1.0, np.nan, _ZA)],
+                         ids=["float64", "float32", "int", "nan"])
+def test_zscore_matches_scipy(a):
+    tol = 1e-5 if a.dtype == np.float32 else 1e-12
+    check(_zscores, a, rtol=tol, atol=tol)
+
+
+def test_zscore_other_nan_policies_are_refused():
+    with pytest.raises(UnsupportedFunctionError, match="nan_policy"):
+        jit(lambda a: stats.zscore(a, nan_policy="omit"))(_ZA)

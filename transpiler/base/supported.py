@@ -455,7 +455,7 @@ SCIPY_SUPPORTED = frozenset({
     "scipy.stats.multivariate_normal", "scipy.stats.multivariate_normal.cdf",
     "scipy.stats.multivariate_normal.logpdf", "scipy.stats.multivariate_normal.pdf",
     "scipy.stats.norm", "scipy.stats.norm.cdf", "scipy.stats.norm.logpdf",
-    "scipy.stats.norm.pdf", "scipy.stats.norm.sf",
+    "scipy.stats.norm.pdf", "scipy.stats.norm.sf", "scipy.stats.zscore",
 })
 
 # Modules whose calls are refused outright (Python's random stream; np.random is called

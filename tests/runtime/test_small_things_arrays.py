@@ -151,13 +151,21 @@ def test_where_nonzero_indexing(fn, arg):
     same(fn, arg)
 
 
-def test_index_arrays_mixed_with_other_indices_are_refused_located():
+def test_integers_before_an_index_array_select_from_the_view():
+    """`y[0, idx]` is `y[0][idx]` (refused before; EntropyHub's `Counter[n, ix] += 1`)."""
     def f(y):
         idx = np.nonzero(y[0] > 0)[0]
         return y[0, idx]
+    same(f, np.arange(6.0).reshape(2, 3))
+
+
+def test_index_arrays_mixed_with_other_indices_are_refused_located():
+    def f(y):
+        idx = np.nonzero(y[0] > 0)[0]
+        return y[idx, 0]
     with pytest.raises(TranspileError) as info:
         jit(f)(np.arange(6.0).reshape(2, 3))
-    assert "return y[0, idx]" in str(info.value)
+    assert "return y[idx, 0]" in str(info.value)
 
 
 # --- 5. np.roots --------------------------------------------------------------------------

@@ -382,3 +382,30 @@ def test_hilbert_errors_are_scipys():
         jit(_analytic)(np.ones(4, np.complex128))
     with pytest.raises(ValueError, match="N must be positive"):
         jit(lambda v: signal.hilbert(v, N=0))(np.ones(4))
+
+
+# --- argrelextrema / argrelmax / argrelmin (emd's _find_extrema; refused before) --------
+
+_WAVE = np.sin(np.linspace(0.0, 20.0, 80)) + 0.1 * _R.standard_normal(80)
+
+
+def _extrema(v):
+    peaks = signal.argrelmax(v, order=3)[0]
+    return (signal.argrelextrema(v, np.greater), peaks, v[peaks].sum(),
+            signal.argrelmin(v, mode="wrap"),
+            signal.argrelextrema(v, lambda a, b: a > b + 0.05))
+
+
+def _extrema_of_rows(m):
+    return signal.argrelextrema(m, np.less_equal, axis=1)
+
+
+@pytest.mark.parametrize("v", [_WAVE, np.ones(6), _WAVE[:3]], ids=["wave", "flat", "short"])
+def test_relative_extrema_match_scipy(v):
+    check(_extrema, v)
+
+
+def test_relative_extrema_along_an_axis_and_errors():
+    check(_extrema_of_rows, _R.integers(0, 5, (4, 7)))
+    with pytest.raises(ValueError, match="Order must be an int >= 1"):
+        jit(lambda v: signal.argrelmax(v, order=0))(_WAVE)

@@ -446,6 +446,7 @@ SCIPY_SUPPORTED = frozenset({
     "scipy.ndimage.convolve1d", "scipy.ndimage.correlate", "scipy.ndimage.correlate1d",
     "scipy.ndimage.gaussian_filter", "scipy.ndimage.gaussian_filter1d",
     "scipy.ndimage.uniform_filter", "scipy.ndimage.uniform_filter1d",
+    "scipy.signal.argrelextrema", "scipy.signal.argrelmax", "scipy.signal.argrelmin",
     "scipy.signal.convolve", "scipy.signal.fftconvolve", "scipy.signal.hilbert",
     "scipy.signal.lfilter", "scipy.spatial.distance.cdist", "scipy.special.betaln",
     "scipy.special.digamma", "scipy.special.erf", "scipy.special.erfc",

@@ -45,13 +45,19 @@ def check_out(out):
             hint="write the result to a local array and return it")
 
 
-def store_out(ufunc_name, out, result: AbstractArray, casting="same_kind"):
-    """Write `result` into the `out=` handle as NumPy would (casting rule checked)."""
+def _one_out(out):
+    """The one `out=` handle (given alone or as a 1-tuple), checked writable."""
     if isinstance(out, tuple):
         if len(out) != 1:
             raise UnsupportedFunctionError("multiple out= arrays are not supported")
         out = out[0]
     check_out(out)
+    return out
+
+
+def store_out(ufunc_name, out, result: AbstractArray, casting="same_kind"):
+    """Write `result` into the `out=` handle as NumPy would (casting rule checked)."""
+    out = _one_out(out)
     check_cast(ufunc_name, result.dtype, out.dtype, casting)
     out.assign(broadcast_to_shape(result, out.shape))
     return out
@@ -86,11 +92,7 @@ def _apply_where(ufunc, lower, args, out, dtype, where, casting):
             "it NumPy leaves the elements where the condition is False uninitialised",
             hint=f"pass out= (an array holding the values to keep there), or use "
                  f"np.where(mask, np.{name}(...), fallback)")
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            raise UnsupportedFunctionError("multiple out= arrays are not supported")
-        out = out[0]
-    check_out(out)
+    out = _one_out(out)
     result = apply_ufunc(ufunc, lower, args, dtype=dtype, casting=casting)
     check_cast(name, result.dtype, out.dtype, casting)
     mask = broadcast_to_shape(cast_to(as_array(where), np.dtype(bool)), out.shape)

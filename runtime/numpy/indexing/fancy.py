@@ -25,7 +25,7 @@ from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import gather as G
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.reduce import identity
-from npxla.runtime.numpy.indexing import slicing
+from npxla.runtime.numpy.indexing import bounded_fancy, slicing
 from npxla.runtime.numpy.indexing.bounded_index import compact
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.errorflags import check
@@ -205,7 +205,7 @@ def aug_assign(target, index, op, value):
     the mask holds, like NumPy's x[m] = x[m] op v), or an index array of run-time
     length (`x[np.nonzero(m)[0]] += 1`: NumPy's x[idx] = x[idx] op v, through the
     selection). Returns False for other indices."""
-    if is_bounded(index) or isinstance(index, tuple) and any(map(is_bounded, index)):
+    if bounded_fancy.applies(index):
         new = dispatch(getattr(np, op), (target[index], value), {})
         check_cast(op, new.dtype, target.dtype)
         target[index] = new

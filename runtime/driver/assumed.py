@@ -22,9 +22,16 @@ class Assumptions:
     def __init__(self, enabled=True):
         self.table: dict | None = {} if enabled else None
         self.flips = 0
+        # sites whose value a run has given (flipped after a run found them wrong):
+        # a staging that fails with them at that value fails on the path the data takes
+        self.settled: set = set()
 
     def flip(self, sites):
         """After a run that found `sites` wrong."""
+        self.settled.update(sites)
+        self._flip(sites)
+
+    def _flip(self, sites):
         if self.table is None:
             return
         self.flips += 1
@@ -42,16 +49,20 @@ class Assumptions:
     def after_failed_staging(self, err) -> bool:
         """Staging failed after assuming bools (`err.assumed_sites`, in order): the last
         assumption may have chosen a path the data never takes (`if antipodal: lamb =
-        pi` assumed True, then code that needs an array fails). The last site not
-        flipped yet is flipped; when none is left (or after MAX_FLIPS) the function
-        stops assuming, which stages it for the refusal as it was before assumptions.
-        True: stage again."""
+        pi` assumed True, then code that needs an array fails). The last site neither
+        flipped yet nor given by a run is flipped. When every site has the value a run
+        gave, the failure lies on the path the data takes: it is the refusal (False).
+        When none is left otherwise (or after MAX_FLIPS) the function stops assuming,
+        which stages it for the refusal as it was before assumptions. True: stage
+        again."""
         sites = getattr(err, "assumed_sites", None)
         if not sites or self.table is None:
             return False
-        unflipped = [s for s in sites if self.table.get(s, True)]
+        if all(s in self.settled for s in sites):
+            return False
+        unflipped = [s for s in sites if self.table.get(s, True) and s not in self.settled]
         if unflipped:
-            self.flip(unflipped[-1:])
+            self._flip(unflipped[-1:])
         if not unflipped or self.table is None:
             self.disable()
         return True
@@ -59,6 +70,7 @@ class Assumptions:
     def reset(self):
         if self.table is not None:
             self.table, self.flips = {}, 0
+        self.settled = set()
 
     def key(self):
         """For the disk cache's key: the assumptions a program was staged with."""

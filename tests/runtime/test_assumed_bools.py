@@ -143,3 +143,33 @@ def test_an_assumption_whose_path_fails_while_staging_is_flipped():
         wrong_path_fails_while_staging(large)
     with pytest.raises(ValueError):
         jit(wrong_path_fails_while_staging)(large)
+
+
+def _extrema(x):
+    e = np.nonzero(x[1:-1] > x[2:])[0]
+    if len(e) == 0:
+        return np.array([])
+    import math          # a statement no staged `if` holds: the early return is assumed
+    return e + math.floor(1.0)
+
+
+def two_extrema_then_refused(x):
+    a, c = _extrema(x), _extrema(-x)
+    head = a[1:3] if a[0] < c[0] else c[1:3]
+    return {head[0]: 1}        # refused: a key from array data
+
+
+def test_a_refusal_on_the_path_the_data_takes_is_raised_without_flipping_on(monkeypatch):
+    # (emd's get_padded_extrema) staging fails on the data's own path: flipping the
+    # assumption a run has already given used to alternate until MAX_FLIPS, then stage
+    # with no assumptions, where the paths' dtypes are promoted (int positions as float)
+    flips = []
+    original = assumed.Assumptions.flip
+    monkeypatch.setattr(assumed.Assumptions, "flip",
+                        lambda self, sites: flips.append(sites) or original(self, sites))
+    f = jit(two_extrema_then_refused)
+    f.clear_cache()
+    with pytest.raises(ConcretizationError) as info:
+        f(np.sin(np.linspace(0.0, 20.0, 200)))
+    assert "{head[0]: 1}" in str(info.value)
+    assert len(flips) <= 2

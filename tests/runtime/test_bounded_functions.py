@@ -1,7 +1,7 @@
 """NumPy functions beyond ufuncs and reductions on arrays of run-time length (refused
 before): sort/argsort, median/quantile/percentile and their nan forms, unique,
 concatenate/hstack/append, diff, nanmax/nanmin/nanargmax/nanargmin, ptp, allclose,
-average, flip and the element-by-element functions (round, isclose, nan_to_num,
+average, flip/flipud/fliplr, atleast_nd, np.r_ and the element-by-element functions (round, isclose, nan_to_num,
 zeros_like, ...). Differential against NumPy: values, dtypes, errors; NaNs, empty
 selections, integers, bounds from data and from a staged loop's index."""
 import warnings
@@ -61,9 +61,20 @@ def elementwise(x, k):
             np.allclose(y, y), y.ravel(), y.flatten())
 
 
+def flips_and_new_axes(x, k):
+    y = x[:k[0]]
+    z = x[x > 0]
+    rows = np.outer(x, x[:3])[:k[0]]
+    return (np.flipud(y), np.flipud(rows), np.fliplr(rows), np.fliplr(rows[:, :k[0]]),
+            np.atleast_1d(y), np.atleast_1d(y, z, 2.0), np.atleast_2d(z),
+            np.atleast_3d(y), np.atleast_3d(rows), np.atleast_2d(rows),
+            np.r_[np.flipud(y[:2]), 0], np.r_[z[::-1], 1.5, y])    # (emd's padding)
+
+
 @pytest.mark.parametrize("x", [_DATA, _INTS, _DATA.astype(np.float32)])
 @pytest.mark.parametrize("k", [0, 1, 2, 5, 10])
-@pytest.mark.parametrize("fn", [ordering, statistics, joins, elementwise])
+@pytest.mark.parametrize("fn", [ordering, statistics, joins, elementwise,
+                                flips_and_new_axes])
 def test_functions_of_run_time_length_arrays(fn, x, k):
     check(fn, x, np.array([k]))
 

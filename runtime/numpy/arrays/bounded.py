@@ -90,6 +90,37 @@ def _flip(fn, args, kwargs):
     return b[index]
 
 
+def _flip_axis(axis, least):
+    """np.flipud (axis 0 of at least 1-d) / np.fliplr (axis 1 of at least 2-d)."""
+    def flip(fn, args, kwargs):
+        b = ops.bind(fn, args, kwargs)["m"]
+        if b.ndim < least:
+            raise ValueError(f"Input must be >= {least}-d.")
+        return b[(slice(None),) * axis + (slice(None, None, -1),)]
+    return flip
+
+
+def _at_least(ndim):
+    """np.atleast_1d/2d/3d: NumPy's new axes, each array indexed with `None` (one
+    array alone, several as a tuple)."""
+    def pad(b):
+        if not is_bounded(b):
+            return dispatch(getattr(np, f"atleast_{ndim}d"), (b,), {})
+        if b.ndim >= ndim:
+            return b
+        if ndim == 3 and b.ndim == 1:
+            return b[None, :, None]
+        return b[(None,) * (ndim - b.ndim - (ndim == 3)) + (slice(None),) * b.ndim +
+                 (None,) * (ndim == 3)]
+
+    def at_least(fn, args, kwargs):
+        if kwargs:
+            ops.first_bounded(args).refuse(f"np.atleast_{ndim}d with keywords")
+        out = tuple(pad(a) for a in args)
+        return out[0] if len(out) == 1 else out
+    return at_least
+
+
 def _expand_dims(fn, args, kwargs):
     """np.expand_dims: the same array indexed with `None` at the new axes."""
     params = ops.bind(fn, args, kwargs)
@@ -220,5 +251,8 @@ def run_time_shape(shape):
 HANDLERS = {
     "np.concatenate": _concatenate, "np.hstack": _concatenate, "np.concat": _concatenate,
     "np.append": _append, "np.trapezoid": _trapezoid, "np.roll": _roll, "np.repeat": _repeat,
-    "np.tile": _tile, "np.flip": _flip, "np.expand_dims": _expand_dims,
+    "np.tile": _tile, "np.flip": _flip, "np.flipud": _flip_axis(0, 1),
+    "np.fliplr": _flip_axis(1, 2), "np.atleast_1d": _at_least(1),
+    "np.atleast_2d": _at_least(2), "np.atleast_3d": _at_least(3),
+    "np.ndim": lambda fn, args, kwargs: ops.bind(fn, args, kwargs)["a"].ndim, "np.expand_dims": _expand_dims,
 }

@@ -32,6 +32,7 @@ from npxla.runtime.driver.staging import ARRAY
 from npxla.runtime.numpy.core.errorflags import raise_for, uses_payloads
 from npxla.runtime.operators import effects
 from npxla.runtime.operators.printing import flush
+from npxla.runtime.driver.text_results import render_text
 from npxla.runtime.staging.bounded import WindowOverflow
 from npxla.runtime.staging.speculation import AssumptionFailed
 from npxla.runtime.staging.pytree import unflatten
@@ -185,6 +186,8 @@ class Finisher:
                 results.append(results[slot[1]])
             elif kind == "bounded":
                 results.append(trim(outs, slot[1], slot[2], slot[3], output))
+            elif kind == "text":
+                results.append(render_text(slot, outs))
             else:
                 value = slot[1]
                 results.append(value.copy() if isinstance(value, np.ndarray) else value)

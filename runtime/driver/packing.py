@@ -41,6 +41,8 @@ def pack_scalars(slots, outputs, kinds) -> None:
             new_slots[n] = ("out", renumber[slot[1]], slot[2])
         elif slot[0] == "bounded":
             new_slots[n] = ("bounded", renumber[slot[1]], renumber[slot[2]], slot[3])
+        elif slot[0] == "text":
+            new_slots[n] = ("text", slot[1], [renumber[k] for k in slot[2]])
     for members in groups.values():
         element = ir.RankedTensorType(outputs[slots[members[0]][1]].type).element_type
         one = ir.RankedTensorType.get([1], element)

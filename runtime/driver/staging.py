@@ -45,6 +45,8 @@ from npxla.runtime.staging.speculation import AssumptionFailed
 from npxla.runtime.xla.addresses import data_address
 from npxla.runtime.xla.program import Staged
 from npxla.runtime.operators.effects import Effects
+from npxla.runtime.operators.fstrings import DeferredStr
+from npxla.runtime.driver.text_results import text_slot
 from npxla.runtime.operators.path_sequences import refuse_escaping
 from npxla.runtime.numpy.core.errorflags import check_raises, message_payloads, output_slots
 from npxla.runtime.numpy.core.errorflags import combine
@@ -305,6 +307,8 @@ def _result_slots(out_leaves, n_result, outputs, handles, leaves, n_explicit, st
             else:
                 slots.append(("out", len(outputs), _kind(leaf)))
                 outputs.append(leaf.ir)
+        elif type(leaf) is DeferredStr:
+            slots.append(text_slot(leaf, outputs))
         else:
             slots.append(("const", leaf))
     return slots

@@ -36,8 +36,8 @@ from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.numpy.core.extents import length as bounded_length
 from npxla.runtime.numpy.core.registry import call_entry, has_abstract, lookup
 from npxla.runtime.numpy.indexing.index_tricks import index_trick
-from npxla.runtime.operators import (effects, higher_order, hostcalls, introspection,
-                                     numpy_callbacks, random_calls)
+from npxla.runtime.operators import (effects, fstrings, higher_order, hostcalls,
+                                     introspection, numpy_callbacks, random_calls)
 from npxla.transpiler.conversion import convert
 from npxla.runtime.operators.provenance import (LIBRARY, compiled_original, gufunc_parts,
                                                 is_library_callable, is_user_function,
@@ -133,6 +133,8 @@ def converted_call(f, args, kwargs):
             return recorder.call(owner, f.__name__, args, kwargs)
         refuse_container_mutation(f"{type(owner).__name__}.{f.__name__}()", owner)
         return f(*args, **kwargs)
+    if type(owner) is str and getattr(f, "__name__", "") == "join" and len(args) == 1:
+        return fstrings.join(owner, args[0])     # f-strings among the items: deferred
     if owner is np.r_ or owner is np.c_:       # np.r_[a, b] (see numpy/index_tricks)
         result = index_trick(owner, args[0])
         return f(*args) if result is NotImplemented else result

@@ -6,9 +6,11 @@ and has no digits yet. Converted code builds every f-string with
 `ag__.format_string(parts)`: with Python values and constants only it is the ordinary
 string; with traced values it is a `DeferredStr`, which `print`, `logging` and
 `warnings` (run-time host callbacks, see `printing` and `hostcalls`) fill in and format
-when the program runs, exactly as the f-string would have. Anywhere else (an exception
-message, a string concatenation) its text shows each traced value as
-`<traced float64>`: the digits do not exist while the program is built.
+when the program runs, exactly as the f-string would have; a result that is one is
+formatted after each run (`driver.text_results`), and `+`, `*` and `str.join` of one
+give another. What needs its characters while the program is built (its length, a
+comparison, a `str` method) is refused: its text, `<traced float64>` for each value,
+is a placeholder (only an exception message too large to carry shows it).
 
 `"... %d" % x` (`percent_format`) and `"... {}".format(x)` (`format_method`) build the
 same parts, so they behave as the f-string would; Python's own formatting is first
@@ -22,6 +24,7 @@ specialised when it can be and refused (`TEXT_OF_TRACED`) otherwise.
 """
 from __future__ import annotations
 
+import operator
 import re
 import _string
 
@@ -42,7 +45,9 @@ class _Traced:
     """Stands for a traced value in the staging-time text of a DeferredStr."""
 
     def __init__(self, x):
-        self.text = f"<traced {x.dtype}{list(x.shape) if x.shape else ''}>"
+        shape = ["?" if e is not None else n for n, e in zip(x.bound, x.ext)] \
+            if is_bounded(x) else list(x.shape)
+        self.text = f"<traced {x.dtype}{shape if shape else ''}>"
 
     def __format__(self, spec):
         return self.text
@@ -55,12 +60,68 @@ class _Traced:
 
 class DeferredStr(str):
     """An f-string whose values are only known at run time. `parts`: strings and
-    (value, conversion, format spec) triples, as `format_string` received them."""
+    (value, conversion, format spec) triples, as `format_string` received them.
+
+    Its characters are a placeholder, so what needs them now is refused (its length,
+    an item, a comparison, a dict key, a `str` method: `TEXT_OF_TRACED`, specialised
+    where the values come from Python int arguments); joining it to other text (`+`,
+    `*`, `str.join`) gives another DeferredStr, formatted when the values exist."""
 
     def __new__(cls, parts, text=None):
         self = super().__new__(cls, render(parts, _staging_value) if text is None else text)
         self.parts = parts
         return self
+
+    def _refuse(self, what):
+        deps = frozenset()
+        for v in self._values():
+            deps |= getattr(v, "deps", frozenset())
+        raise text_refusal(deps, what)
+
+    def _values(self):
+        out: list = []
+        for p in self.parts:
+            if type(p) is not str:
+                out.extend(_leaves(p[0]))
+                if type(p[2]) is DeferredStr:
+                    out.extend(p[2]._values())
+        return [v for x in out for v in (x._values() if type(x) is DeferredStr else [x])]
+
+    def __getattribute__(self, name):
+        if name in _STR_METHODS:
+            str.__getattribute__(self, "_refuse")(f"str.{name}() of an f-string")
+        return str.__getattribute__(self, name)
+
+    def __add__(self, other):
+        return concatenate(self, other) if isinstance(other, str) else NotImplemented
+
+    def __radd__(self, other):
+        return concatenate(other, self) if isinstance(other, str) else NotImplemented
+
+    def __mul__(self, n):
+        return DeferredStr(self.parts * operator.index(n))
+
+    __rmul__ = __mul__
+
+    def __len__(self):
+        self._refuse("len() of an f-string")
+
+    def __getitem__(self, index):
+        self._refuse("indexing an f-string")
+
+    def __iter__(self):
+        self._refuse("iterating over an f-string")
+
+    def __contains__(self, sub):
+        self._refuse("'in' of an f-string")
+
+    def __hash__(self):
+        self._refuse("an f-string as a dict key or set item")
+
+    def __eq__(self, other):
+        self._refuse("comparing an f-string")
+
+    __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __eq__
 
     def map_values(self, fn):
         """The same f-string with `fn` applied to each value (print's lifting)."""
@@ -97,6 +158,41 @@ class DeferredStr(str):
             else:
                 pieces.append(render((p,), _staging_value))
         return tuple(pieces), values
+
+
+_STR_METHODS = frozenset(n for n in dir(str) if not n.startswith("_"))
+
+
+def _parts(text):
+    return text.parts if type(text) is DeferredStr else (str.__str__(text),)
+
+
+def concatenate(*texts):
+    """Texts end to end, one of them (at least) a DeferredStr."""
+    return DeferredStr(tuple(p for t in texts for p in _parts(t)))
+
+
+def join(separator, items):
+    """`separator.join(items)`: a DeferredStr where an item is one."""
+    items = list(items)
+    if not any(type(t) is DeferredStr for t in items):
+        return separator.join(items)
+    separator.join(str.__str__(t) if type(t) is DeferredStr else t for t in items)
+    out: list = []
+    for k, t in enumerate(items):
+        if k:
+            out.append(separator)
+        out.append(t)
+    return concatenate(*out) if out else ""
+
+
+def _leaves(x):
+    t = type(x)
+    if t in (list, tuple):
+        return [v for item in x for v in _leaves(item)]
+    if t is dict:
+        return [v for item in x.values() for v in _leaves(item)]
+    return [x]
 
 
 def format_string(parts):
@@ -146,7 +242,7 @@ def _any_leaf(x, pred):
 
 def _has_traced(x):
     """Whether `x` holds a traced value or a DeferredStr."""
-    return _any_leaf(x, lambda v: type(v) is DeferredStr or
+    return _any_leaf(x, lambda v: type(v) is DeferredStr or is_bounded(v) or
                      (type(v) is AbstractArray and v.const is None))
 
 
@@ -157,6 +253,8 @@ def _has_abstract(x):
 
 def _staging_value(x):
     """What NumPy code would hold for `x` now: constants become NumPy values."""
+    if is_bounded(x):
+        return _Traced(x)
     if type(x) is not AbstractArray:
         return x
     const = x.const

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.bounded import BoundedArray
 from npxla.runtime.operators.fstrings import concrete_text
 from npxla.runtime.staging.pytypes import (is_marked, is_ndarray, mark_ndarray,
                                            python_type, scalar_copy)
@@ -62,6 +63,7 @@ def _to_text(convert):
     return text
 
 
+_TEXT = []        # the handlers of str, repr, format and ascii
 _HANDLERS = {
     isinstance: _isinstance, type: _type, hasattr: _hasattr, getattr: _getattr,
     np.isscalar: _isscalar, str: _to_text(str), repr: _to_text(repr),
@@ -69,6 +71,7 @@ _HANDLERS = {
     np.isrealobj: lambda x: x.dtype.kind != "c",
     format: _to_text(format), ascii: _to_text(ascii),
 }
+_TEXT.extend(_HANDLERS[f] for f in (str, repr, format, ascii))
 
 
 def answer(f, args, kwargs):
@@ -78,7 +81,13 @@ def answer(f, args, kwargs):
         handler = _HANDLERS.get(f)
     except TypeError:               # unhashable callable
         return NOT_HANDLED
-    if handler is None or not args or type(args[0]) is not AbstractArray or kwargs:
+    if handler is None or not args or kwargs:
+        return NOT_HANDLED
+    if type(args[0]) is BoundedArray:
+        if handler in _TEXT:
+            concrete_text(args[0], f"{f.__name__}()")
+        return handler(*args)
+    if type(args[0]) is not AbstractArray:
         return NOT_HANDLED
     return handler(*args)
 

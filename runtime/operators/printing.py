@@ -29,6 +29,7 @@ import numpy as np
 from npxla.transpiler.base.errors import UnsupportedOperationError
 
 from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.staging.types import tensor_type
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.lowering.callbacks import emit_callback
@@ -124,11 +125,49 @@ class _Slot:
         return a.item() if self.kind == "python" else a[()]
 
 
+class _BoundedSlot:
+    """Placeholder for an array of run-time length: its buffer is operand `k`, and each
+    axis's valid window (offset, count) is a Python int or the operand it names
+    (`_Operand`). The run-time value is the window, as NumPy code holds it."""
+    __slots__ = ("k", "windows")
+
+    def __init__(self, k, windows):
+        self.k, self.windows = k, windows
+
+    def value(self, arrays):
+        def at(v):
+            return int(arrays[v.k]) if type(v) is _Operand else v
+        return arrays[self.k][tuple(slice(None) if w is None else
+                                    slice(at(w[0]), at(w[0]) + at(w[1]))
+                                    for w in self.windows)]
+
+
+class _Operand:
+    __slots__ = ("k",)
+
+    def __init__(self, k):
+        self.k = k
+
+
+def _lift_bounded(b, operands):
+    def operand(v):
+        if isinstance(v, AbstractArray) and v.const is None:
+            operands.append(v)
+            return _Operand(len(operands) - 1)
+        return int(v)
+    operands.append(b.buf)
+    k = len(operands) - 1
+    return _BoundedSlot(k, [None if e is None else (operand(e.offset), operand(e.count))
+                            for e in b.ext])
+
+
 def _lift(x, operands):
     """`x` with traced arrays replaced by slots and constant arrays by their values."""
     def leaf(v):
         if type(v) is DeferredStr:       # an f-string of traced values: format later
             return v.map_values(leaf)
+        if is_bounded(v):
+            return _lift_bounded(v, operands)
         if not isinstance(v, AbstractArray):
             return v
         const = v.const
@@ -146,7 +185,7 @@ def _lift(x, operands):
 
 def _fill(template, arrays):
     def value(v):
-        if type(v) is _Slot:
+        if type(v) in (_Slot, _BoundedSlot):
             return v.value(arrays)
         if type(v) is DeferredStr:
             return v.render(value)

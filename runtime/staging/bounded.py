@@ -124,6 +124,14 @@ class BoundedArray:
     def __array__(self, dtype=None, copy=None):
         self.refuse("converting it to a NumPy array")
 
+    def __str__(self):
+        # text is needed now (library code's `"%s" % x`, `str.join`); print, logging and
+        # f-strings in converted code format it at run time instead
+        self.refuse("str()")
+
+    def __format__(self, spec):
+        self.refuse("format()")
+
     def __len__(self):
         self.refuse("len()")
 

@@ -133,15 +133,16 @@ def test_str_format_of_constant_values(capsys):
     same(capsys, f, np.ones(2))
 
 
-def test_str_format_used_as_text_follows_fstrings():
-    """Used other than by print/logging/warnings, the string shows the traced value as
-    an f-string does today."""
+def test_str_format_used_as_text_follows_fstrings(capsys):
+    """Returned, the string is formatted from each run's values, as an f-string is."""
     def f(x):
         return x, "{:.2f}".format(x.sum())
 
     def g(x):
         return x, f"{x.sum():.2f}"
-    assert jit(f)(np.arange(3.0))[1] == jit(g)(np.arange(3.0))[1]
+    for fn in (f, g):
+        same(capsys, fn, np.arange(3.0))
+        same(capsys, fn, np.arange(4.0))
 
 
 def _percent_converted():

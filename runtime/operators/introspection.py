@@ -67,6 +67,7 @@ _TEXT = []        # the handlers of str, repr, format and ascii
 _HANDLERS = {
     isinstance: _isinstance, type: _type, hasattr: _hasattr, getattr: _getattr,
     np.isscalar: _isscalar, str: _to_text(str), repr: _to_text(repr),
+    np.iterable: lambda x: x.ndim > 0,
     np.iscomplexobj: lambda x: x.dtype.kind == "c",
     np.isrealobj: lambda x: x.dtype.kind != "c",
     format: _to_text(format), ascii: _to_text(ascii),

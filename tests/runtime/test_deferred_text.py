@@ -97,3 +97,13 @@ def test_text_results_with_the_disk_cache(tmp_path, monkeypatch):
     assert jit(returned, cache=True)(_X) == returned(_X)
     y = np.array([9.0, 1.0, 2.0, 3.0])
     assert jit(returned, cache=True)(y) == returned(y)
+
+
+def questions(x):
+    pos = x[x > 0]
+    return np.iterable(pos), np.iterable(x[0]), np.iterable(x), hasattr(pos, "shape"), \
+        np.isscalar(pos), isinstance(pos, (list, tuple))
+
+
+def test_type_questions_about_arrays_of_run_time_length():
+    assert jit(questions)(_X) == questions(_X)

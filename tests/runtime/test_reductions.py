@@ -237,6 +237,33 @@ def test_builtins():
         jit(e)(np.zeros((0,)))
 
 
+def _mixed_kinds(x):
+    # Python returns one of the objects: the int 0 or the np.float64, as the data picks
+    return (max(0, x[0]), min(x[1], 1), max(x[0], np.float32(0.5)), max(x[0], 1.5, x[1]),
+            min(1, x[2], 0.5))
+
+
+@pytest.mark.parametrize("x", [np.array([-1.0, 2.0, 0.25]), np.array([3.0, -4.0, 7.0]),
+                               np.array([np.nan, np.nan, -1.0])])
+def test_builtin_extremes_of_mixed_kinds_keep_the_chosen_objects_type(x):
+    want, got = _mixed_kinds(x), jit(_mixed_kinds)(x)
+    assert [type(v) for v in got] == [type(v) for v in want]
+    np.testing.assert_array_equal(np.array(got, dtype=float), np.array(want, dtype=float))
+
+
+def _scalar_is_integer(x):
+    return x[0].is_integer(), x[1].is_integer(), x.sum().is_integer(), x[2].is_integer()
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 1.5, np.inf]), np.array([-3.0, 0.0, np.nan]),
+                               np.array([2.0, 4.0, 1e300])])
+def test_scalar_is_integer(x):
+    want, got = _scalar_is_integer(x), jit(_scalar_is_integer)(x)
+    assert got == want and all(type(v) is bool for v in got)
+    with pytest.raises(AttributeError, match="'numpy.ndarray' object has no attribute"):
+        jit(lambda v: v.is_integer())(x)
+
+
 def test_list_argument():
     def f(x, y):
         return np.sum([x, y], axis=0), max([x, y])

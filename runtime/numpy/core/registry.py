@@ -17,7 +17,7 @@ from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.staging.bounded import BoundedArray, bounded_layer
-from npxla.runtime.staging.pytypes import any_masked, mask_state
+from npxla.runtime.staging.pytypes import any_masked, mask_state, python_type
 
 
 @dataclass
@@ -325,6 +325,13 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     return impl(*inputs, **kwargs)
 
 
+def missing_attribute(x, name):
+    """Python's AttributeError for the object NumPy code would hold where `x` is."""
+    t = python_type(x)
+    where = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+    return AttributeError(f"'{where}' object has no attribute '{name}'")
+
+
 def bound_method(self: AbstractArray, name: str):
     if masked_routes.attribute is not None and not masked_routes.active and \
             mask_state(self) is not None:
@@ -340,8 +347,7 @@ def bound_method(self: AbstractArray, name: str):
             raise AttributeError(name)
         raise UnsupportedFunctionError(
             f"ndarray.{name} is not supported on traced arrays yet") if hasattr(
-                np.ndarray, name) else AttributeError(
-                    f"'numpy.ndarray' object has no attribute '{name}'")
+                np.ndarray, name) else missing_attribute(self, name)
 
     def method(*args, **kwargs):
         if _masked_route(_leaves((args, kwargs), [])):

@@ -14,11 +14,12 @@ from npxla.transpiler.base.catalogue import TRACED_KEY
 
 from npxla.runtime.staging import abstract
 from npxla.runtime.staging.abstract import AbstractArray
-from npxla.runtime.staging.pytypes import is_marked
+from npxla.runtime.staging.pytypes import is_marked, python_type
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.errorflags import refuse_write
 from npxla.runtime.numpy.indexing.indexing import getitem, setitem
-from npxla.runtime.numpy.core.registry import bound_method, dispatch, dispatch_ufunc
+from npxla.runtime.numpy.core.registry import (bound_method, dispatch, dispatch_ufunc,
+                                               missing_attribute, register_method)
 from npxla.runtime.numpy.core.speculate import assumed_bool
 from npxla.runtime.numpy.core.text import text_refusal
 from npxla.runtime.numpy.core.values import fresh
@@ -160,6 +161,19 @@ for _py, _np in {"neg": "negative", "pos": "positive", "abs": "absolute",
     setattr(AbstractArray, f"__{_py}__", _unary(_np))
 
 
+def is_integer(self):
+    """`float.is_integer()` / `np.floating.is_integer()` of a scalar (NumPy 2 gives it
+    to float and integer scalars; an ndarray has no such method)."""
+    if not hasattr(python_type(self), "is_integer"):
+        raise missing_attribute(self, "is_integer")
+    if self.dtype.kind != "f":
+        return True
+    finite = dispatch(np.isfinite, (self,), {})
+    whole = dispatch(np.equal, (self, dispatch(np.floor, (self,), {})), {})
+    return fresh(dispatch(np.logical_and, (finite, whole), {}), weak=True)   # a Python bool
+
+
+register_method("is_integer", is_integer)
 AbstractArray.__bool__ = assumed_bool
 AbstractArray.__hash__ = __hash__
 AbstractArray.__array_ufunc__ = __array_ufunc__

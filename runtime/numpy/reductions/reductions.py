@@ -25,6 +25,8 @@ from npxla.runtime.lowering.argreduce import blocked_applies, blocked_arg
 from npxla.runtime.lowering.reduce import arg_reduce, identity, reduce
 from npxla.runtime.numpy.ufuncs.arithmetic import exact
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
+from npxla.runtime.numpy.core.speculate import assume
+from npxla.runtime.staging.pytypes import python_type
 from npxla.runtime.numpy.core.registry import (_leaves, dispatch, implements,
                                                register_ufunc_method)
 from npxla.runtime.numpy.ufuncs.ufunc_core import store_out
@@ -548,9 +550,23 @@ def _python_extreme(name, args, key, default):
         shape = np.broadcast_shapes(a.shape, b.shape)
         a2, b2 = broadcast_to_shape(a2, shape), broadcast_to_shape(b2, shape)
         take_b = E.compare(b2, a2, better)
+        # Python returns one of the objects as it is: where they differ in type (`max(0,
+        # s)`: the int 0 or the np.float64 s), the comparison is assumed and checked,
+        # so the result has the type of the one the data picks; where nothing can be
+        # assumed (a staged loop) the two are promoted to one type
+        taken = assume(take_b) if _value_kind(a) != _value_kind(b) and \
+            take_b.const is None else None
+        if taken is not None:
+            cur = nxt if taken else cur
+            continue
         cur = S.select(take_b, b2, a2)
         cur.weak = weak
     return cur
+
+
+def _value_kind(v):
+    """What distinguishes the Python objects two values stand for, besides the value."""
+    return python_type(v), v.dtype, v.shape
 
 
 def _python_fold_1d(x, name):

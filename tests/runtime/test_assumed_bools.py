@@ -25,6 +25,12 @@ def any_builtin(x):
     return 1.0 if any(v < 0 for v in x) else 0.0
 
 
+def sorted_in_place(x):
+    items = [x[0], x[1], x[2]]
+    items.sort()                   # list.sort's comparisons, as sorted()'s
+    return items, sorted(x[:2], reverse=True)
+
+
 def inside_loop(x):
     s = 0.0
     for i in range(x.shape[0]):
@@ -33,7 +39,7 @@ def inside_loop(x):
     return s
 
 
-@pytest.mark.parametrize("fn", [positives, kept_after_write, any_builtin])
+@pytest.mark.parametrize("fn", [positives, kept_after_write, any_builtin, sorted_in_place])
 def test_assumed_conditions_follow_each_calls_data(fn):
     f = jit(fn)
     f.clear_cache()

@@ -24,13 +24,15 @@ from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.numpy.core.registry import dispatch
 
 
-_ROUTING = "npxla.runtime.operators.call"     # converted code's calls of builtins
+# converted code's calls of builtins, and the recorder of its container methods
+_ROUTING = frozenset({"npxla.runtime.operators.call", "npxla.runtime.operators.effects"})
 
 
 def _asking(frame):
-    """The frame whose code asks for the bool: a builtin (`any`, `all`, `sorted`) that
-    converted code called through `converted_call` asks on that code's behalf."""
-    while frame is not None and frame.f_globals.get("__name__") == _ROUTING:
+    """The frame whose code asks for the bool: a builtin (`any`, `all`, `sorted`,
+    `list.sort`) that converted code called through `converted_call` asks on that
+    code's behalf."""
+    while frame is not None and frame.f_globals.get("__name__") in _ROUTING:
         frame = frame.f_back
     return frame
 

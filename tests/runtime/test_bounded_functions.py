@@ -216,3 +216,20 @@ def test_a_gradient_of_one_element_raises_like_numpy():
         _gradient_of_one(_DATA, np.array([1]))
     with pytest.raises(ValueError, match="too small to calculate a numerical gradient"):
         jit(_gradient_of_one)(_DATA, np.array([1]))
+
+
+def scalar_masks(x, y):
+    m = x[0] > 0                     # a 0-d mask: a new axis of length 1 or 0
+    z, w = y.copy(), y.copy()
+    z[m] = 7.0
+    w[m] += y[m] * 2
+    s = np.asarray(x[1])
+    b = np.empty_like(s)             # (pymap3d's ecef2geodetic of scalars)
+    b[~np.isclose(s, 0)] = np.arctan(s[~np.isclose(s, 0)])
+    b[np.isclose(s, 0)] = 0
+    return y[m], y[m].sum(axis=0), z, w, b
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0]), np.array([-1.0, 0.0])])
+def test_zero_d_boolean_masks(x):
+    check(scalar_masks, x, np.arange(6.0).reshape(2, 3))

@@ -116,6 +116,17 @@ def test_unary(ufunc, dtype):
 SPECIAL = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 2.5, -2.5, 0.5, -1.5, 1e300])
 
 
+@pytest.mark.parametrize("ufunc", [np.degrees, np.radians, np.rad2deg, np.deg2rad],
+                         ids=lambda u: u.__name__)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_angle_conversions_are_bit_exact(ufunc, dtype):
+    # NumPy's float32 loop multiplies by 180.0f/NPY_PIf (divided in float32): the
+    # double constant rounded to float32 is up to 2 ulp off (pymap3d's float32 latitudes)
+    x = np.linspace(-400.0, 400.0, 20001).astype(dtype)
+    want, got = ufunc(x), jit(_unary(ufunc))(x)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
 @pytest.mark.parametrize("ufunc", [np.floor, np.ceil, np.trunc, np.rint, np.sign,
                                    np.isnan, np.isinf, np.isfinite, np.signbit, np.modf,
                                    np.absolute, np.fix, np.square, np.exp2, np.sqrt],

@@ -53,9 +53,24 @@ def _is_integer(entry) -> bool:
     return is_abstract(entry) and entry.ndim == 0 and entry.dtype.kind in "iu"
 
 
+def _scalar_mask(index):
+    """A traced 0-d boolean index (`x[~bad]` of 0-d arrays, pymap3d's `ecef2geodetic` of
+    scalars) as the 1-element mask of NumPy's meaning: a new leading axis of length 1
+    or 0, i.e. `x[None][m]`; else None."""
+    if type(index) is tuple and len(index) == 1:
+        index = index[0]
+    if type(index) is AbstractArray and index.ndim == 0 and index.dtype == np.bool_ and \
+            index.const is None:
+        return dispatch(np.reshape, (index, (1,)), {})
+    return None
+
+
 def getitem(x: AbstractArray, index):
     if is_bounded(index):
         return bounded_index.gather_rows(x, index, getitem)
+    mask = _scalar_mask(index)
+    if mask is not None:
+        return getitem(getitem(x, None), mask)
     peeled = _leading_ints(index)
     if peeled is not None:
         return getitem(getitem(x, peeled[0]), peeled[1])
@@ -92,6 +107,10 @@ def setitem(x: AbstractArray, index, value):
         value = asarray(value)      # a list of traced scalars is an array too
         if value.weak or _basic(index):
             _check_scalar_fits(x.dtype, value)
+    mask = _scalar_mask(index)
+    if mask is not None:                  # x[m0] = v: into the view x[None]
+        setitem(getitem(x, None), mask, value)
+        return
     peeled = _leading_ints(index)
     if peeled is not None:                # y[n, ix] = v: into the view y[n]
         setitem(getitem(x, peeled[0]), peeled[1], value)

@@ -38,9 +38,17 @@ from npxla.runtime.numpy.ufuncs.ufunc_core import store_out
 from npxla.runtime.numpy.ufuncs.host_ufuncs import host_lowering
 
 
-def _scaled(factor):
-    """x * factor with the factor rounded to x's dtype (NumPy: `x * (180.0/NPY_PI)`)."""
-    return lambda x: E.multiply(x, full(x, factor))
+def _scaled(num, den):
+    """x * (num / den) as NumPy's loops compute it: float64 by the double constant
+    (`x * (180.0/NPY_PI)`), float32 by the constant divided in float32
+    (`180.0f/NPY_PIf`, up to 2 ulp from the double constant rounded), float16 through
+    float32 and rounded back."""
+    def lower(x):
+        if x.dtype == np.float64:
+            return E.multiply(x, full(x, num / den))
+        factor = np.float32(num) / np.float32(den)
+        return E.multiply(x, full(x, factor.astype(x.dtype)))
+    return via_f32(lower)
 
 
 def _int_identity(op):
@@ -274,8 +282,8 @@ LOWERINGS = {
     np.arcsinh: _accurate(L.arcsinh, X.asinh, single=X.asinh),
     np.arccosh: _accurate(L.arccosh, X.acosh, single=X.acosh),
     np.arctanh: _accurate(L.arctanh, X.atanh, single=X.atanh),
-    np.degrees: _scaled(180.0 / np.pi), np.rad2deg: _scaled(180.0 / np.pi),
-    np.radians: _scaled(np.pi / 180.0), np.deg2rad: _scaled(np.pi / 180.0),
+    np.degrees: _scaled(180.0, np.pi), np.rad2deg: _scaled(180.0, np.pi),
+    np.radians: _scaled(np.pi, 180.0), np.deg2rad: _scaled(np.pi, 180.0),
     np.floor: _int_identity(E.floor), np.ceil: _int_identity(E.ceil),
     np.trunc: _int_identity(_trunc), np.rint: _rint,
     np.hypot: _hypot, np.copysign: copysign, np.power: _power,

@@ -207,6 +207,20 @@ def test_mean_var_accuracy():
     check(f, (RNG.normal(size=20) + 1j * RNG.normal(size=20)).astype(np.complex64), rtol=1e-5)
 
 
+def _half_spread(x):
+    return np.var(x), np.std(x), x.var(ddof=1), np.std(x.reshape(2, -1), axis=1)
+
+
+@pytest.mark.parametrize("scale", [3.0, 300.0])
+def test_float16_var_keeps_float16_like_numpy(scale):
+    # NumPy's _var squares the deviations in float16 (inf beyond 65504), unlike its mean
+    x = (np.random.default_rng(5).standard_normal(600) * scale).astype(np.float16)
+    want, got = _half_spread(x), jit(_half_spread)(x)
+    for w, g in zip(want, got):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+
+
 def test_builtins():
     def f(x):
         return sum(x), max(x), min(x)

@@ -398,9 +398,14 @@ def _var(fn, a, axis, dtype, out, ddof, keepdims, where, mean, correction, root)
     axes = axes_of(axis, x.ndim)
     dtype = static(dtype, "dtype")
     out_dtype = np_dtype(fn, x.dtype, dtype=dtype, ddof=0)
+    n = _count(x.shape, axes)
+    if x.dtype == np.float16 and dtype is None:
+        v = _var_half(x, axes, n, ddof)
+        if root:
+            v = dispatch(np.sqrt, (v,), {})
+        return _finish(v, axes, x.shape, keepdims, out_dtype, out, fn.__name__)
     comp = _comp_dtype(x.dtype, dtype)
     xc = cast_to(x, comp)
-    n = _count(x.shape, axes)
     m = _divide(_fold(xc, "add", axes), n)
     m = S.broadcast_in_dim(m, shape=xc.shape,
                            dims=tuple(i for i in range(xc.ndim) if i not in axes))
@@ -414,6 +419,19 @@ def _var(fn, a, axis, dtype, out, ddof, keepdims, where, mean, correction, root)
     if root:
         v = E.sqrt(v)
     return _finish(v, axes, x.shape, keepdims, out_dtype, out, fn.__name__)
+
+
+def _var_half(x, axes, n, ddof):
+    """float16 var as NumPy's `_methods._var` computes it: unlike its mean, it keeps
+    float16: the sum (`np.sum`'s), divided by the count (an intp: in float64, rounded
+    back), the deviations and their squares rounded to float16 (a square beyond 65504 is
+    inf, as in NumPy), their sum divided likewise."""
+    def divided(total, count):
+        return cast_to(dispatch(np.true_divide, (total, np.intp(count)), {}), np.float16)
+    mean = divided(dispatch(np.sum, (x,), {"axis": axes, "keepdims": True}), n)
+    squares = dispatch(np.square, (dispatch(np.subtract, (x, mean), {}),), {})
+    total = dispatch(np.sum, (squares,), {"axis": axes})
+    return divided(total, builtins.max(n - ddof, 0))
 
 
 @implements(np.var, method="var", family="reductions")

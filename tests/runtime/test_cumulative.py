@@ -284,7 +284,9 @@ def test_wide_scan_form_in_the_program():
     text = jit(lambda_free_cumsum).lower(np.zeros((64, 64)), 0).as_text()
     assert "stablehlo.while" in text and "reduce_window" not in text
     text = jit(lambda_free_cumsum).lower(np.zeros(4096), 0).as_text()
-    assert "reduce_window" in text
+    assert "npxla.library_loop" in text and "reduce_window" not in text   # `_blocked`
+    text = jit(lambda_free_cumsum).lower(np.zeros(4096, np.int64), 0).as_text()
+    assert "reduce_window" in text           # integers associate exactly
 
 
 def running_totals(x, n):
@@ -321,3 +323,30 @@ _WRAPPED = np.angle(np.exp(1j * _PHASE))
 ], ids=lambda v: None if isinstance(v, dict) else None)
 def test_unwrap_matches_numpy(p, kwargs):
     check(lambda a: np.unwrap(a, **kwargs), p, rtol=1e-12, atol=1e-12)
+
+
+# --- narrow slices and 1-d arrays: NumPy's loop too, BLOCK steps per trip ------------
+def running(x, axis):
+    return (np.cumsum(x, axis=axis), np.cumprod(1 + x / 1024, axis=axis),
+            np.nancumsum(x, axis=axis), np.add.accumulate(x, axis=axis))
+
+
+@pytest.mark.parametrize("shape, axis", [((1,), 0), ((2,), 0), ((16,), 0), ((17,), 0),
+                                         ((33,), 0), ((1000,), 0), ((5, 300), 1),
+                                         ((300, 5), 0), ((3, 4, 50), 2), ((6, 40), 0)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.complex128])
+def test_running_sums_are_numpys_bits(shape, axis, dtype):
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape) * 50
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    x = x.astype(dtype)
+    if x.size > 1:
+        x.flat[1] = np.nan
+    want, got = running(x, axis), jit(running)(x, axis)
+    for k, (w, g) in enumerate(zip(want, got)):
+        assert g.dtype == w.dtype
+        if k == 1 and np.dtype(dtype).kind == "c":   # XLA's complex multiply
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+        else:
+            np.testing.assert_array_equal(g, w)

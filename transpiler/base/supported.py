@@ -126,7 +126,7 @@ NUMPY_UNSUPPORTED = frozenset({
     "numpy.inexact", "numpy.info", "numpy.integer", "numpy.intersect1d",
     "numpy.is_busday", "numpy.iscomplex", "numpy.isdtype", "numpy.isfortran",
     "numpy.isnat", "numpy.isneginf", "numpy.isposinf", "numpy.isreal",
-    "numpy.issubdtype", "numpy.iterable", "numpy.kaiser", "numpy.lcm", "numpy.ldexp",
+    "numpy.issubdtype", "numpy.kaiser", "numpy.lcm", "numpy.ldexp",
     "numpy.lib.stride_tricks.as_strided",
     "numpy.lib.stride_tricks.sliding_window_view", "numpy.linalg.cross",
     "numpy.linalg.diagonal", "numpy.linalg.tensordot", "numpy.linalg.test",
@@ -365,10 +365,10 @@ UFUNC_METHOD_NAMES = frozenset({
 NDARRAY_SUPPORTED = frozenset({
     "T", "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "clip",
     "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "dtype",
-    "fill", "flat", "flatten", "imag", "item", "itemsize", "max", "mean", "min",
-    "nbytes", "ndim", "nonzero", "partition", "prod", "put", "ravel", "real", "repeat",
-    "reshape", "round", "searchsorted", "shape", "size", "sort", "squeeze", "std",
-    "sum", "swapaxes", "take", "tolist", "trace", "transpose", "var",
+    "fill", "flat", "flatten", "imag", "is_integer", "item", "itemsize", "max", "mean",
+    "min", "nbytes", "ndim", "nonzero", "partition", "prod", "put", "ravel", "real",
+    "repeat", "reshape", "round", "searchsorted", "shape", "size", "sort", "squeeze",
+    "std", "sum", "swapaxes", "take", "tolist", "trace", "transpose", "var",
 })
 
 # ndarray methods registered only to refuse, with the error.
@@ -427,7 +427,7 @@ HANDLED_CALLS = frozenset({
     "functools.reduce", "itertools.starmap", "logging.critical", "logging.debug",
     "logging.error", "logging.exception", "logging.fatal", "logging.info",
     "logging.log", "logging.warn", "logging.warning", "numpy.iscomplexobj",
-    "numpy.isrealobj", "numpy.isscalar", "warnings.warn",
+    "numpy.isrealobj", "numpy.isscalar", "numpy.iterable", "warnings.warn",
 })
 
 # SciPy functions (and methods of SciPy objects, scipy.stats.norm.pdf) that compile on

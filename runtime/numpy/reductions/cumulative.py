@@ -1,11 +1,10 @@
 """Cumulative functions: cumsum, cumprod, nancumsum, nancumprod, cumulative_sum,
 cumulative_prod, the ufunc `accumulate` methods, and the ndarray methods cumsum/cumprod.
 
-Results are one `reduce_window` prefix reduction (primitives/scan.py), which XLA turns
-into an efficient scan. Dtypes are NumPy's: small integers and bools accumulate in the
-platform integer (int64/uint64), `dtype=` wins.
-Integer results are exact (wrapping like NumPy); floating results differ from NumPy's
-sequential loop by rounding only (the additions associate differently).
+Results are one prefix reduction (lowering/scan.py): NumPy's sequential loop for float
+sums and products, so they are its bits; a `reduce_window` that XLA turns into a scan
+for the rest (integers wrap like NumPy). Dtypes are NumPy's: small integers and bools
+accumulate in the platform integer (int64/uint64), `dtype=` wins.
 """
 from __future__ import annotations
 
@@ -27,8 +26,8 @@ from npxla.runtime.numpy.core.registry import (_leaves, _to_const, implements,
 from npxla.runtime.numpy.ufuncs.ufunc_core import store_out
 
 _NO_VALUE = np._NoValue
-_ROUNDING = ("floating sums associate as XLA's scan does: equal to NumPy's sequential "
-             "loop up to rounding")
+_ROUNDING = ("float sums and products in NumPy's sequential order (its bits; complex "
+             "products up to XLA's complex multiply)")
 
 
 def _slice(x, axis, start, stop, step=1):

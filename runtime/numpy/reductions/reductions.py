@@ -24,6 +24,7 @@ from npxla.runtime.lowering.core import Primitive
 from npxla.runtime.lowering.argreduce import blocked_applies, blocked_arg
 from npxla.runtime.lowering.reduce import arg_reduce, identity, reduce
 from npxla.runtime.numpy.ufuncs.arithmetic import exact
+from npxla.runtime.numpy.reductions.pairwise import pairwise_applies, pairwise_sum
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.speculate import assume
 from npxla.runtime.staging.pytypes import python_type
@@ -156,8 +157,12 @@ def _fold(x, kind, axes):
         return _complex_extreme(x, kind, axes)
     if not axes:
         return x
-    r = _sequential(x, kind, axes[0]) if _unrolled(x, kind, axes) else \
-        reduce(x, kind=kind, axes=axes)
+    if _unrolled(x, kind, axes):
+        r = _sequential(x, kind, axes[0])
+    elif pairwise_applies(x, kind, axes):
+        r = pairwise_sum(x, axes)
+    else:
+        r = reduce(x, kind=kind, axes=axes)
     if kind == "add" and r.dtype.kind == "f":
         # NumPy's sums start from +0.0, so a sum of only -0.0 is +0.0; XLA drops that
         # start (`0 + x` is `x` to it). A zero it cannot see through restores it.

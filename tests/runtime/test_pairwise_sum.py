@@ -110,3 +110,32 @@ def test_longer_sums_keep_the_reduce():
     got = jit(lambda v: np.sum(v)).lower(x).as_text()
     assert "stablehlo.reduce" in got
     np.testing.assert_allclose(jit(lambda v: np.sum(v))(x), np.sum(x), rtol=1e-12)
+
+
+def columns(x):
+    return (x.sum(axis=0), x.mean(axis=0), np.std(x, axis=0), x.prod(axis=0),
+            x.prod(axis=-1), np.nansum(x, axis=0))
+
+
+@pytest.mark.parametrize("shape", [(8, 5), (40, 3), (64, 50), (40, 1), (9, 1, 4)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_column_sums_and_products_are_numpys_bits(shape, dtype):
+    # NumPy adds whole rows one after another along an axis its inner loop does not run
+    # along ((40, 1): the axis of length 1 dropped, a pairwise sum), and multiplies
+    # element after element along any axis (up to 64 staged slices)
+    rng = np.random.default_rng(sum(shape))
+    x = (rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)).astype(dtype)
+    want, got = columns(x), jit(columns)(x)
+    for w, g in zip(want, got):
+        _same(g, w)
+
+
+def middle(x):
+    return x.sum(axis=1), x.prod(axis=1)
+
+
+def test_a_middle_axis_is_added_row_by_row():
+    x = _data((3, 30, 4), np.float64, 7)
+    want, got = middle(x), jit(middle)(x)
+    for w, g in zip(want, got):
+        _same(g, w)

@@ -24,7 +24,8 @@ from npxla.runtime.lowering.core import Primitive
 from npxla.runtime.lowering.argreduce import blocked_applies, blocked_arg
 from npxla.runtime.lowering.reduce import arg_reduce, identity, reduce
 from npxla.runtime.numpy.ufuncs.arithmetic import exact
-from npxla.runtime.numpy.reductions.pairwise import pairwise_applies, pairwise_sum
+from npxla.runtime.numpy.reductions.pairwise import (pairwise_applies, pairwise_sum,
+                                                     row_by_row_applies)
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.speculate import assume
 from npxla.runtime.staging.pytypes import python_type
@@ -180,7 +181,8 @@ _UNROLL_EXTENT = 7
 
 def _unrolled(x, kind, axes):
     return kind in ("add", "mul") and len(axes) == 1 and \
-        2 <= x.shape[axes[0]] <= _UNROLL_EXTENT and x.dtype.kind in "iufc"
+        2 <= x.shape[axes[0]] <= _UNROLL_EXTENT and x.dtype.kind in "iufc" or \
+        row_by_row_applies(x, kind, axes)
 
 
 def _sequential(x, kind, axis):

@@ -292,13 +292,14 @@ NUMPY_RUN_TIME_LENGTH = frozenset({
     "numpy.not_equal", "numpy.ones_like", "numpy.outer", "numpy.percentile",
     "numpy.polyfit", "numpy.positive", "numpy.pow", "numpy.power", "numpy.prod",
     "numpy.ptp", "numpy.quantile", "numpy.rad2deg", "numpy.radians", "numpy.real",
-    "numpy.reciprocal", "numpy.remainder", "numpy.repeat", "numpy.right_shift",
-    "numpy.rint", "numpy.roll", "numpy.round", "numpy.searchsorted", "numpy.shape",
-    "numpy.sign", "numpy.signbit", "numpy.sin", "numpy.sinc", "numpy.sinh",
-    "numpy.size", "numpy.sort", "numpy.spacing", "numpy.sqrt", "numpy.square",
-    "numpy.std", "numpy.subtract", "numpy.sum", "numpy.tan", "numpy.tanh",
-    "numpy.tile", "numpy.trapezoid", "numpy.true_divide", "numpy.trunc",
-    "numpy.unique", "numpy.var", "numpy.vdot", "numpy.where", "numpy.zeros_like",
+    "numpy.reciprocal", "numpy.remainder", "numpy.repeat", "numpy.result_type",
+    "numpy.right_shift", "numpy.rint", "numpy.roll", "numpy.round",
+    "numpy.searchsorted", "numpy.shape", "numpy.sign", "numpy.signbit", "numpy.sin",
+    "numpy.sinc", "numpy.sinh", "numpy.size", "numpy.sort", "numpy.spacing",
+    "numpy.sqrt", "numpy.square", "numpy.std", "numpy.subtract", "numpy.sum",
+    "numpy.tan", "numpy.tanh", "numpy.tile", "numpy.trapezoid", "numpy.true_divide",
+    "numpy.trunc", "numpy.unique", "numpy.var", "numpy.vdot", "numpy.where",
+    "numpy.zeros_like",
 })
 
 # Every NumPy ufunc, by each of its public names.
@@ -388,8 +389,9 @@ NDARRAY_UNSUPPORTED = frozenset({
 # the others raise ConcretizationError (NPX115).
 NDARRAY_RUN_TIME_LENGTH = frozenset({
     "T", "all", "any", "argmax", "argmin", "argsort", "astype", "clip", "copy",
-    "cumprod", "cumsum", "dot", "dtype", "max", "mean", "min", "ndim", "nonzero",
-    "prod", "real", "round", "shape", "size", "std", "sum", "var",
+    "cumprod", "cumsum", "dot", "dtype", "imag", "itemsize", "max", "mean", "min",
+    "nbytes", "ndim", "nonzero", "prod", "real", "round", "shape", "size", "std",
+    "sum", "var",
 })
 
 # math functions that compile on traced values.

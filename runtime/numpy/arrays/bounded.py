@@ -255,4 +255,7 @@ HANDLERS = {
     "np.fliplr": _flip_axis(1, 2), "np.atleast_1d": _at_least(1),
     "np.atleast_2d": _at_least(2), "np.atleast_3d": _at_least(3),
     "np.ndim": lambda fn, args, kwargs: ops.bind(fn, args, kwargs)["a"].ndim, "np.expand_dims": _expand_dims,
+    # only the dtypes matter: a run-time length does not
+    "np.result_type": lambda fn, args, kwargs: dispatch(
+        fn, tuple(a.dtype if is_bounded(a) else a for a in args), kwargs),
 }

@@ -211,6 +211,10 @@ def _transpose(x):
 _PROPERTIES = {
     "shape": B.shape_of, "size": B.size_of, "T": _transpose,
     "real": lambda x: ops.elementwise(np.real, (x,), {}) if x.dtype.kind == "c" else x,
+    "imag": lambda x: ops.elementwise(np.imag, (x,), {}),
+    "itemsize": lambda x: x.dtype.itemsize,
+    # a Python int in NumPy: the run-time size times the item size, a weak traced int
+    "nbytes": lambda x: B.size_of(x) * x.dtype.itemsize,
 }
 
 

@@ -1,0 +1,46 @@
+"""Attributes and dtype queries of arrays whose length is known only at run time
+(`x[x > 0]`): `.itemsize`, `.nbytes`, `.imag` and `np.result_type` were refused; NumPy's
+values and types (`.nbytes` a Python int)."""
+import numpy as np
+import pytest
+
+from npxla import jit
+
+
+def sizes(v):
+    y = v[v > 0]
+    z = y.astype(np.float32)
+    return y.itemsize, y.nbytes, z.nbytes, z.itemsize, y.size * 2
+
+
+def parts(v):
+    y = v[v > 0]
+    w = y * (1 + 2j)
+    return y.imag.sum(), w.imag, w.real, y.imag.dtype == np.float64
+
+
+def kinds(v):
+    y = v[v > 0]
+    return (np.result_type(y, 1.0) == np.float64, np.result_type(y.astype(np.int8), 1),
+            np.result_type(y.astype(np.float32), np.int64))
+
+
+def in_a_loop(v):
+    total = 0
+    k = 0
+    while k < 3:                          # staged: the sizes are traced inside the loop
+        y = v[v > k]
+        total += y.nbytes // y.itemsize
+        k += 1
+    return total
+
+
+@pytest.mark.parametrize("fn", [sizes, parts, kinds, in_a_loop], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("v", [np.array([1.0, -2.0, 3.0, 2.0, 0.5]), np.array([-1.0, -2.0])])
+def test_attributes_of_run_time_length_arrays(fn, v):
+    want, got = fn(v), jit(fn)(v)
+    want = want if isinstance(want, tuple) else (want,)
+    got = got if isinstance(got, tuple) else (got,)
+    for w, g in zip(want, got):
+        assert type(g) is type(w) or (isinstance(w, np.ndarray) and g.dtype == w.dtype)
+        assert np.array_equal(g, w)

@@ -1,6 +1,7 @@
-"""Attributes and dtype queries of arrays whose length is known only at run time
-(`x[x > 0]`): `.itemsize`, `.nbytes`, `.imag` and `np.result_type` were refused; NumPy's
-values and types (`.nbytes` a Python int)."""
+"""Attributes, dtype queries and differences of arrays whose length is known only at
+run time (`x[x > 0]`): `.itemsize`, `.nbytes`, `.imag`, `np.result_type`, `np.ediff1d`
+and `np.diff(prepend=, append=)` were refused; NumPy's values and types (`.nbytes` a
+Python int, ediff1d in the array's dtype, its `same_kind` TypeError)."""
 import numpy as np
 import pytest
 
@@ -44,3 +45,31 @@ def test_attributes_of_run_time_length_arrays(fn, v):
     for w, g in zip(want, got):
         assert type(g) is type(w) or (isinstance(w, np.ndarray) and g.dtype == w.dtype)
         assert np.array_equal(g, w)
+
+
+def differences(v):
+    y = v[v > 0]
+    k = (y * 10).astype(np.int64)
+    return (np.ediff1d(y), np.ediff1d(y, to_begin=-1.0, to_end=[7.0, 8.0]),
+            np.diff(y, prepend=0.0), np.diff(y, n=2, append=[1.0, 2.0], prepend=y[:1]),
+            np.diff(k, prepend=0), np.ediff1d(k, to_begin=3))
+
+
+@pytest.mark.parametrize("v", [np.array([1.0, -2.0, 3.0, 2.0, 0.5]), np.array([-1.0]),
+                               np.array([4.0])])
+def test_differences_of_run_time_length_arrays(v):
+    want, got = differences(v), jit(differences)(v)
+    for w, g in zip(want, got):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
+
+
+def ediff1d_casting(v):
+    return np.ediff1d((v[v > 0] * 10).astype(np.int64), to_begin=0.5)
+
+
+def test_ediff1d_refuses_an_unsafe_cast_as_numpy_does():
+    v = np.array([1.0, 2.0])
+    with pytest.raises(TypeError, match="same_kind"):
+        ediff1d_casting(v)
+    with pytest.raises(TypeError, match="same_kind"):
+        jit(ediff1d_casting)(v)

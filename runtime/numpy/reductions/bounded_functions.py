@@ -23,12 +23,14 @@ from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.ufuncs import bounded as ops
 from npxla.runtime.numpy.reductions import bounded as R
 from npxla.runtime.numpy.ufuncs.bounded import one_d
+from npxla.runtime.numpy.arrays.bounded import join
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.errorflags import check
 from npxla.runtime.numpy.core.registry import dispatch
 
 
 _I64 = np.dtype(np.int64)
+_NONE = np._NoValue
 
 
 # --- sorting --------------------------------------------------------------------------------
@@ -88,8 +90,12 @@ def _diff(fn, args, kwargs):
     n = operator.index(params.pop("n", 1))
     if params.get("axis") is not None:
         normalize_axis_index(operator.index(params.pop("axis")), 1)
+    before, after = params.pop("prepend", _NONE), params.pop("append", _NONE)
     if params or n < 0:
-        b.refuse("np.diff with n < 0, prepend= or append=")
+        b.refuse("np.diff with n < 0")
+    if before is not _NONE or after is not _NONE:     # NumPy concatenates them first
+        b = join(([_piece(before, b, "diff")] if before is not _NONE else []) + [b] +
+                 ([_piece(after, b, "diff")] if after is not _NONE else []), "diff")
     for _ in range(n):
         b = B.at_front(b) if is_bounded(b) else b
         if not is_bounded(b):
@@ -101,6 +107,43 @@ def _diff(fn, args, kwargs):
         b = B.make(step, (B.Extent(0, B.maximum(B.sub(b.ext[0].count, 1), 0)),),
                    b.extent_deps)
     return b
+
+
+def _piece(value, example, name):
+    """A value put before or after a 1-d array (`prepend=`, `to_end=`): an array (NumPy's
+    `asanyarray`), one element where it is 0-d."""
+    if is_bounded(value):
+        return one_d(value, name)
+    v = dispatch(np.asarray, (value,), {})
+    if v.ndim == 0:
+        return dispatch(np.reshape, (v, (1,)), {})
+    if v.ndim != 1:
+        example.refuse(f"np.{name} with a {v.ndim}-d value to put before or after")
+    return v
+
+
+def _ediff1d(fn, args, kwargs):
+    """np.ediff1d: the differences of the flattened array, with `to_begin` and `to_end`
+    around them, in the array's dtype (NumPy's `same_kind` check first)."""
+    params = ops.bind(fn, args, kwargs)
+    ary = params["ary"]
+    flat = one_d(ary, "ravel") if is_bounded(ary) else dispatch(np.ravel, (ary,), {})
+    steps = dispatch(np.subtract, (flat[1:], flat[:-1]), {})
+    parts = []
+    for key in ("to_begin", "to_end"):
+        value = params.get(key)
+        if value is None:
+            continue
+        piece = dispatch(np.ravel, (_piece(value, flat, "ediff1d"),), {})
+        if not np.can_cast(piece.dtype, flat.dtype, casting="same_kind"):
+            raise TypeError(f"dtype of `{key}` must be compatible with input `ary` under "
+                            "the `same_kind` rule.")
+        parts.append(piece.astype(flat.dtype) if is_bounded(piece) else
+                     cast_to(piece, flat.dtype))
+    if not parts:
+        return steps
+    begin = [parts.pop(0)] if params.get("to_begin") is not None else []
+    return join(begin + [steps] + parts, "ediff1d")
 
 
 # --- extremes that skip NaNs, and peak-to-peak ------------------------------------------------
@@ -245,7 +288,7 @@ HANDLERS = {
     "np.sort": _sort, "np.argsort": _sort,
     **{f"np.{name}": _quantile_like for name in (
         "median", "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile")},
-    "np.diff": _diff,
+    "np.diff": _diff, "np.ediff1d": _ediff1d,
     **{f"np.{name}": _nan_extreme for name in ("nanmax", "nanmin", "nanargmax",
                                                "nanargmin")},
     "np.searchsorted": _searchsorted, "np.histogram": _histogram, "np.gradient": _gradient,

@@ -1,6 +1,6 @@
 """Attributes, dtype queries and differences of arrays whose length is known only at
-run time (`x[x > 0]`): `.itemsize`, `.nbytes`, `.imag`, `np.result_type`, `np.ediff1d`
-and `np.diff(prepend=, append=)` were refused; NumPy's values and types (`.nbytes` a
+run time (`x[x > 0]`): `.itemsize`, `.nbytes`, `.imag`, `np.result_type`, `np.ediff1d`,
+`np.diff(prepend=, append=)` and np.stack/vstack/column_stack were refused; NumPy's values and types (`.nbytes` a
 Python int, ediff1d in the array's dtype, its `same_kind` TypeError)."""
 import numpy as np
 import pytest
@@ -73,3 +73,30 @@ def test_ediff1d_refuses_an_unsafe_cast_as_numpy_does():
         ediff1d_casting(v)
     with pytest.raises(TypeError, match="same_kind"):
         jit(ediff1d_casting)(v)
+
+
+def stacks(v):
+    y = v[v > 0]
+    return (np.stack([y, y * 2]), np.vstack([y, -y]).sum(axis=0),
+            np.column_stack([y, y + 1.0, (y * 3).astype(np.int64)]),
+            np.stack((y, y), axis=-1).sum(axis=0), np.vstack([y[:2], np.array([1.0, 2.0])]))
+
+
+@pytest.mark.parametrize("v", [np.array([1.0, -2.0, 3.0, 2.0, 0.5]), np.array([4.0, 5.0])])
+def test_stacks_of_run_time_length_arrays(v):
+    want, got = stacks(v), jit(stacks)(v)
+    for w, g in zip(want, got):
+        assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w)
+
+
+def unequal(v):
+    return np.stack([v[v > 0], v[v > 1]])
+
+
+def test_stacking_unequal_lengths_raises_numpys_error():
+    v = np.array([1.0, 2.0, 0.5])
+    with pytest.raises(ValueError, match="same shape"):
+        unequal(v)
+    with pytest.raises(ValueError, match="same shape"):
+        jit(unequal)(v)
+    assert jit(unequal)(np.array([3.0, 2.0])).shape == (2, 2)

@@ -70,6 +70,53 @@ def _concatenate(fn, args, kwargs):
     return join(list(seq), fn.__name__)
 
 
+# np.stack / np.vstack / np.column_stack of 1-d arrays: (the axis the inputs become,
+# NumPy's error where their lengths differ)
+_STACKS = {
+    "stack": (None, "all input arrays must have the same shape"),
+    "vstack": (0, "all the input array dimensions except for the concatenation axis "
+                  "must match exactly"),
+    "column_stack": (1, "all the input array dimensions except for the concatenation "
+                        "axis must match exactly"),
+}
+
+
+def _stack(fn, args, kwargs):
+    """1-d arrays of one run-time length as the rows (or columns) of a 2-d array whose
+    other axis is that length; lengths that differ raise NumPy's ValueError at run
+    time."""
+    params = ops.bind(fn, args, kwargs)
+    seq = list(params.pop("arrays", None) or params.pop("tup"))
+    fixed, message = _STACKS[fn.__name__]
+    axis = fixed if fixed is not None else normalize_axis_index(
+        operator.index(params.pop("axis", 0)), 2)
+    example = ops.first_bounded(seq)
+    if any(v is not None for k, v in params.items() if k in ("out", "dtype")) or \
+            params.get("casting", "same_kind") != "same_kind":
+        example.refuse(f"np.{fn.__name__} with out=, dtype= or casting=")
+    vectors = [_as_vector(p, fn.__name__, example) for p in seq]
+    dtype = np.result_type(*[p.dtype for p in vectors])
+    bound = max(B.parts(p)[0].shape[0] for p in vectors)
+    rows, count = [], None
+    for p in vectors:
+        p = B.at_front(p.astype(dtype)) if is_bounded(p) else cast_to(p, dtype)
+        pb, (e,) = B.parts(p)
+        n = e.count if e is not None else pb.shape[0]
+        if pb.shape[0] < bound:
+            pad = broadcast_to_shape(as_abstract(np.zeros((), dtype)), (bound,))
+            pb = S.dynamic_update_slice(pad, pb, B.traced(0))
+        rows.append(S.reshape(pb, shape=(1, bound)))
+        if count is None:
+            count = n
+        else:
+            check(B.compare(count, n, "NE"), message, error=ValueError)
+    buf = S.concatenate(*rows, axis=0)
+    ext = (None, B.Extent(0, count))
+    if axis == 1:
+        buf, ext = S.transpose(buf, perm=(1, 0)), ext[::-1]
+    return B.make(buf, ext, B.extent_deps(*seq))
+
+
 def _append(fn, args, kwargs):
     params = ops.bind(fn, args, kwargs)
     if params.get("axis") is not None:
@@ -255,6 +302,7 @@ HANDLERS = {
     "np.fliplr": _flip_axis(1, 2), "np.atleast_1d": _at_least(1),
     "np.atleast_2d": _at_least(2), "np.atleast_3d": _at_least(3),
     "np.ndim": lambda fn, args, kwargs: ops.bind(fn, args, kwargs)["a"].ndim, "np.expand_dims": _expand_dims,
+    "np.stack": _stack, "np.vstack": _stack, "np.column_stack": _stack,
     # only the dtypes matter: a run-time length does not
     "np.result_type": lambda fn, args, kwargs: dispatch(
         fn, tuple(a.dtype if is_bounded(a) else a for a in args), kwargs),

@@ -1,6 +1,6 @@
 """Attributes, dtype queries and differences of arrays whose length is known only at
 run time (`x[x > 0]`): `.itemsize`, `.nbytes`, `.imag`, `np.result_type`, `np.ediff1d`,
-`np.diff(prepend=, append=)` and np.stack/vstack/column_stack were refused; NumPy's values and types (`.nbytes` a
+`np.diff(prepend=, append=)`, np.stack/vstack/column_stack and np.isin were refused; NumPy's values and types (`.nbytes` a
 Python int, ediff1d in the array's dtype, its `same_kind` TypeError)."""
 import numpy as np
 import pytest
@@ -100,3 +100,16 @@ def test_stacking_unequal_lengths_raises_numpys_error():
     with pytest.raises(ValueError, match="same shape"):
         jit(unequal)(v)
     assert jit(unequal)(np.array([3.0, 2.0])).shape == (2, 2)
+
+
+def membership(v):
+    y = v[v > 0]
+    k = (y * 2).astype(np.int64)
+    return np.isin(y, [1.0, 2.0]), np.isin(k, np.array([2, 4, 6]), invert=True).sum()
+
+
+@pytest.mark.parametrize("v", [np.array([1.0, -2.0, 3.0, 2.0, 0.5]), np.array([-1.0])])
+def test_isin_of_a_run_time_length_array(v):
+    want, got = membership(v), jit(membership)(v)
+    for w, g in zip(want, got):
+        assert np.asarray(g).dtype == np.asarray(w).dtype and np.array_equal(g, w)

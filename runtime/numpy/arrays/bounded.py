@@ -117,6 +117,18 @@ def _stack(fn, args, kwargs):
     return B.make(buf, ext, B.extent_deps(*seq))
 
 
+def _isin(fn, args, kwargs):
+    """np.isin of an array of run-time length: elementwise in `element`, so its buffer
+    is tested and keeps the extents (test elements of run-time length would match their
+    padding, and are refused)."""
+    params = ops.bind(fn, args, kwargs)
+    element, test = params.pop("element"), params.pop("test_elements")
+    if is_bounded(test):
+        test.refuse("np.isin with test elements of run-time length")
+    return B.make(dispatch(fn, (element.buf, test), params), element.ext,
+                  element.extent_deps)
+
+
 def _append(fn, args, kwargs):
     params = ops.bind(fn, args, kwargs)
     if params.get("axis") is not None:
@@ -302,7 +314,7 @@ HANDLERS = {
     "np.fliplr": _flip_axis(1, 2), "np.atleast_1d": _at_least(1),
     "np.atleast_2d": _at_least(2), "np.atleast_3d": _at_least(3),
     "np.ndim": lambda fn, args, kwargs: ops.bind(fn, args, kwargs)["a"].ndim, "np.expand_dims": _expand_dims,
-    "np.stack": _stack, "np.vstack": _stack, "np.column_stack": _stack,
+    "np.stack": _stack, "np.vstack": _stack, "np.column_stack": _stack, "np.isin": _isin,
     # only the dtypes matter: a run-time length does not
     "np.result_type": lambda fn, args, kwargs: dispatch(
         fn, tuple(a.dtype if is_bounded(a) else a for a in args), kwargs),

@@ -320,7 +320,7 @@ calls = 0
 def count(x):
     yield calls
     calls += 1
-    return x.item()
+    return x.tolist()
 
 
 @jit
@@ -338,7 +338,7 @@ def test_unconvertible_function_gets_lint_diagnostics(tmp_path, capsys):
     lines = [l for l in err.splitlines() if not l.startswith("    ")]
     assert lines[0].startswith(f"{path}:9:5: NPX001 UnsupportedSyntaxError: 'yield' makes")
     # the linter's findings inside the function follow (not the one at the same place)
-    assert any(l.startswith(f"{path}:11:12: NPX121") and "'.item()'" in l for l in lines[1:])
+    assert any(l.startswith(f"{path}:11:12: NPX121") and "'.tolist()'" in l for l in lines[1:])
     assert not any(":16:" in l for l in lines)      # `bessel` converts: not reported
 
 

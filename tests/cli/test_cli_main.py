@@ -140,7 +140,7 @@ def test_lint_is_wired(tmp_path, capsys):
     assert main(["lint", str(clean)]) == 0
     bad = tmp_path / "bad.py"
     bad.write_text("import numpy as np\nfrom npxla import jit\n\n@jit\ndef f(x):\n"
-                   "    return x.item()\n")
+                   "    return x.tolist()\n")
     assert main(["lint", str(bad)]) == 1
     assert f"{bad}:6:" in capsys.readouterr().out
 

@@ -22,7 +22,7 @@ BAD = textwrap.dedent("""\
 
     @jit
     def f(x):
-        y = x.item()
+        y = x.tolist()
         return np.zeros(int(x.max())), y
     """)
 
@@ -54,10 +54,10 @@ def test_text_output_and_exit_codes(bad_file, tmp_path):
     code, out, _ = run([str(bad_file)])
     assert code == 1
     assert out.splitlines() == [
-        f"{bad_file}:6:9: NPX121 {RULES['NPX121'].format(method='item')}",
+        f"{bad_file}:6:9: NPX121 {RULES['NPX121'].format(method='tolist')}",
         f"{bad_file}:7:21: NPX122 {RULES['NPX122'].format(what='a shape or size')}"]
     clean = tmp_path / "clean.py"
-    clean.write_text("import numpy as np\n\ndef f(x):\n    return x.item()\n")
+    clean.write_text("import numpy as np\n\ndef f(x):\n    return x.tolist()\n")
     assert run([str(clean)]) == (0, "", "")
     assert run([str(bad_file), "--exit-zero"])[0] == 0
 
@@ -68,7 +68,7 @@ def test_json_output(bad_file):
     assert code == 1 and len(data) == 2
     assert set(data[0]) == {"path", "line", "col", "end_line", "end_col", "code", "message"}
     assert data[0]["code"] == "NPX121" and (data[0]["line"], data[0]["col"]) == (6, 9)
-    assert (data[0]["end_line"], data[0]["end_col"]) == (6, 17)      # x.item()
+    assert (data[0]["end_line"], data[0]["end_col"]) == (6, 19)      # x.tolist()
 
 
 def test_sarif_output(bad_file):
@@ -82,7 +82,7 @@ def test_sarif_output(bad_file):
     assert result["ruleId"] == "NPX121" and rules[result["ruleIndex"]]["id"] == "NPX121"
     assert result["level"] == "error"
     region = result["locations"][0]["physicalLocation"]["region"]
-    assert region == {"startLine": 6, "startColumn": 9, "endLine": 6, "endColumn": 17}
+    assert region == {"startLine": 6, "startColumn": 9, "endLine": 6, "endColumn": 19}
 
 
 def test_select_ignore(bad_file):
@@ -96,12 +96,12 @@ def test_select_ignore(bad_file):
 
 def test_noqa(tmp_path):
     last = "return np.zeros(int(x.max())), y"
-    src = BAD.replace("y = x.item()", "y = x.item()  # noqa: NPX121") \
+    src = BAD.replace("y = x.tolist()", "y = x.tolist()  # noqa: NPX121") \
              .replace(last, last + "  # noqa: E501")
     assert [f.code for f in lint_source(src)] == ["NPX122"]
     src = BAD.replace(last, last + "  # noqa")
     assert [f.code for f in lint_source(src)] == ["NPX121"]
-    src = BAD.replace("y = x.item()", "y = x.item()  # NOQA:NPX1")
+    src = BAD.replace("y = x.tolist()", "y = x.tolist()  # NOQA:NPX1")
     assert [f.code for f in lint_source(src)] == ["NPX122"]
 
 
@@ -175,7 +175,7 @@ def test_the_linted_file_is_never_imported_or_run(tmp_path):
 
         @jit
         def f(x):
-            return x.item()
+            return x.tolist()
         """))
     code, out, _ = run([str(victim)])
     assert code == 1 and "NPX121" in out

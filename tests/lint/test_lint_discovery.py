@@ -62,14 +62,14 @@ def test_static_argument_is_not_traced():
 
 
 def test_jit_wrappers_and_explicit_functions():
-    src = "def f(x):\n    return x.item()\n\ncheck(f, 1)\n"
+    src = "def f(x):\n    return x.tolist()\n\ncheck(f, 1)\n"
     assert lint_source(src) == []
     assert [f.code for f in lint_source(src, jit_wrappers=["check"])] == ["NPX121"]
     assert [f.code for f in lint_source(src, jitted=["f"])] == ["NPX121"]
 
 
 def test_assume_jit_lints_every_function():
-    src = "import numpy as np\n\ndef f(x):\n    return x.item()\n\nclass A:\n" \
+    src = "import numpy as np\n\ndef f(x):\n    return x.tolist()\n\nclass A:\n" \
           "    def m(self, x):\n        return np.zeros(int(x[0]))\n"
     assert lint_source(src) == []
     assert [f.code for f in lint_source(src, assume_jit="npxla")] == ["NPX121", "NPX122"]

@@ -20,7 +20,7 @@ SRC = textwrap.dedent("""\
 
     @jit
     def f(x):
-        y = x.item()
+        y = x.tolist()
         return np.zeros(int(x.max())), y
     """)
 
@@ -54,7 +54,7 @@ def test_entry_point_is_registered_in_setup_cfg():
 
 def test_inside_flake8(tmp_path):
     pytest.importorskip("flake8")
-    (tmp_path / "m.py").write_text(SRC.replace("y = x.item()", "y = x.item()  # noqa: NPX121"))
+    (tmp_path / "m.py").write_text(SRC.replace("y = x.tolist()", "y = x.tolist()  # noqa: NPX121"))
     from importlib.metadata import entry_points
     if not any(ep.value.startswith("npxla.transpiler.lint") for ep in
                entry_points(group="flake8.extension")):

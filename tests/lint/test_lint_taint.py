@@ -131,7 +131,7 @@ def test_traced_through_nested_functions_and_lambdas():
     @jit
     def f(x):
         def pos(v):
-            return v.item()
+            return v.tolist()
         g = lambda v: np.ones(int(v.max()))
         return pos(x), g(x), x.sum()
     """) == [(4, "NPX121"), (5, "NPX122")]

@@ -227,8 +227,8 @@ ITEM_TOLIST = _declare(
     "NPX121", "item-tolist", ConcretizationError,
     "'.{method}()' converts a traced array to a Python value, which only exists when the "
     "compiled program runs",
-    "keep it an array (a 0-d array works wherever a number does), or return it and "
-    "convert after the call",
+    "keep it an array (a 0-d array works wherever a number does; x.item() compiles), or "
+    "return it and convert after the call",
     unconverted=("runtime/staging/abstract.py",))
 TRACED_SHAPE = _declare(
     "NPX122", "traced-shape", ConcretizationError,

@@ -24,6 +24,7 @@ from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.numpy.core.registry import dispatch
 from npxla.runtime.numpy.ufuncs.ufunc_core import check_cast, check_out
 from npxla.runtime.numpy.core.values import fresh
+from npxla.runtime.numpy.ndarray.item import item
 
 
 def _shape(fn, args, kwargs):
@@ -195,6 +196,8 @@ def _getattr(self, name):
         return prop(self)
     if name in ("ravel", "flatten") and self.ndim == 1:    # a 1-d array: itself / a copy
         return lambda order="C": self if name == "ravel" else _copy(None, (self,), {})
+    if name == "item":
+        return lambda *args: item(self, args)
     if name == "astype":
         return lambda dtype, *a, **k: B.make(cast_to(self.buf, np.dtype(dtype)), self.ext,
                                              self.extent_deps)

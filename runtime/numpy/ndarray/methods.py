@@ -23,6 +23,7 @@ from npxla.runtime.numpy.core.registry import (bound_method, dispatch, dispatch_
 from npxla.runtime.numpy.core.speculate import assumed_bool
 from npxla.runtime.numpy.core.text import text_refusal
 from npxla.runtime.numpy.core.values import fresh
+from npxla.runtime.numpy.ndarray.item import item
 from npxla.runtime.numpy.ufuncs.math_ufuncs import scalar_power
 
 
@@ -175,6 +176,8 @@ def is_integer(self):
 
 register_method("is_integer", is_integer)
 AbstractArray.__bool__ = assumed_bool
+AbstractArray.item = lambda self, *args: item(self, args)
+register_method("item", AbstractArray.item)       # (listed as supported by the docs)
 AbstractArray.__hash__ = __hash__
 AbstractArray.__array_ufunc__ = __array_ufunc__
 AbstractArray.__array_function__ = __array_function__

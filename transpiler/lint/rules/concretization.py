@@ -19,20 +19,20 @@ from npxla.transpiler.lint.rules.base import NPXLA, Rule, register
 class ItemTolist(Rule):
     refusal = C.ITEM_TOLIST
     plain = True
-    defaults = {"method": "item"}
-    jax_note = "jax: ConcretizationTypeError"
+    defaults = {"method": "tolist"}
+    jax_note = "jax: ConcretizationTypeError (also for `.item()`)"
     explain = """
-        `.item()` and `.tolist()` ask for the Python value of an array computed from
-        the inputs, but while compiling the array has no value yet. Keep it an array
-        (a 0-d array works wherever a number does: `x.sum() * 2`, `np.sqrt(s)`,
-        `float(s)` under npxla), or return it and convert after the call."""
+        `.tolist()` asks for the Python values of an array computed from the inputs,
+        but while compiling the array has no values yet. Keep it an array, or return
+        it and convert after the call. (`.item()` compiles under npxla: the element
+        becomes a traced Python scalar, as `float(s)` does; `jax.jit` refuses both.)"""
     bad = """
         import numpy as np
         from npxla import jit
 
         @jit
         def scale(x):
-            return x / x.max().item()
+            return x / max(x.tolist())
         """
     good = """
         import numpy as np
@@ -45,7 +45,8 @@ class ItemTolist(Rule):
     example_args = "(np.array([1.0, 2.0, 4.0]),)"
 
     def on_call(self, ctx, node, callee, args, kwargs):
-        if callee.kind != METHOD or callee.qual not in ("item", "tolist"):
+        if callee.kind != METHOD or callee.qual not in (
+                ("item", "tolist") if ctx.is_jax else ("tolist",)):
             return
         recv = callee.items[0]
         if recv.kind in CONTAINERS or recv.kind in PYTHON_ONLY:

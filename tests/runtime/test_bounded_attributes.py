@@ -1,6 +1,6 @@
 """Attributes, dtype queries and differences of arrays whose length is known only at
 run time (`x[x > 0]`): `.itemsize`, `.nbytes`, `.imag`, `np.result_type`, `np.ediff1d`,
-`np.diff(prepend=, append=)`, np.stack/vstack/column_stack and np.isin were refused; NumPy's values and types (`.nbytes` a
+`np.diff(prepend=, append=)`, np.stack/vstack/column_stack, np.isin and np.array_equal were refused; NumPy's values and types (`.nbytes` a
 Python int, ediff1d in the array's dtype, its `same_kind` TypeError)."""
 import numpy as np
 import pytest
@@ -113,3 +113,20 @@ def test_isin_of_a_run_time_length_array(v):
     want, got = membership(v), jit(membership)(v)
     for w, g in zip(want, got):
         assert np.asarray(g).dtype == np.asarray(w).dtype and np.array_equal(g, w)
+
+
+def equalities(v):
+    y = v[v > 0]
+    w = y.copy()
+    w[0] = np.nan
+    return (np.array_equal(y, y * 1.0), np.array_equal(y, v[v > 1]),
+            np.array_equal(y, np.array([1.0, 3.0, 2.0, 0.5])), np.array_equal(w, w),
+            np.array_equal(w, w, equal_nan=True), np.array_equal(y, y.astype(np.int64)),
+            np.array_equal(y[1:], y[:-1]))
+
+
+@pytest.mark.parametrize("v", [np.array([1.0, -2.0, 3.0, 2.0, 0.5]),
+                               np.array([2.0, 2.0, 2.0]), np.array([-1.0, 5.0])])
+def test_array_equal_of_run_time_length_arrays(v):
+    want, got = equalities(v), jit(equalities)(v)
+    assert [type(g) for g in got] == [type(w) for w in want] and got == want

@@ -81,6 +81,15 @@ _STACKS = {
 }
 
 
+def padded(buf, bound):
+    """A 1-d buffer extended with zeros to `bound` elements (a window at its front keeps
+    its place)."""
+    if buf.shape[0] >= bound:
+        return buf
+    pad = broadcast_to_shape(as_abstract(np.zeros((), buf.dtype)), (bound,))
+    return S.dynamic_update_slice(pad, buf, B.traced(0))
+
+
 def _stack(fn, args, kwargs):
     """1-d arrays of one run-time length as the rows (or columns) of a 2-d array whose
     other axis is that length; lengths that differ raise NumPy's ValueError at run
@@ -102,10 +111,7 @@ def _stack(fn, args, kwargs):
         p = B.at_front(p.astype(dtype)) if is_bounded(p) else cast_to(p, dtype)
         pb, (e,) = B.parts(p)
         n = e.count if e is not None else pb.shape[0]
-        if pb.shape[0] < bound:
-            pad = broadcast_to_shape(as_abstract(np.zeros((), dtype)), (bound,))
-            pb = S.dynamic_update_slice(pad, pb, B.traced(0))
-        rows.append(S.reshape(pb, shape=(1, bound)))
+        rows.append(S.reshape(padded(pb, bound), shape=(1, bound)))
         if count is None:
             count = n
         else:

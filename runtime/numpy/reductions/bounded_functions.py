@@ -15,7 +15,7 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from npxla.runtime.staging.abstract import as_abstract
+from npxla.runtime.staging.abstract import as_abstract, is_abstract
 from npxla.runtime.staging.bounded import is_bounded
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
@@ -23,10 +23,11 @@ from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.ufuncs import bounded as ops
 from npxla.runtime.numpy.reductions import bounded as R
 from npxla.runtime.numpy.ufuncs.bounded import one_d
-from npxla.runtime.numpy.arrays.bounded import join
+from npxla.runtime.numpy.arrays.bounded import join, padded
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.errorflags import check
 from npxla.runtime.numpy.core.registry import dispatch
+from npxla.runtime.numpy.core.values import fresh
 
 
 _I64 = np.dtype(np.int64)
@@ -144,6 +145,38 @@ def _ediff1d(fn, args, kwargs):
         return steps
     begin = [parts.pop(0)] if params.get("to_begin") is not None else []
     return join(begin + [steps] + parts, "ediff1d")
+
+
+def _array_equal(fn, args, kwargs):
+    """np.array_equal of 1-d arrays, one or both of run-time length: the lengths equal
+    and every element of the common window equal (NaN to NaN with `equal_nan`), as a
+    Python bool; arrays of other dimensions are refused."""
+    params = ops.bind(fn, args, kwargs)
+    a, b = params["a1"], params["a2"]
+    equal_nan = params.get("equal_nan", False)
+    if is_abstract(equal_nan) and equal_nan.const is None:
+        ops.first_bounded((a, b)).refuse("np.array_equal with a traced equal_nan")
+    vectors = [B.at_front(one_d(v, "array_equal")) if is_bounded(v) else B.as_operand(v)
+               for v in (a, b)]
+    if any(v.ndim != 1 for v in vectors):
+        ops.first_bounded((a, b)).refuse("np.array_equal of arrays that are not 1-d")
+    bound = max(B.parts(v)[0].shape[0] for v in vectors)
+    bufs, counts = [], []
+    for v in vectors:
+        buf, (e,) = B.parts(v)
+        counts.append(e.count if e is not None else buf.shape[0])
+        bufs.append(padded(buf, bound))
+    same = dispatch(np.equal, tuple(bufs), {})
+    if bool(equal_nan) and all(np.dtype(x.dtype).kind in "fc" for x in bufs):
+        both_nan = dispatch(np.logical_and, tuple(dispatch(np.isnan, (x,), {})
+                                                  for x in bufs), {})
+        same = dispatch(np.logical_or, (same, both_nan), {})
+    inside = dispatch(np.less, (S.iota(shape=(bound,), dtype=np.int64, dim=0),
+                                B.traced(counts[0])), {})
+    same = dispatch(np.logical_or, (same, dispatch(np.logical_not, (inside,), {})), {})
+    result = dispatch(np.logical_and, (B.compare(counts[0], counts[1], "EQ"),
+                                       dispatch(np.all, (same,), {})), {})
+    return fresh(result, weak=True)             # NumPy's Python bool
 
 
 # --- extremes that skip NaNs, and peak-to-peak ------------------------------------------------
@@ -288,7 +321,7 @@ HANDLERS = {
     "np.sort": _sort, "np.argsort": _sort,
     **{f"np.{name}": _quantile_like for name in (
         "median", "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile")},
-    "np.diff": _diff, "np.ediff1d": _ediff1d,
+    "np.diff": _diff, "np.ediff1d": _ediff1d, "np.array_equal": _array_equal,
     **{f"np.{name}": _nan_extreme for name in ("nanmax", "nanmin", "nanargmax",
                                                "nanargmin")},
     "np.searchsorted": _searchsorted, "np.histogram": _histogram, "np.gradient": _gradient,

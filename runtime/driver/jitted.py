@@ -341,14 +341,15 @@ class JittedFunction:
                                self.__qualname__, (given_args, given_kwargs, self._fn))
         except RerunSignal as e:
             # the run wrote nothing back: widen the windows or flip the assumption,
-            # build again, run again
+            # build again, run again (below: outside the handler, so that what the
+            # rerun raises does not show the signal as its context)
             if isinstance(e, WindowOverflow):
                 self._windows = widened(self._windows, e.needs)
             else:
                 self._assumed.flip(e.sites)
             self._cache.pop(key, None)
             self._fast.clear()
-            return self._call(given_args, given_kwargs, fast_ok)
+        return self._call(given_args, given_kwargs, fast_ok)
 
     def _install_fast(self, variant, entry, args, n_extra):
         """Let later calls with positional arguments of these kinds take the fast path."""

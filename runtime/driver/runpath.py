@@ -116,7 +116,11 @@ def _rerun_failed(runner, fallback):
         try:
             return runner(args)
         except _ChecksFailed:
-            return fallback(args)
+            pass
+        # outside the handler: the exception the rerun raises is the user's alone (no
+        # `During handling of _ChecksFailed` above it, no such active exception for a
+        # log call that prints one)
+        return fallback(args)
     return run_checked
 
 

@@ -43,7 +43,8 @@ from npxla.runtime.operators.provenance import (LIBRARY, compiled_original, gufu
                                                 is_library_callable, is_user_function,
                                                 origin_of_module)
 from npxla.runtime.operators.iteration import traced_enumerate, traced_range, traced_zip
-from npxla.runtime.operators.mutation import note_created, refuse_container_mutation
+from npxla.runtime.operators.mutation import (made_in_region, note_created,
+                                              refuse_container_mutation)
 from npxla.runtime.operators.collected_appends import append_hook
 from npxla.runtime.operators.printing import runtime_print
 
@@ -194,6 +195,11 @@ def converted_call(f, args, kwargs):
         obj = object.__new__(f)
         _call_user(init, obj, args, kwargs)
         return obj
+    init = _user_exception_init(f)
+    if init is not None:        # a user's exception: its __init__ converted too
+        obj = note_created(f.__new__(f, *args))      # (`.args` set, as Python does)
+        _call_user(init, obj, args, kwargs)
+        return obj
     if getattr(f, "__module__", None) == "npxla.runtime.numpy.core.registry":   # x.copy() etc.
         return introspection.mark_method_result(f, f(*args, **kwargs))
     return _plain_call(f, args, kwargs)
@@ -213,6 +219,24 @@ def _user_class_init(f):
     init = f.__init__
     if not is_user_function(init) or init.__code__.co_filename.startswith("<"):
         return None                     # (a dataclass's generated __init__ has no file)
+    return init
+
+
+def _user_exception_init(f):
+    """`f.__init__` when `f` is a user's exception class (no `__new__` of its own or of a
+    user's base, no metaclass with a `__call__` of its own) whose `__init__` has source;
+    else None. Run as Python while a branch is traced, such an `__init__` ran once per
+    staging with the message's placeholder text (`<traced int64>`) and its side effects
+    (emd's `EMDSiftCovergeError` logs the message) happened whether or not the branch
+    ran; converted, a log call is a host call of the branch, made with the run's values
+    only when the program raises."""
+    if not isinstance(f, type) or not issubclass(f, BaseException) or \
+            type(f).__call__ is not type.__call__ or \
+            any("__new__" in vars(c) for c in f.__mro__ if c.__module__ != "builtins"):
+        return None
+    init = f.__init__
+    if not is_user_function(init) or init.__code__.co_filename.startswith("<"):
+        return None
     return init
 
 
@@ -236,7 +260,7 @@ def set_attr(obj, name, value):
         converted_call(prop.fset, (obj, value), None)
         return None
     recorder = effects.recorder()
-    if recorder is None:
+    if recorder is None or made_in_region(obj):      # (an object the branch made)
         setattr(obj, name, value)
     else:
         recorder.set_attr(obj, name, value)

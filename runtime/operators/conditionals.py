@@ -34,7 +34,8 @@ from npxla.runtime.staging.variables import UndefinedReturnValue
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.inplace import update_slice
 from npxla.runtime.numpy.core.extents import same_value
-from npxla.runtime.numpy.core.errorflags import check_raises, message_payloads
+from npxla.runtime.numpy.core.errorflags import (check_raises, has_run_time_values,
+                                                 message_payloads)
 from npxla.runtime.numpy.core.registry import dispatch
 from npxla.transpiler.base.origin import locate_stack
 
@@ -200,7 +201,7 @@ def _until_raise(taken, branch, exc, checked):
     that stops at the same `raise`: its checks come before the raise's, and it returns
     the message's values for the check (`errorflags.message_payloads`), or None when
     the message has no traced values or that branch cannot be staged so."""
-    if not checked and not any(hasattr(a, "run_time_fields") for a in exc.args):
+    if not checked and not has_run_time_values(exc):
         return None
     kept: list = []
 

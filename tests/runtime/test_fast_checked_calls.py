@@ -39,9 +39,13 @@ def test_checked_program_takes_the_fast_path_and_still_raises():
     bad = np.array([1, 2, 10, 3, 4])
     with pytest.raises(IndexError, match="index 10 is out of bounds for axis 0 with size 10"):
         gather_sum(x, bad)
-    with pytest.raises(IndexError, match="index 10 is out of bounds for axis 0 with size 10"):
+    with pytest.raises(IndexError, match="index 10 is out of bounds for axis 0 with size 10") \
+            as raised:
         f(x, bad)
     assert f._hits > hits                     # the failed call came in on the fast path
+    # raised by the general path's run, outside the fast path's handler: the user sees
+    # NumPy's error alone, not "During handling of _ChecksFailed, another exception..."
+    assert raised.value.__context__ is None and raised.value.__cause__ is None
     for _ in range(3):
         assert f(x, good) == gather_sum(x, good)
     assert _runner_installed(f)
@@ -66,6 +70,30 @@ def test_a_window_that_overflows_on_the_fast_path_is_widened():
     assert f._hits > hits
     np.testing.assert_allclose(f(*short), csr_rows(*short), rtol=1e-12)
     np.testing.assert_allclose(f(*long), csr_rows(*long), rtol=1e-12)
+
+
+def test_an_error_after_a_widened_window_is_the_users_alone():
+    # the first run overflows its window (the rows are longer), the rerun with a wider
+    # one finds an index out of bounds: NumPy's IndexError, not raised inside the
+    # handler of npxla's rerun signal (no `During handling of WindowOverflow`)
+    rng = np.random.default_rng(9)
+    f = jit(csr_rows)
+
+    def matrix(counts, top=300):
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        return indptr, rng.integers(0, top, 1000), rng.normal(size=1000), \
+            rng.normal(size=300)
+
+    short = matrix(np.full(100, 10))
+    np.testing.assert_allclose(f(*short), csr_rows(*short), rtol=1e-12)
+    indptr, indices, data, x = matrix(np.array([0] * 90 + [100] * 10))
+    indices[-1] = 300
+    with pytest.raises(IndexError) as want:
+        csr_rows(indptr, indices, data, x)
+    with pytest.raises(IndexError) as got:
+        f(indptr, indices, data, x)
+    assert str(got.value) == str(want.value)
+    assert got.value.__context__ is None
 
 
 def fill_sums(a, out):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import sys
+import types
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from npxla.runtime.lowering import elementwise_extra as X
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.staging.abstract import AbstractArray
 from npxla.runtime.staging.bounded import WindowOverflow
+from npxla.runtime.staging.pytypes import is_marked
 from npxla.runtime.staging.tries import CaughtCheck
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.numpy.core.convert import cast_to
@@ -111,10 +113,13 @@ def check_raises(flag, exc: BaseException, values=None):
         if note is not None:
             exc.add_note(note)
     if values is not None:
-        i, pieces, handles = values
-        args = list(exc.args)
-        args[i] = str.__str__(args[i])       # the staging-time text: plain data
-        exc.args = tuple(args)
+        i, pieces, handles, attributes = values
+        if i is not None:
+            args = list(exc.args)
+            args[i] = str.__str__(args[i])       # the staging-time text: plain data
+            exc.args = tuple(args)
+        for name, k, kind in attributes:
+            vars(exc)[name] = _Held(k, kind, vars(exc)[name])
         current_trace().add_error_check(flag, (VALUES, exc, i, pieces, handles))
         return
     current_trace().add_error_check(flag, exc)
@@ -122,32 +127,69 @@ def check_raises(flag, exc: BaseException, values=None):
 
 def message_payloads(exc: BaseException):
     """For an exception whose message is an f-string (or `%`/`format`) of traced values,
-    made where those values are valid: each value's bits are kept in a handle older
-    than every region, so the check that raises `exc` can format the message with the
-    run's values. Returns `check_raises`'s `values`, or None (no such message, or a
-    value too big or not a real number)."""
-    for i, arg in enumerate(exc.args):
+    or whose attributes hold traced numbers (`self.limit = limit` in a user's
+    exception's `__init__`), made where those values are valid: each value's bits are
+    kept in a handle older than every region, so the check that raises `exc` can format
+    the message with the run's values and set the attributes to them. Returns
+    `check_raises`'s `values`: (message argument's position or None, its pieces, the
+    handles, (attribute name, value's position, kind) of each attribute), or None (none
+    of these, or a value too big or not a real number)."""
+    i, pieces, values = None, (), []
+    for k, arg in enumerate(exc.args):
         fields = getattr(arg, "run_time_fields", None)
         got = fields() if isinstance(arg, str) and fields is not None else None
-        if got is None:
-            continue
-        pieces, values = got
-        if any(v.dtype.kind not in "biuf" or v.size > _MAX_MESSAGE_ELEMENTS
-               for v in values):
-            return None
-        trace = current_trace()
-        where = locate(exc.__traceback__)
-        site = (str.__str__(arg), where.render() if where is not None else None)
-        handles = []
-        for k, v in enumerate(values):
-            key = ("message",) + site + (k,)
-            handle = trace.payload_sites.get(key)
-            if handle is None or handle.shape != (v.size,):
-                handle = trace.payload_sites[key] = _state_handle(np.int64, (v.size,))
-            handle.assign(_bits(v))
-            handles.append((handle, v.dtype.str, v.shape))
-        return i, pieces, handles
-    return None
+        if got is not None:
+            i, (pieces, values) = k, (got[0], list(got[1]))
+            break
+    attributes = []
+    for name, v in _traced_attributes(exc):
+        attributes.append((name, len(values), _kind(v)))
+        values.append(v)
+    if (i is None and not attributes) or any(
+            v.dtype.kind not in "biuf" or v.size > _MAX_MESSAGE_ELEMENTS for v in values):
+        return None
+    trace = current_trace()
+    where = locate(exc.__traceback__)
+    site = (str.__str__(exc.args[i]) if i is not None else type(exc).__qualname__,
+            where.render() if where is not None else None)
+    handles = []
+    for k, v in enumerate(values):
+        key = ("message",) + site + (k,)
+        handle = trace.payload_sites.get(key)
+        if handle is None or handle.shape != (v.size,):
+            handle = trace.payload_sites[key] = _state_handle(np.int64, (v.size,))
+        handle.assign(_bits(v))
+        handles.append((handle, v.dtype.str, v.shape))
+    return i, pieces, handles, tuple(attributes)
+
+
+def has_run_time_values(exc) -> bool:
+    """Whether `exc`'s message or attributes hold values known only when it runs."""
+    return any(hasattr(a, "run_time_fields") for a in exc.args) or \
+        any(True for _ in _traced_attributes(exc))
+
+
+def _traced_attributes(exc):
+    """(name, value) of the instance attributes of `exc` that hold traced arrays."""
+    return [(name, v) for name, v in getattr(exc, "__dict__", {}).items()
+            if type(v) is AbstractArray]
+
+
+def _kind(v) -> str:
+    """What NumPy code holds where staging holds `v` (see `_as_held`)."""
+    return "array" if v.ndim or is_marked(v) else ("item" if v.weak else "scalar")
+
+
+class _Held:
+    """An attribute of a staged exception whose value the run outputs (`raise_for`)."""
+    __slots__ = ("position", "kind", "text")
+
+    def __init__(self, position, kind, value):
+        self.position, self.kind = position, kind
+        self.text = f"<traced {value.dtype}>"
+
+    def __repr__(self):
+        return self.text
 
 
 def _bits(v):
@@ -156,6 +198,20 @@ def _bits(v):
     if v.dtype.kind == "f":
         flat = X.bitcast(flat, dtype=np.dtype(f"i{v.dtype.itemsize}"))
     return cast_to(flat, np.int64)
+
+
+def _copy(exc):
+    """A copy of the exception a program raised while it was staged, to raise now. An
+    exception class with an `__init__` in Python gets no second call of it: `copy.copy`
+    rebuilds an exception by calling its class, which would repeat what that
+    `__init__` does (a user's exception that logs its message, converted and run in the
+    program, would log again, with the staging-time text)."""
+    cls = type(exc)
+    if isinstance(cls.__init__, types.FunctionType):
+        new = cls.__new__(cls, *exc.args)
+        vars(new).update(vars(exc))
+        return new.with_traceback(None)
+    return copy.copy(exc).with_traceback(None)
 
 
 def _unbits(raw, dtype, shape):
@@ -209,18 +265,27 @@ def raise_for(entry, payloads=None):
         err.__cause__ = exc
         return err
     if isinstance(entry, BaseException):
-        return copy.copy(entry).with_traceback(None)
+        return _copy(entry)
     if isinstance(entry, tuple) and entry[0] == VALUES:
         _, exc, i, pieces, fields = entry
-        exc = copy.copy(exc).with_traceback(None)
+        exc = _copy(exc)
         if payloads is not None:
             values = [_unbits(np.asarray(payloads[o:o + int(np.prod(s, dtype=np.int64))]),
                               d, s) for o, d, s in fields]
-            args = list(exc.args)
-            args[i] = "".join(p if type(p) is str else
-                              format_field(_as_held(values[p[0]], p[3]), p[1], p[2])
-                              for p in pieces)
-            exc.args = tuple(args)
+            held = vars(exc) if hasattr(exc, "__dict__") else {}
+            if i is not None:
+                args = list(exc.args)
+                staged, args[i] = args[i], "".join(
+                    p if type(p) is str else
+                    format_field(_as_held(values[p[0]], p[3]), p[1], p[2])
+                    for p in pieces)
+                exc.args = tuple(args)
+                for name, value in list(held.items()):     # `self.message = message`
+                    if isinstance(value, str) and str.__str__(value) == staged:
+                        held[name] = args[i]
+            for name, value in list(held.items()):         # `self.limit = limit`
+                if type(value) is _Held:
+                    held[name] = _as_held(values[value.position], value.kind)
         return exc
     if isinstance(entry, tuple):
         cls, message, note, *slot = entry if len(entry) >= 3 else (*entry, None)

@@ -42,7 +42,8 @@ from npxla.transpiler.conversion import convert
 from npxla.runtime.operators.provenance import (LIBRARY, compiled_original, gufunc_parts,
                                                 is_library_callable, is_user_function,
                                                 origin_of_module)
-from npxla.runtime.operators.iteration import traced_enumerate, traced_range, traced_zip
+from npxla.runtime.operators.iteration import (traced_enumerate, traced_range,
+                                               traced_reversed, traced_zip)
 from npxla.runtime.operators.mutation import (made_in_region, note_created,
                                               refuse_container_mutation)
 from npxla.runtime.operators.collected_appends import append_hook
@@ -54,7 +55,8 @@ _is_user_function = is_user_function
 # import (runtime/operators/__init__.py)
 OPERATORS: list = []
 
-_ITERATION = {range: traced_range, enumerate: traced_enumerate, zip: traced_zip}
+_ITERATION = {range: traced_range, enumerate: traced_enumerate, zip: traced_zip,
+              reversed: traced_reversed}
 _MUTATORS = {
     list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
            "__setitem__", "__delitem__", "__iadd__"},

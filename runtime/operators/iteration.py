@@ -4,9 +4,9 @@
 and `range`/`enumerate`/`zip` over traced values are described by an `Iteration`: a
 trip count (a Python int when static) and the item for a traced index. Anything else
 (lists, tuples, dicts, generators) is not described and the loop stays a Python loop.
-`converted_call` routes `range`, `enumerate` and `zip` with traced arguments here; the
-descriptors still iterate like the builtins they replace when used outside a `for`
-(`list(enumerate(x))`).
+`converted_call` routes `range`, `enumerate`, `zip` (with traced arguments) and
+`reversed` (of a range too) here; the descriptors still iterate like the builtins they
+replace when used outside a `for` (`list(enumerate(x))`).
 """
 from __future__ import annotations
 
@@ -177,11 +177,37 @@ class Zip(Iteration):
         return zip(*[p.python() for p in self.parts])
 
 
+class Reversed(Iteration):
+    """`reversed(seq)` of a range or of an array's rows: the same items, last first
+    (trip `i` takes item `count - 1 - i`). Left to Python, `for t in
+    reversed(range(n))` (a Kalman smoother's backward pass) ran as a Python loop over
+    the items: unrolled, the compiled program grew with `n` (200 trips: 12 s of XLA
+    compile against 0.2 s as a loop)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.count = inner.count
+
+    def item(self, i):
+        j = self.count - 1 - i
+        if is_abstract(j) and is_abstract(i) and i.weak and not j.weak:
+            # a count from array data (`reversed(range(np.argmax(x)))`) is an int64,
+            # the index a Python int as the forward loop's: the items stay Python ints
+            ranged = j._range
+            j = AbstractArray(j.shape, j.dtype, ir=j.ir, weak=True, deps=j.deps)
+            j._range = ranged
+        return self.inner.item(j)
+
+    def python(self):
+        items = self.inner.python()
+        return reversed(items if isinstance(items, range) else list(items))
+
+
 def over_run_time_length(it) -> bool:
     """Whether `it` iterates over the rows of an array of run-time length."""
     if isinstance(it, BoundedRows):
         return True
-    if isinstance(it, Enumerate):
+    if isinstance(it, (Enumerate, Reversed)):
         return over_run_time_length(it.inner)
     return isinstance(it, Zip) and any(over_run_time_length(p) for p in it.parts)
 
@@ -211,6 +237,16 @@ def traced_range(*args):
 def traced_enumerate(iterable, start=0):
     inner = iteration_of(iterable)
     return enumerate(iterable, start) if inner is None else Enumerate(inner, start)
+
+
+def traced_reversed(seq):
+    """`reversed(seq)`: described when `seq` is a range or an array (also one of
+    run-time length), else the builtin's iterator (a list, a user's `__reversed__`)."""
+    inner = iteration_of(seq)
+    if type(inner) not in (RangeItems, Rows, BoundedRows) or \
+            (type(seq) is AbstractArray and not seq.shape):
+        return reversed(seq)
+    return Reversed(inner)
 
 
 def traced_zip(*iterables, **kwargs):

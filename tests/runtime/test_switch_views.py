@@ -80,3 +80,54 @@ def test_views_of_a_switched_array(fn, n):
 @pytest.mark.parametrize("x", [[-5, 5, -3], [-5, -5, -3, 1]])
 def test_array_copied_on_one_path_only(x):
     check(copied_on_one_path, np.array(x))
+
+
+# --- ravel / reshape of a switched array: a view on some paths, a copy on others ------
+
+def ravel_and_write(x, y):
+    if np.max(x) < 0:
+        y = x.astype(np.int32)
+    u = np.ravel(y)
+    u[:] = 4
+    return u.sum()
+
+
+def reshape_and_read(x, y):
+    if np.max(x) < 0:
+        y = x.astype(np.int32)
+    u = y.reshape(-1)
+    return u * 2, y.sum()
+
+
+def _args(layout):
+    base = np.array([[-11, -3, 2, 2, 3], [-55, -4, 0, -5, 1]], dtype=np.int32)
+    y = base[:, 1:] if layout == "view" else np.ascontiguousarray(base[:, 1:])
+    return y
+
+
+@pytest.mark.parametrize("sign", [-1.0, 1.0])
+def test_ravel_of_a_switched_contiguous_array_is_a_view_on_every_path(sign):
+    # contiguous on both paths: a view of the argument on one (the caller's y is
+    # written, as by NumPy), of the new array on the other
+    x = sign * np.abs(np.random.default_rng(2).normal(size=(2, 4)))
+    check(ravel_and_write, x, _args("contiguous"))
+
+
+@pytest.mark.parametrize("sign", [-1.0, 1.0])
+def test_reading_a_path_dependent_reshape_agrees(sign):
+    x = sign * np.abs(np.random.default_rng(2).normal(size=(2, 4)))
+    check(reshape_and_read, x, _args("view"))
+
+
+def test_writing_a_path_dependent_ravel_is_refused():
+    # `y[:, 1:]` of the caller: NumPy's ravel copies it on the path that keeps it and
+    # is a view of the new array on the other, so the write never reaches the caller;
+    # one program cannot be both (the fuzzer's seed 7301221 wrote the caller's y)
+    from npxla import TranspileError, jit
+    x = np.abs(np.random.default_rng(2).normal(size=(2, 4)))
+    y = _args("view")
+    before = y.copy()
+    with pytest.raises(TranspileError, match="new array on others") as err:
+        jit(ravel_and_write)(x, y)
+    assert "test_switch_views.py" in str(err.value)
+    np.testing.assert_array_equal(y, before)

@@ -24,7 +24,7 @@ from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.base.errors import UnsupportedFunctionError, UnsupportedOperationError
 
 from npxla.runtime.staging import journal
-from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.abstract import AbstractArray, mark_ambiguous
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.staging.stacked import stack_of
 from npxla.runtime.lowering import structural as S
@@ -121,11 +121,53 @@ def make_view(base, fwd, bwd, lay):
     return view
 
 
+def _path_layouts(x: AbstractArray):
+    """The layout stand-ins of the arrays a switch handle (the result of a data-dependent
+    `if` that rebinds a variable on some paths: `if c: y = x.astype(int)`) is on its
+    paths: C-contiguous where it is the new array, each existing option's own."""
+    fresh, options = x._switch
+    out = [as_strided(_BYTE, shape=x.shape, strides=_c_strides(x.shape))]
+    for _, o in options:
+        out += _path_layouts(o) if o._switch is not None else [layout(o)]
+    return out
+
+
+def _view_on_paths(x: AbstractArray, can_view):
+    """For a switch handle: whether NumPy makes a view (`can_view(stand-in)`) on every
+    path (True), on none (False), or on some only (None)."""
+    answers = {bool(can_view(lay)) for lay in _path_layouts(x)}
+    return answers.pop() if len(answers) == 1 else None
+
+
+def _path_dependent_copy(x: AbstractArray, shape):
+    """`x` reshaped where NumPy makes a view on some paths and a copy on others (the
+    argument `y[:, 1:]` on one, a new array on the other): a copy whose writes, and
+    reads after a write to what it may alias, are refused (`mark_ambiguous`) rather
+    than reaching the caller's array on the paths where NumPy copied."""
+    out = reshape_value(fresh(x), shape)
+    mark_ambiguous(out, "branch", [x])
+    return out
+
+
+def _reshapes(lay, shape) -> bool:
+    try:
+        lay.reshape(shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
 def reshape_view(x: AbstractArray, shape, lay=None):
     """A view of `x` with another shape (a copy where NumPy could not make a view)."""
     shape = tuple(shape)
     if x.weak:
         return reshape_value(x, shape)
+    if lay is None and x._switch is not None:
+        views = _view_on_paths(x, lambda stand_in: _reshapes(stand_in, shape))
+        if views is None:
+            return _path_dependent_copy(x, shape)
+        if not views:
+            return reshape_value(x, shape)
     if lay is None:
         try:
             lay = layout(x).reshape(shape, copy=False)
@@ -216,7 +258,13 @@ def ravel(a, order="C"):
     wherever strides allow, `x[::2].reshape(-1)` too): otherwise a copy."""
     _order(order, "ravel")
     a = as_array(a)
-    if not a.weak and not layout(a).flags.c_contiguous:
+    if not a.weak and a._switch is not None:
+        views = _view_on_paths(a, lambda stand_in: stand_in.flags.c_contiguous)
+        if views is None:
+            return _path_dependent_copy(a, (a.size,))
+        if not views:
+            return reshape_value(fresh(a), (a.size,))
+    elif not a.weak and not layout(a).flags.c_contiguous:
         return reshape_value(fresh(a), (a.size,))
     return reshape_view(a, (a.size,))
 

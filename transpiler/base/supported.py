@@ -427,12 +427,13 @@ BUILTINS_REGISTERED = frozenset({
 HANDLED_CALLS = frozenset({
     "builtins.ascii", "builtins.enumerate", "builtins.filter", "builtins.format",
     "builtins.getattr", "builtins.hasattr", "builtins.isinstance", "builtins.map",
-    "builtins.print", "builtins.range", "builtins.repr", "builtins.sorted",
-    "builtins.str", "builtins.type", "builtins.zip", "functools.partial",
-    "functools.reduce", "itertools.starmap", "logging.critical", "logging.debug",
-    "logging.error", "logging.exception", "logging.fatal", "logging.info",
-    "logging.log", "logging.warn", "logging.warning", "numpy.iscomplexobj",
-    "numpy.isrealobj", "numpy.isscalar", "numpy.iterable", "warnings.warn",
+    "builtins.print", "builtins.range", "builtins.repr", "builtins.reversed",
+    "builtins.sorted", "builtins.str", "builtins.type", "builtins.zip",
+    "functools.partial", "functools.reduce", "itertools.starmap", "logging.critical",
+    "logging.debug", "logging.error", "logging.exception", "logging.fatal",
+    "logging.info", "logging.log", "logging.warn", "logging.warning",
+    "numpy.iscomplexobj", "numpy.isrealobj", "numpy.isscalar", "numpy.iterable",
+    "warnings.warn",
 })
 
 # SciPy functions (and methods of SciPy objects, scipy.stats.norm.pdf) that compile on

@@ -24,9 +24,17 @@ original, so no alias can silently miss a write. Other different bounds are refu
 Which variables hold such arrays is only known once a path has been traced, so the
 plan (position in the variables' tree -> bound, dynamic axes, growth step) is learned
 as the paths run, and the branch or loop is traced again once it changed.
+
+Empty on one path: `if len(locs) == 0: return np.array([])` (float64) beside the
+int64 indices `locs` of the other path. Where the `if` can be assumed, the paths' dtypes
+stay NumPy's (`exact_dtypes_for`); elsewhere (inside a staged loop) promotion made the
+indices float64, and the later `x[locs[0]]` a false IndexError (emd's sift). A static
+array with no elements takes the dtype the other paths' arrays have there: no value
+changes, only the empty array's dtype (its path's sums are then 0, not 0.0).
 """
 from __future__ import annotations
 
+import contextvars
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -40,9 +48,14 @@ from npxla.runtime.staging.bounded import BoundedArray, Extent, is_bounded
 from npxla.runtime.staging.variables import Undefined, UndefinedReturnValue
 from npxla.runtime.numpy.arrays.bounded import MAX_CREATED
 from npxla.runtime.numpy.core import extents as B
+from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.numpy.core.errorflags import check
 
 _ATTEMPTS = 6
+# the condition of the `if` statement whose paths must give each array one dtype (set by
+# `if_statements.if_stmt` where the condition can be assumed instead): its paths' arrays
+# of different dtypes raise a `paths_differ` error rather than being promoted
+exact_dtypes_for = contextvars.ContextVar("exact_dtypes_for", default=None)
 _UNSET = (Undefined, UndefinedReturnValue)
 
 
@@ -95,6 +108,24 @@ class Plan:
         self.copied: dict = {}      # position -> pre-loop buffer copied into a bound
         self.growing = None         # (position, step) of a loop variable that grew
         self.start_version = 0      # the plan the loop's initial values were encoded by
+        self.dtypes: dict = {}      # position -> dtype of the first array with elements
+        self.empties: dict = {}     # position -> dtype of a static empty array met there
+        self.redo = False           # an empty array met before its position's dtype
+
+    def settle_dtype(self, path, x):
+        """`x`, a static array with no elements, in the dtype of the arrays with elements
+        met at `path` (see the module); other arrays are noted."""
+        dtype = np.dtype(x.dtype)
+        if not is_bounded(x) and 0 in _shape(x):
+            want = self.dtypes.get(path)
+            if want is None or want == dtype:
+                self.empties[path] = dtype
+                return x
+            return x.astype(want) if isinstance(x, np.ndarray) else cast_to(x, want)
+        if path not in self.dtypes:
+            self.dtypes[path] = dtype
+            self.redo |= self.empties.get(path, dtype) != dtype
+        return x
 
     def _set(self, path, bound, axes, example, step=None):
         self.entries[path] = Entry(tuple(int(n) for n in bound), frozenset(axes), example,
@@ -187,6 +218,8 @@ def encode(tree, plan: Plan, where="branch"):
     loop's initial values: copies are remembered in `plan.copied`) or "body"."""
     def one(path, x):
         if _is_array(x):
+            if where == "branch" and exact_dtypes_for.get() is None:
+                x = plan.settle_dtype(path, x)
             plan.see(path, x)
         entry = plan.entries.get(path)
         if entry is None:
@@ -275,6 +308,9 @@ def stage_if(pred, branches, names, single, stage, grow=False):
             if plan.version != seen and plan.conflict is None:
                 continue            # a later path met a bounded array: trace again
             raise                   # (without `grow`: unrolled or specialised instead)
+        if plan.redo:               # an empty array's dtype is known now: trace again
+            plan.redo = False
+            continue
         return decode(out) if plan.entries else out
     if plan.conflict is not None and grow:
         plan.refuse(names)

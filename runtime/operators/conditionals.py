@@ -8,7 +8,6 @@ place and the runtime error checks leave the op as results, typed by `unify`.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -28,6 +27,7 @@ from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.trace import current_trace
 from npxla.runtime.operators.mutation import staged_on
 from npxla.runtime.operators import bounded_carry, path_sequences
+from npxla.runtime.operators.bounded_carry import exact_dtypes_for
 from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset,
                                            index_tree, lift, reflatten, unify, zeros)
 from npxla.runtime.staging.variables import UndefinedReturnValue
@@ -217,12 +217,6 @@ def _until_raise(taken, branch, exc, checked):
     except Exception:
         return None
     return kept[0] if kept else None
-
-
-# the condition of the `if` statement whose paths must give each array one dtype (set by
-# `if_statements.if_stmt` where the condition can be assumed instead): its paths' arrays
-# of different dtypes raise a `paths_differ` error rather than being promoted
-exact_dtypes_for = contextvars.ContextVar("exact_dtypes_for", default=None)
 
 
 def stage_if(pred, branches, names, single=False):

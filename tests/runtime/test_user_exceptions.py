@@ -131,3 +131,23 @@ def test_array_and_int_attributes_hold_the_runs_values():
     assert got.value.where == want.where and type(got.value.where) is type(want.where)
     np.testing.assert_array_equal(got.value.window, want.window)
     assert type(got.value.window) is np.ndarray
+
+
+def over_limit(x):
+    s = 0.0
+    for i in range(x.shape[0]):                 # a staged loop: the `if` is staged
+        s += x[i]
+        if s > 10.0:
+            raise SiftError("over the limit")  # no run-time values in the message
+    return s
+
+
+def test_init_of_a_constant_message_runs_when_it_raises(records):
+    f = jit(over_limit)
+    for _ in range(2):
+        assert f(np.ones(3)) == over_limit(np.ones(3))
+    assert records.messages == []
+    with pytest.raises(SiftError) as got:
+        f(np.full(3, 5.0))
+    assert records.messages == ["over the limit"]
+    assert got.value.message == "over the limit" and got.value.__context__ is None

@@ -8,6 +8,7 @@ place and the runtime error checks leave the op as results, typed by `unify`.
 from __future__ import annotations
 
 import contextlib
+import types
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -201,8 +202,9 @@ def _until_raise(taken, branch, exc, checked):
     that stops at the same `raise`: its checks come before the raise's, and it returns
     the message's values for the check (`errorflags.message_payloads`), or None when
     the message has no traced values or that branch cannot be staged so."""
-    if not checked and not has_run_time_values(exc):
-        return None
+    if not checked and not has_run_time_values(exc) and \
+            not isinstance(type(exc).__init__, types.FunctionType):
+        return None          # (a user's `__init__` may log: its host calls must run)
     kept: list = []
 
     def until_raise():

@@ -198,7 +198,7 @@ def converted_call(f, args, kwargs):
         _call_user(init, obj, args, kwargs)
         return obj
     init = _user_exception_init(f)
-    if init is not None:        # a user's exception: its __init__ converted too
+    if init is not None:        # a user's exception on a staged path: __init__ converted
         obj = note_created(f.__new__(f, *args))      # (`.args` set, as Python does)
         _call_user(init, obj, args, kwargs)
         return obj
@@ -227,11 +227,15 @@ def _user_class_init(f):
 def _user_exception_init(f):
     """`f.__init__` when `f` is a user's exception class (no `__new__` of its own or of a
     user's base, no metaclass with a `__call__` of its own) whose `__init__` has source;
-    else None. Run as Python while a branch is traced, such an `__init__` ran once per
-    staging with the message's placeholder text (`<traced int64>`) and its side effects
-    (emd's `EMDSiftCovergeError` logs the message) happened whether or not the branch
-    ran; converted, a log call is a host call of the branch, made with the run's values
-    only when the program raises."""
+    else None; and None outside staged branches and loops, where the raise happens while
+    staging and so, as in Python, now. Run as Python while a branch is traced, such an
+    `__init__` ran once per staging with the message's placeholder text (`<traced
+    int64>`) and its side effects (emd's `EMDSiftCovergeError` logs the message)
+    happened whether or not the branch ran; converted, a log call is a host call of the
+    branch, made with the run's values only when the program raises."""
+    trace = current_trace()
+    if trace is None or not getattr(trace, "scopes", ()):
+        return None          # raised while staging: the call raises it now, as Python
     if not isinstance(f, type) or not issubclass(f, BaseException) or \
             type(f).__call__ is not type.__call__ or \
             any("__new__" in vars(c) for c in f.__mro__ if c.__module__ != "builtins"):

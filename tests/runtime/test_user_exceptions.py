@@ -151,3 +151,31 @@ def test_init_of_a_constant_message_runs_when_it_raises(records):
         f(np.full(3, 5.0))
     assert records.messages == ["over the limit"]
     assert got.value.message == "over the limit" and got.value.__context__ is None
+
+
+def over_sum(x):
+    if np.sum(x) > 10.0:                       # a data-dependent `if` outside loops
+        raise SiftError("sum {0} over the limit".format(np.sum(x)))
+    return np.sum(x)
+
+
+def bad_mode(x, mode):
+    if mode not in ("a", "b"):                  # decided while staging
+        raise SiftError("bad mode {0}".format(mode))
+    return x * 2.0
+
+
+def test_top_level_branch_logs_only_when_it_raises(records):
+    f = jit(over_sum)
+    for _ in range(2):
+        assert f(np.ones(3)) == over_sum(np.ones(3))
+    assert records.messages == []
+    with pytest.raises(SiftError, match="sum 15.0 over the limit"):
+        f(np.full(3, 5.0))
+    assert records.messages == ["sum 15.0 over the limit"]
+
+
+def test_a_raise_decided_while_staging_logs_as_python_does(records):
+    with pytest.raises(SiftError, match="bad mode c"):
+        jit(bad_mode, static_argnums=1)(np.ones(2), "c")
+    assert records.messages == ["bad mode c"]

@@ -202,6 +202,13 @@ class Reversed(Iteration):
         items = self.inner.python()
         return reversed(items if isinstance(items, range) else list(items))
 
+    def __next__(self):
+        """`next(reversed(range(n)))`: the builtin's result is an iterator (static
+        trip counts only, as in any Python iteration of these descriptors)."""
+        if getattr(self, "_items", None) is None:
+            self._items = iter(self)
+        return next(self._items)
+
 
 def over_run_time_length(it) -> bool:
     """Whether `it` iterates over the rows of an array of run-time length."""

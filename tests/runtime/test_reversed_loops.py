@@ -59,7 +59,10 @@ def python_sequences(x):
     s = x[0]
     for c in reversed([1.0, 2.0, 3.0]):
         s = s * c + 1.0
-    return s, list(reversed(range(4))), tuple(reversed((x.shape[0], 2)))
+    steps = reversed(range(x.shape[0]))
+    last = next(steps)                       # an iterator, as the builtin's result
+    return s, list(reversed(range(4))), tuple(reversed((x.shape[0], 2))), last, \
+        next(steps), x[next(reversed(range(x.shape[0])))]
 
 
 CASES = [

@@ -187,6 +187,7 @@ class Reversed(Iteration):
     def __init__(self, inner):
         self.inner = inner
         self.count = inner.count
+        self._items = None          # the items `next()` has not taken yet
 
     def item(self, i):
         j = self.count - 1 - i
@@ -205,7 +206,7 @@ class Reversed(Iteration):
     def __next__(self):
         """`next(reversed(range(n)))`: the builtin's result is an iterator (static
         trip counts only, as in any Python iteration of these descriptors)."""
-        if getattr(self, "_items", None) is None:
+        if self._items is None:
             self._items = iter(self)
         return next(self._items)
 

@@ -125,7 +125,7 @@ def _path_layouts(x: AbstractArray):
     """The layout stand-ins of the arrays a switch handle (the result of a data-dependent
     `if` that rebinds a variable on some paths: `if c: y = x.astype(int)`) is on its
     paths: C-contiguous where it is the new array, each existing option's own."""
-    fresh, options = x._switch
+    _, options = x._switch
     out = [as_strided(_BYTE, shape=x.shape, strides=_c_strides(x.shape))]
     for _, o in options:
         out += _path_layouts(o) if o._switch is not None else [layout(o)]
@@ -133,8 +133,10 @@ def _path_layouts(x: AbstractArray):
 
 
 def _view_on_paths(x: AbstractArray, can_view):
-    """For a switch handle: whether NumPy makes a view (`can_view(stand-in)`) on every
-    path (True), on none (False), or on some only (None)."""
+    """Whether NumPy makes a view (`can_view(stand-in)`) of `x` on every path (True),
+    on none (False), or on some only (None: a switch handle whose paths disagree)."""
+    if x._switch is None:
+        return bool(can_view(layout(x)))
     answers = {bool(can_view(lay)) for lay in _path_layouts(x)}
     return answers.pop() if len(answers) == 1 else None
 
@@ -258,14 +260,12 @@ def ravel(a, order="C"):
     wherever strides allow, `x[::2].reshape(-1)` too): otherwise a copy."""
     _order(order, "ravel")
     a = as_array(a)
-    if not a.weak and a._switch is not None:
+    if not a.weak:
         views = _view_on_paths(a, lambda stand_in: stand_in.flags.c_contiguous)
         if views is None:
             return _path_dependent_copy(a, (a.size,))
         if not views:
             return reshape_value(fresh(a), (a.size,))
-    elif not a.weak and not layout(a).flags.c_contiguous:
-        return reshape_value(fresh(a), (a.size,))
     return reshape_view(a, (a.size,))
 
 

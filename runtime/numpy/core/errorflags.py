@@ -166,7 +166,7 @@ def message_payloads(exc: BaseException):
 def has_run_time_values(exc) -> bool:
     """Whether `exc`'s message or attributes hold values known only when it runs."""
     return any(hasattr(a, "run_time_fields") for a in exc.args) or \
-        any(True for _ in _traced_attributes(exc))
+        bool(_traced_attributes(exc))
 
 
 def _traced_attributes(exc):

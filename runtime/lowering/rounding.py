@@ -21,11 +21,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from npxla.runtime.staging.opaque import behind_zero
 from npxla.runtime.staging.trace import current_trace
-from npxla.runtime.staging.types import tensor_type
-
-# float dtype width -> the unsigned dtype its bits are viewed as
-_BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def rounded(value: ir.Value, dtype) -> ir.Value:
@@ -35,7 +32,7 @@ def rounded(value: ir.Value, dtype) -> ir.Value:
     trace = current_trace()
     if dtype.kind != "f" or trace is None or trace.fast_math:
         return value
-    return _behind_zero(value, dtype, hlo.OrOp)
+    return behind_zero(value, dtype, hlo.OrOp)
 
 
 def hidden(value: ir.Value, dtype) -> ir.Value:
@@ -44,33 +41,7 @@ def hidden(value: ir.Value, dtype) -> ir.Value:
     (error-free transformations need both, `numpy/accurate_math.py`). Its bits pass
     through an `xor` where a rounding's pass through an `or`, so that
     `unneeded_rounding` tells them apart: a hidden value stays hidden whatever reads it."""
-    return _behind_zero(value, dtype, hlo.XorOp)
-
-
-def _behind_zero(value: ir.Value, dtype, combine) -> ir.Value:
-    trace = current_trace()
-    if trace is None or trace.block is None:
-        return value
-    bits = np.dtype(_BITS[np.dtype(dtype).itemsize])
-    shape = ir.RankedTensorType(value.type).shape
-    zero = _opaque_zero(trace, bits)
-    if shape:
-        zero = hlo.BroadcastInDimOp(tensor_type(shape, bits), zero, []).result
-    as_int = hlo.BitcastConvertOp(tensor_type(shape, bits), value).result
-    return hlo.BitcastConvertOp(value.type, combine(as_int, zero).result).result
-
-
-def _opaque_zero(trace, bits: np.dtype) -> ir.Value:
-    """A 0-d zero of `bits` made at the top of the entry function, so that it dominates
-    every use, inside loops and branches too (regions may use values from above)."""
-    zero = trace.opaque_zeros.get(bits)
-    if zero is None:
-        with ir.InsertionPoint.at_block_begin(trace.block):
-            replica = hlo.ReplicaIdOp().result
-            zero = replica if bits == np.uint32 else \
-                hlo.ConvertOp(tensor_type((), bits), replica).result
-        trace.opaque_zeros[bits] = zero
-    return zero
+    return behind_zero(value, dtype, hlo.XorOp)
 
 
 def unrounded(value: ir.Value) -> ir.Value:

@@ -17,7 +17,7 @@ from npxla.transpiler.base.errors import ConcretizationError, UnsupportedOperati
 from npxla.transpiler.base.origin import locate_stack
 
 from npxla.runtime.staging import journal as _journal
-from npxla.runtime.staging.trace import constant
+from npxla.runtime.staging.structured_constants import materialise
 
 
 class NumPyLayer:
@@ -180,7 +180,7 @@ class AbstractArray:
             return self._selected().ir
         if self._ir is not None:
             return self._ir
-        return constant(self._const)
+        return materialise(self._const)
 
     @property
     def const(self):

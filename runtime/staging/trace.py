@@ -62,6 +62,11 @@ class Trace:
         # {unsigned dtype: handle} of the run-time zero that hides a product's bits
         # from the code generator (`lowering.rounding`), made once per program
         self.opaque_zeros: dict = {}
+        # id(array) -> (array, checksum, handle): large constants built from their
+        # structure at the top of the entry function (`structured_constants`)
+        self.structured_constants: dict = {}
+        # how many ops at the top of the entry block are its prelude (`opaque`)
+        self.prelude_ops = 0
         # {id(generator): `random_calls._Made`} of the random generators the function
         # makes, which the program makes again on every run
         self.random_made: dict = {}

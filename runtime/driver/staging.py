@@ -39,7 +39,7 @@ from npxla.runtime.lowering.widened_values import widen_write_values
 from npxla.runtime.staging.pytypes import (FALSE, NOMASK, is_marked, mark_masked,
                                            mark_ndarray, mask_state)
 from npxla.runtime.staging.pytree import element_strides, flatten, unflatten
-from npxla.runtime.numpy.arrays.shape import set_layout
+from npxla.runtime.numpy.core.layouts import set_layout
 from npxla.runtime.staging.trace import Trace
 from npxla.runtime.staging.speculation import AssumptionFailed
 from npxla.runtime.xla.addresses import data_address

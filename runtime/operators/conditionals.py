@@ -38,6 +38,7 @@ from npxla.runtime.numpy.core.extents import same_value
 from npxla.runtime.numpy.core.errorflags import (check_raises, has_run_time_values,
                                                  message_payloads)
 from npxla.runtime.numpy.core.registry import dispatch
+from npxla.runtime.numpy.core.layouts import branch_layouts
 from npxla.transpiler.base.origin import locate_stack
 
 
@@ -303,6 +304,7 @@ def _stage_if(pred, branches, names, single=False):
             own = pred.deps.union(*[b.leaves[k].deps for b in bodies
                                     if is_abstract(b.leaves[k])])
             out = AbstractArray(t.shape, t.dtype, ir=next(results), weak=t.weak, deps=own)
+            branch_layouts(out, [b.originals[k] for b in bodies])
             older = _ambiguous_alias(bodies, k) if t.shape else ()
             if older:
                 switched = _switch(pred, bodies, k, out, lifted.get(k, ()))

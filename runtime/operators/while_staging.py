@@ -40,6 +40,8 @@ from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.core.extents import value_range
 from npxla.runtime.numpy.core.errorflags import check_raises
 from npxla.runtime.numpy.core.registry import dispatch
+from npxla.runtime.numpy.core.layouts import (carried_layouts, has_layout, path_layouts,
+                                             set_path_layouts)
 from npxla.runtime.operators.logical import and_
 from npxla.runtime.operators.mutation import staged_on
 from npxla.runtime.operators import bounded_carry
@@ -164,6 +166,11 @@ class _WhileStager:
                      for x in init_leaves]
         # leaves that may be passed through as the original handle
         self.through_ok = {k for k, x in enumerate(init_leaves) if type(x) is AbstractArray}
+        # k -> the memory layouts carried array k may have in some trip, where any is
+        # not C (`numpy.core.layouts`: `w = (w * 2).T` alternates): the body is traced
+        # again until they settle, so that its views and copies see every one
+        self.layouts = {k: path_layouts(x) for k, x in enumerate(init_leaves)
+                        if has_layout(x)}
 
     def _params(self):
         kinds, pred0 = self.kinds, self.pred0
@@ -190,6 +197,9 @@ class _WhileStager:
             picks = args[len(arrays) + n_handles:]
             for which, k in zip(picks, sorted(selected)):
                 leaves[k] = selection(leaves[k], which, selected[k])
+            for k, lays in self.layouts.items():
+                if isinstance(kinds[k], ArrayType) and leaves[k] is not init_leaves[k]:
+                    set_path_layouts(leaves[k], lays)
             self.arg_leaves[:] = leaves
             new = tuple(self.body(*unflatten(self.treedef, iter(leaves))))
             return (self.test(*new), new)
@@ -238,6 +248,11 @@ class _WhileStager:
                 return _Done(None)
             return _PEEL
         changed = self._widen_kinds(b)
+        for k, t in enumerate(self.kinds):
+            grown = isinstance(t, ArrayType) and \
+                carried_layouts(self.layouts.get(k), b.originals[1 + k], t.shape)
+            if grown:
+                self.layouts[k], changed = grown, True
         if not changed:
             changed = select_aliases(self.kinds, self.init_leaves, self.arg_leaves,
                                      b.originals[1:], self.pred0, self.born, self.selected,
@@ -320,7 +335,8 @@ class _WhileStager:
             current_trace().fused_loops.add(self.key)
             return None
         return _build(b, self.pred0, self.init_leaves, self.kinds, self.handles,
-                      self.messages, self.treedef, self.deps, aliased, self.selected)
+                      self.messages, self.treedef, self.deps, aliased, self.selected,
+                      self.layouts)
 
 
 _UNSET = (Undefined, UndefinedReturnValue)
@@ -457,7 +473,7 @@ def _exit_range(before, after):
 
 
 def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, aliased,
-           selected):
+           selected, layouts):
     """Emit the stablehlo.while: the condition, the carried array values, the handles the
     body updates in place and its check flags are the loop's operands; returns the
     results mapped back to the carried tree, the handles and the checks (a flag that
@@ -485,12 +501,15 @@ def _build(b, pred0, init_leaves, kinds, handles, messages, treedef, deps, alias
     trips = pred0.deps | (cond.deps if is_abstract(cond) else frozenset())
     results = iter(list(op.results)[1:])
     leaves, ambiguous = [], []
-    for t, x, alias, d, new in zip(kinds, init_leaves, aliased, deps, b.leaves[1:]):
+    for k, (t, x, alias, d, new) in enumerate(zip(kinds, init_leaves, aliased, deps,
+                                                 b.leaves[1:])):
         if type(t) is Through:
             leaves.append(x)
         elif isinstance(t, ArrayType):
             out = AbstractArray(t.shape, t.dtype, ir=next(results), weak=t.weak,
                                 deps=d | trips)
+            if k in layouts:
+                set_path_layouts(out, layouts[k])
             if t.weak and not t.shape and t.dtype.kind in "iu":
                 out._range = _exit_range(x, new)
             alias, exact = alias or ((), False)

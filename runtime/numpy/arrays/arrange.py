@@ -30,7 +30,7 @@ from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.reductions.reductions import static
 from npxla.runtime.numpy.core.registry import _leaves, dispatch, implements
 from npxla.runtime.numpy.arrays.bounded import run_time_shape
-from npxla.runtime.numpy.arrays.shape import layout, make_view, transpose_view
+from npxla.runtime.numpy.arrays.shape import make_view, transpose_view
 from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.core.values import (concat_axis, fresh, reshape_value, reverse_value,
                                              slice_axis, stretch_axis, transpose_value)
@@ -69,9 +69,9 @@ def flip_view(x: AbstractArray, axes):
     axes = tuple(axes)
     if x.weak:
         return reverse_value(x, axes)
-    lay = np.flip(layout(x), axes) if axes else layout(x)
     return make_view(x, lambda b: reverse_value(b, axes),
-                     lambda b, new: reverse_value(new, axes), lay)
+                     lambda b, new: reverse_value(new, axes),
+                     lambda lay: np.flip(lay, axes) if axes else lay)
 
 
 @implements(np.flip, family="shape", fold=False, notes="returns a view, as in NumPy")

@@ -26,7 +26,8 @@ from npxla.runtime.lowering import structural as S
 from npxla.runtime.numpy.core.coercion import array_impl, as_array, const_array
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.registry import implements, register_method
-from npxla.runtime.numpy.arrays.shape import layout, moveaxis, shape_arg
+from npxla.runtime.numpy.arrays.shape import moveaxis, path_dependent_copy, shape_arg
+from npxla.runtime.numpy.core.layouts import laid_out_like, path_layouts
 from npxla.runtime.numpy.arrays.bounded import MAX_CREATED, run_time_shape
 from npxla.runtime.numpy.core import extents as B
 from npxla.runtime.numpy.core.values import fresh
@@ -115,26 +116,32 @@ def _like(a, dtype, shape):
 @implements(np.zeros_like, family="creation", creates=True)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(a, dtype, shape)
-    return const_array(np.zeros(shape, dtype))
+    return _like_order(const_array(np.zeros(shape, dtype)), a, order)
 
 
 @implements(np.empty_like, family="creation", creates=True, fold=False,
             notes="returns zeros in compiled code (NumPy's contents are undefined)")
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(prototype, dtype, None if shape is None else _static(shape))
-    return const_array(np.zeros(shape, dtype))
+    return _like_order(const_array(np.zeros(shape, dtype)), prototype, order)
 
 
 @implements(np.ones_like, family="creation", creates=True)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(a, dtype, shape)
-    return const_array(np.ones(shape, dtype))
+    return _like_order(const_array(np.ones(shape, dtype)), a, order)
 
 
 @implements(np.full_like, family="creation", creates=True)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype = _like(a, dtype, shape)
-    return _filled(shape, fill_value, dtype)
+    return _like_order(_filled(shape, fill_value, dtype), a, order)
+
+
+def _like_order(out, prototype, order):
+    """A `*_like` result laid out as NumPy lays it out: like the prototype for order
+    'K' (the default), so `np.zeros_like(a.T).ravel()` is a copy as in NumPy."""
+    return laid_out_like(out, prototype) if order in ("K", "A") else out
 
 
 def _bcast(x, shape):
@@ -290,15 +297,20 @@ def _in_order(source, out, order):
     here has its layout too, `numpy/shape.py`)."""
     if out is not source or order not in ("C", "F") or not isinstance(out, AbstractArray):
         return out
-    flags = layout(out).flags
-    if flags.c_contiguous if order == "C" else flags.f_contiguous:
+    kept = {bool(lay.flags.c_contiguous if order == "C" else lay.flags.f_contiguous)
+            for lay in path_layouts(out)}
+    if kept == {True}:
         return out
-    return fresh(out)
+    if kept == {False}:
+        return fresh(out)
+    return path_dependent_copy(out, out.shape)      # the argument on one path only
 
 
 @implements(np.copy, family="creation", creates=True)
 def copy(a, order="K", subok=False):
-    return fresh(as_array(a))
+    a = as_array(a)
+    out = fresh(a)
+    return laid_out_like(out, a) if order in ("K", "A") else out
 
 
 def _copy_method(self, order="C"):

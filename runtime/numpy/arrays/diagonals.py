@@ -23,7 +23,7 @@ from npxla.runtime.numpy.core.coercion import as_array
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.reductions.reductions import numpy_error, static
 from npxla.runtime.numpy.core.registry import dispatch, implements
-from npxla.runtime.numpy.arrays.shape import layout, make_view, refuse_write
+from npxla.runtime.numpy.arrays.shape import make_view, refuse_write
 from npxla.runtime.numpy.core.values import fold_or_lower, reshape_value
 
 _I64 = np.dtype(np.int64)
@@ -103,8 +103,8 @@ def _diagonal_axes(x, axis1, axis2):
 
 
 def diagonal_view(x, offset, a1, a2):
-    lay = np.diagonal(layout(x), offset, a1, a2)
-    return make_view(x, lambda b: diagonal_value(b, offset, a1, a2), refuse_write, lay)
+    return make_view(x, lambda b: diagonal_value(b, offset, a1, a2), refuse_write,
+                     lambda lay: np.diagonal(lay, offset, a1, a2))
 
 
 @implements(np.diagonal, method="diagonal", family="shape", fold=False,

@@ -4,8 +4,8 @@ Views: where NumPy returns a view (`reshape`, `ravel`, `transpose`/`.T`, `swapax
 `moveaxis`, `expand_dims`, `squeeze`, `atleast_*d`), the result is a view handle
 (`AbstractArray.view_of`): writes through it reach the base. Whether NumPy can make a
 view at all (`a.T.reshape(-1)` copies) is decided by NumPy itself, on a *layout
-stand-in*: an ndarray over a one-byte buffer whose strides mirror the handle's memory
-layout (never read, so any shape is free). The same stand-ins, and zero-itemsize arrays,
+stand-in* (`layouts`): an ndarray over a one-byte buffer whose strides mirror the
+handle's memory layout, one per path where a data-dependent `if` made it. The same stand-ins, and zero-itemsize arrays,
 give NumPy's own result shapes and error messages.
 
 `broadcast_to` / `broadcast_arrays` results are read-only views (NumPy makes
@@ -14,11 +14,9 @@ give NumPy's own result shapes and error messages.
 from __future__ import annotations
 
 import operator
-import weakref
 
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
-from numpy.lib.stride_tricks import as_strided
 
 from npxla.transpiler.base import catalogue as C
 from npxla.transpiler.base.errors import UnsupportedFunctionError, UnsupportedOperationError
@@ -34,63 +32,9 @@ from npxla.runtime.numpy.core.registry import implements, register_method, regis
 from npxla.runtime.numpy.core.values import (broadcast_value, concat_values, fold_or_lower,
                                              fresh, reshape_value, shape_standin,
                                              transpose_value)
-
-_BYTE = np.zeros(1, np.int8)
-_LAYOUT: dict = {}          # id(view handle) -> (weak reference, layout stand-in)
-
-
-# --- stand-ins -------------------------------------------------------------------------
-
-def _c_strides(shape):
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def layout(x: AbstractArray):
-    """The layout stand-in of a handle (C-contiguous unless it is a view made here)."""
-    hit = _LAYOUT.get(id(x))
-    lay = hit[1] if hit is not None and hit[0]() is x else None
-    if lay is None or lay.shape != x.shape:
-        lay = as_strided(_BYTE, shape=x.shape, strides=_c_strides(x.shape))
-    return lay
-
-
-def set_layout(x: AbstractArray, strides=None, lay=None):
-    """Give handle `x` the layout of an array with these element strides (an argument)
-    or the stand-in `lay` (a view made by indexing), so that later views and copies of
-    it follow NumPy's rules for that layout."""
-    if lay is None:
-        lay = as_strided(_BYTE, shape=x.shape, strides=strides)
-    if lay.shape != x.shape:
-        return
-    key = id(x)
-    _LAYOUT[key] = (weakref.ref(x, lambda _r, k=key: _LAYOUT.pop(k, None)), lay)
-
-
-def indexed_layout(x: AbstractArray, index):
-    """The layout stand-in of `x[index]` (a basic index: ints, slices, None, ...),
-    traced integers read as 0 (a position does not change strides); None when the
-    index has anything else."""
-    items = index if isinstance(index, tuple) else (index,)
-    static = []
-    for item in items:
-        if item is None or item is Ellipsis or type(item) in (int, bool):
-            static.append(item)
-        elif type(item) is slice and all(v is None or type(v) is int
-                                         for v in (item.start, item.stop, item.step)):
-            static.append(item)
-        elif isinstance(item, AbstractArray) and item.ndim == 0 and \
-                item.dtype.kind in "iu":
-            static.append(0)
-        else:
-            return None
-    try:
-        return layout(x)[tuple(static)]
-    except (IndexError, TypeError, ValueError):
-        return None
+from npxla.runtime.numpy.core.layouts import (derived_layouts, laid_out_like, layout,
+                                                path_layouts, set_layout,
+                                                set_path_layouts)
 
 
 def _order(order, what):
@@ -105,43 +49,33 @@ def _order(order, what):
 
 def make_view(base, fwd, bwd, lay):
     """A view handle of `base`: `fwd(base)` reads it, `bwd(base, new)` is the base after
-    a write of `new` through it; `lay` is its layout stand-in.
+    a write of `new` through it; `lay` is its layout stand-in, or a function giving it
+    from the base's (applied on each path where the base's layout depends on one).
 
     A view of a view is made a view of the root base, with composed fwd/bwd: a view
     handle refreshed from its base does not bump its own version, so a chain of views
     would miss writes made to the root."""
+    lays = derived_layouts(base, lay) if callable(lay) else [lay]
     while base._view is not None:
         root, f0, b0, _ = base._view
         fwd = (lambda f, g: lambda r: f(g(r)))(fwd, f0)
         bwd = (lambda b, g, b_outer: lambda r, new: b(r, b_outer(g(r), new)))(b0, f0, bwd)
         base = root
     view = AbstractArray.view_of(base, fwd, bwd)
-    key = id(view)
-    _LAYOUT[key] = (weakref.ref(view, lambda _r, k=key: _LAYOUT.pop(k, None)), lay)
+    set_layout(view, lay=lays[0])
+    if len(lays) > 1:
+        set_path_layouts(view, lays)
     return view
-
-
-def _path_layouts(x: AbstractArray):
-    """The layout stand-ins of the arrays a switch handle (the result of a data-dependent
-    `if` that rebinds a variable on some paths: `if c: y = x.astype(int)`) is on its
-    paths: C-contiguous where it is the new array, each existing option's own."""
-    _, options = x._switch
-    out = [as_strided(_BYTE, shape=x.shape, strides=_c_strides(x.shape))]
-    for _, o in options:
-        out += _path_layouts(o) if o._switch is not None else [layout(o)]
-    return out
 
 
 def _view_on_paths(x: AbstractArray, can_view):
     """Whether NumPy makes a view (`can_view(stand-in)`) of `x` on every path (True),
-    on none (False), or on some only (None: a switch handle whose paths disagree)."""
-    if x._switch is None:
-        return bool(can_view(layout(x)))
-    answers = {bool(can_view(lay)) for lay in _path_layouts(x)}
+    on none (False), or on some only (None: the paths that made `x` disagree)."""
+    answers = {bool(can_view(lay)) for lay in path_layouts(x)}
     return answers.pop() if len(answers) == 1 else None
 
 
-def _path_dependent_copy(x: AbstractArray, shape):
+def path_dependent_copy(x: AbstractArray, shape):
     """`x` reshaped where NumPy makes a view on some paths and a copy on others (the
     argument `y[:, 1:]` on one, a new array on the other): a copy whose writes, and
     reads after a write to what it may alias, are refused (`mark_ambiguous`) rather
@@ -164,17 +98,13 @@ def reshape_view(x: AbstractArray, shape, lay=None):
     shape = tuple(shape)
     if x.weak:
         return reshape_value(x, shape)
-    if lay is None and x._switch is not None:
+    if lay is None:
         views = _view_on_paths(x, lambda stand_in: _reshapes(stand_in, shape))
         if views is None:
-            return _path_dependent_copy(x, shape)
-        if not views:
+            return path_dependent_copy(x, shape)
+        if not views:                # NumPy would copy: so do we
             return reshape_value(x, shape)
-    if lay is None:
-        try:
-            lay = layout(x).reshape(shape, copy=False)
-        except ValueError:           # NumPy would copy: so do we
-            return reshape_value(x, shape)
+        lay = lambda stand_in: stand_in.reshape(shape, copy=False)   # noqa: E731
     old = x.shape
     return make_view(x, lambda b: reshape_value(b, shape),
                      lambda b, new: reshape_value(new, old), lay)
@@ -187,7 +117,8 @@ def transpose_view(x: AbstractArray, perm):
     inverse = tuple(np.argsort(perm)) if perm else ()
     inverse = tuple(int(i) for i in inverse)
     return make_view(x, lambda b: transpose_value(b, perm),
-                     lambda b, new: transpose_value(new, inverse), layout(x).transpose(perm))
+                     lambda b, new: transpose_value(new, inverse),
+                     lambda lay: lay.transpose(perm))
 
 
 def refuse_write(base, new):
@@ -199,8 +130,8 @@ def broadcast_view(x: AbstractArray, shape):
     shape = tuple(shape)
     if x.weak:
         x = cast_to(x, x.dtype, weak=False)
-    lay = np.broadcast_to(layout(x), shape)
-    return make_view(x, lambda b: broadcast_value(b, shape), refuse_write, lay)
+    return make_view(x, lambda b: broadcast_value(b, shape), refuse_write,
+                     lambda lay: np.broadcast_to(lay, shape))
 
 
 # --- reshape / ravel / flatten ---------------------------------------------------------
@@ -263,7 +194,7 @@ def ravel(a, order="C"):
     if not a.weak:
         views = _view_on_paths(a, lambda stand_in: stand_in.flags.c_contiguous)
         if views is None:
-            return _path_dependent_copy(a, (a.size,))
+            return path_dependent_copy(a, (a.size,))
         if not views:
             return reshape_value(fresh(a), (a.size,))
     return reshape_view(a, (a.size,))
@@ -554,7 +485,8 @@ def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     if not copy and dtype == self.dtype:
         return self
     out = cast_to(self, dtype, weak=False)
-    return fresh(out) if out is self else out
+    out = fresh(out) if out is self else out
+    return laid_out_like(out, self) if order in ("K", "A") else out
 
 
 register_method("astype", _astype)

@@ -17,6 +17,7 @@ from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.staging.stacked import stack_of
+from npxla.runtime.numpy.core.layouts import laid_out_like
 from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.numpy.core.values import concat_values, fresh, reshape_value, shape_standin
 
@@ -83,7 +84,7 @@ def array_impl(obj, dtype=None, *, copy=True, ndmin=0):
         if copy is False:
             raise ValueError("Unable to avoid copy while creating an array as requested.")
         out = cast_to(obj, dt, weak=False)
-        out = fresh(out) if out is obj else out
+        out = laid_out_like(fresh(out) if out is obj else out, obj)     # order 'K'
     else:
         leaves: list = []
         structure = _leaves(obj, leaves)

@@ -18,6 +18,7 @@ from npxla.transpiler.base.errors import UnsupportedFunctionError
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
 from npxla.runtime.staging.bounded import BoundedArray, bounded_layer
 from npxla.runtime.staging.pytypes import any_masked, mask_state, python_type
+from npxla.runtime.numpy.core.layouts import set_layout
 
 
 @dataclass
@@ -194,6 +195,11 @@ def wrap_result(tree, deps=frozenset()):
             isinstance(tree, (bool, int, float, complex))):
         out = as_abstract(tree)
         out.deps = deps
+        if isinstance(tree, np.ndarray) and tree.ndim and not tree.flags.c_contiguous and \
+                out is not tree and all(s % tree.itemsize == 0 for s in tree.strides):
+            # NumPy's own layout (`np.ones((4, 4)).T * 2` is F-ordered): later
+            # `ravel`/`reshape` copy where NumPy's would
+            set_layout(out, strides=tuple(s // tree.itemsize for s in tree.strides))
         return out
     if isinstance(tree, tuple):
         return type(tree)(*[wrap_result(t, deps) for t in tree]) if hasattr(tree, "_fields") \

@@ -22,7 +22,7 @@ from npxla.runtime.numpy.indexing.fancy_plan import (basic_index, classify, cons
 from npxla.runtime.numpy.reductions.reductions import asarray
 from npxla.runtime.numpy.core.registry import dispatch, register_method
 from npxla.runtime.numpy.indexing.slicing import Region, as_static, is_int, parse, read_at, write_at
-from npxla.runtime.numpy.arrays.shape import indexed_layout, set_layout
+from npxla.runtime.numpy.core.layouts import indexed_layouts, set_path_layouts
 
 
 def _is_scalar_copy(index, r: Region):
@@ -96,9 +96,9 @@ def getitem(x: AbstractArray, index):
     write_back.region = r              # for writes of part of the view (bounded_scatter)
     view = AbstractArray.view_of(x, lambda base: read_at(base, r, index), write_back)
     mark_ndarray(view)                 # `x[...]` of a 0-d array is a 0-d array
-    lay = indexed_layout(x, index)
-    if lay is not None and not lay.flags.c_contiguous:   # `x[:, ::2]`: views of it differ
-        set_layout(view, lay=lay)
+    lays = indexed_layouts(x, index)
+    if lays is not None:               # `x[:, ::2]`: views of it differ
+        set_path_layouts(view, lays)
     return view
 
 

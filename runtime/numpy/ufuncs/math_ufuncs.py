@@ -26,6 +26,7 @@ from npxla.runtime.numpy.ufuncs.arithmetic import (cmp, copy, copysign, exact, f
 from npxla.runtime.numpy.core.coercion import as_array
 from npxla.runtime.numpy.core.casts import check_int_of_float
 from npxla.runtime.numpy.core.convert import cast_to
+from npxla.runtime.numpy.core.layouts import laid_out_like
 from npxla.runtime.numpy.core.registry import (dispatch, implements, register_method,
                                                register_property)
 from npxla.runtime.numpy.ufuncs.ufunc_core import apply_ufunc
@@ -361,7 +362,7 @@ def round_(x, decimals=0, out=None):
     result = fresh(result) if weak else result
     if out is not None:
         return store_out("round", out, result, "unsafe")
-    return result
+    return laid_out_like(result, x)
 
 
 def _clip_lower(a, lo, hi):

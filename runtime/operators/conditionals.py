@@ -191,11 +191,11 @@ def _raise_when_taken(pred, branches, bodies, raised):
     other = 1 - k
     bodies[other].discard()
     taken = pred if k == 0 else dispatch(np.logical_not, (pred,), {})
-    check_raises(taken, exc, _until_raise(taken, branches[k], exc, checked))
+    check_raises(taken, exc, until_raise(taken, branches[k], exc, checked))
     return branches[other]()
 
 
-def _until_raise(taken, branch, exc, checked):
+def until_raise(taken, branch, exc, checked):
     """The raising branch's trace ended with the exception, so what it holds is lost:
     the run-time checks it made before the `raise` (`checked`: a bad index, a cast
     that overflows, which NumPy raises first) and the values its message formats

@@ -28,7 +28,7 @@ from npxla.runtime.operators.unify import (ArrayType, PythonValue, conform_unset
                                            index_tree, lift, reflatten, type_of, unify,
                                            zeros)
 from npxla.runtime.operators.conditionals import (is_traced, leaf_names, raises_at_run_time,
-                                                  rebind, stage_if, to_pred)
+                                                  rebind, stage_if, to_pred, until_raise)
 from npxla.runtime.operators.loop_aliasing import (RAN, Through, decompose, independent,
                                                    may_stay_alias,
                                                    select_aliases, selection, which_number,
@@ -219,11 +219,22 @@ class _WhileStager:
             selected.clear()
             return _AGAIN
         except Exception as e:
-            if not raises_at_run_time(e) or self.pred0.const is not None:
+            if not raises_at_run_time(e):
+                raise
+            checked = current_trace().raised_after_checks
+            if self.pred0.const is not None:
+                if bool(self.pred0.const) and checked:
+                    # the loop surely runs and its first trip raises after run-time
+                    # checks (`assert ...` then a write into a read-only array): that
+                    # trip again, in line, so that its checks fire first (the same
+                    # exception ends staging, `driver.staging`, or the enclosing region)
+                    self.body(*unflatten(self.treedef, iter(self.init_leaves)))
                 raise
             # the body raises on every path: the program raises exactly when the loop
-            # runs at all; otherwise nothing changed
-            check_raises(self.pred0, e)
+            # runs at all (after the first trip's checks); otherwise nothing changed
+            check_raises(self.pred0, e, until_raise(
+                self.pred0, lambda: self.body(*unflatten(self.treedef, iter(self.init_leaves))),
+                e, checked))
             return _Done(tuple(self.init))
         if self.probe is not None and attempt == 0 and not self.peeled and \
                 not _computes(b, b.leaves[1:], self.probe):

@@ -77,3 +77,51 @@ def test_a_bad_segment_still_raises():
     with pytest.raises(IndexError) as got:
         jit(_segment_sums)(indptr, data)
     assert str(got.value).splitlines()[0] == str(expected.value)
+
+
+# --- a loop whose every trip raises after a run-time check (fuzzer, seed 7410955) --------
+
+def _halve_large(a):
+    a[a > 3] -= 2          # ValueError when `a` is read-only
+
+
+def _assert_then_write(x, y, z):
+    for _ in range(y.shape[0]):          # a static trip count: the loop surely runs
+        assert np.mean(z) < -2
+        _halve_large(x)
+    return x
+
+
+def _assert_then_write_traced(x, n, z):
+    for _ in range(n[0]):                # a run-time trip count: it may not run
+        assert np.mean(z) < -2
+        _halve_large(x)
+    return x
+
+
+def _read_only(a):
+    a = a.copy()
+    a.setflags(write=False)
+    return a
+
+
+@pytest.mark.parametrize("fn,count", [(_assert_then_write, np.zeros(4)),
+                                      (_assert_then_write_traced, np.array([4])),
+                                      (_assert_then_write_traced, np.array([0]))],
+                         ids=["static", "traced", "no trips"])
+@pytest.mark.parametrize("mean", [0.5, -3.0], ids=["assert fails", "assert holds"])
+def test_checks_before_a_raise_in_every_trip_fire_first(fn, count, mean):
+    """NumPy raises the AssertionError of the first trip when its condition fails, the
+    read-only ValueError when it holds, nothing when no trip runs."""
+    x = _read_only(np.arange(8.0).reshape(2, 4))
+    z = np.full(4, mean)
+    try:
+        fn(x, count, z)
+        want = None
+    except (AssertionError, ValueError) as e:
+        want = type(e)
+    if want is None:
+        np.testing.assert_array_equal(jit(fn)(x, count, z), x)
+    else:
+        with pytest.raises(want):
+            jit(fn)(x, count, z)

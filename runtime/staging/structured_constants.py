@@ -46,7 +46,7 @@ def materialise(value: np.ndarray) -> ir.Value:
     large and has one, else `trace.constant`."""
     trace = current_trace()
     if value.size < MIN_ELEMENTS or trace is None or trace.block is None or \
-            value.dtype.kind not in "iuf":
+            value.dtype.kind not in "biuf":
         return constant(value)
     memo = trace.structured_constants
     check = zlib.crc32(np.ascontiguousarray(value).view(np.uint8))
@@ -71,7 +71,7 @@ def _plan(value):
     kept = [ax for ax in range(value.ndim) if not _uniform_along(bits, ax)]
     if len(kept) < value.ndim:
         return _broadcast_plan(value, kept)
-    return _affine_plan(value) or _banded_plan(value, bits)
+    return (value.dtype.kind != "b" and _affine_plan(value)) or _banded_plan(value, bits)
 
 
 def _bits(value):

@@ -214,3 +214,18 @@ def test_subnormal_steps_stay_dense():
     x = np.zeros(N)
     _bits_equal(check(tiny_steps, x, rtol=0, atol=0), tiny_steps(x))
     assert _module_chars(tiny_steps, x) > 8 * N
+
+
+def lower_mask(a):
+    return np.where(np.tri(a.shape[0], a.shape[1], dtype=bool), a, -a)
+
+
+def column_mask(a):
+    return a * (np.arange(a.shape[1]) % 3 == 0)
+
+
+def test_boolean_masks():
+    a = np.random.default_rng(5).random((300, 200))
+    _bits_equal(check(lower_mask, a, rtol=0, atol=0), lower_mask(a))
+    _bits_equal(check(column_mask, a, rtol=0, atol=0), column_mask(a))
+    assert _module_chars(lower_mask, a) < 4000

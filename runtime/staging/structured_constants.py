@@ -69,6 +69,8 @@ def _plan(value):
         return lambda: constant(value)
     bits = _bits(value)
     kept = [ax for ax in range(value.ndim) if not _uniform_along(bits, ax)]
+    if not kept:            # a splat: `trace.constant` writes one element already
+        return None
     if len(kept) < value.ndim:
         return _broadcast_plan(value, kept)
     return (value.dtype.kind != "b" and _affine_plan(value)) or _banded_plan(value, bits)

@@ -229,3 +229,14 @@ def test_boolean_masks():
     _bits_equal(check(lower_mask, a, rtol=0, atol=0), lower_mask(a))
     _bits_equal(check(column_mask, a, rtol=0, atol=0), column_mask(a))
     assert _module_chars(lower_mask, a) < 4000
+
+
+def zeros_plus(x):
+    return x + np.zeros(x.shape)
+
+
+def test_splats_stay_one_element_constants():
+    """A splat is already one element in the module (a `dense<0.0>` attribute), which
+    the module's later rewrites recognise: it is not rebuilt by a broadcast."""
+    text = jit(zeros_plus, cache=False).lower(np.ones((200, 300))).as_text()
+    assert "dense<0.000000e+00> : tensor<200x300xf64>" in text

@@ -35,6 +35,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from npxla.runtime.lowering.ssa import ELEMENTWISE
 from npxla.runtime.staging.trace import constant
 from npxla.runtime.staging.types import dtype_of, element_count
 
@@ -271,19 +272,33 @@ def _is_splat_constant(v, expected) -> bool:
     return bool(values.size) and bool(np.all(values == expected))
 
 
-def _bitcast_sources(value):
-    """`value` and the values it is a same-size reshape/transpose/broadcast of."""
-    chain = [value]
-    while not isinstance(value.owner, ir.Block):
-        op = value.owner.operation
-        if op.name not in _BITCASTS or len(op.operands) != 1:
-            break
-        source = op.operands[0]
-        if element_count(source.type) != element_count(value.type):
-            break
-        chain.append(source)
-        value = source
-    return chain
+def _bitcast_sources(value, budget=64):
+    """`value` and the values it is made of through same-size reshapes, transposes and
+    broadcasts, and through elementwise ops above them (`reshape(x) + 1.5`: XLA
+    fuses the add into the in-place write and reads `x` as the old operand, already
+    overwritten; `jax.jit` gives the same wrong answer). Only `[value]` when no such
+    reshape lies below it."""
+    chain, stack, crossed = [value], [value], False
+    while stack and budget > 0:
+        v = stack.pop()
+        if isinstance(v.owner, ir.Block):
+            continue
+        op = v.owner.operation
+        budget -= 1
+        if op.name in _BITCASTS and len(op.operands) == 1 and \
+                element_count(op.operands[0].type) == element_count(v.type):
+            crossed = True
+            sources = [op.operands[0]]
+        elif op.name in ELEMENTWISE:
+            sources = [x for x in op.operands if x.type == v.type or
+                       ir.RankedTensorType(x.type).shape == ir.RankedTensorType(v.type).shape]
+        else:
+            continue
+        for x in sources:
+            if isinstance(x.owner, ir.Block) or x.owner.operation.name != "stablehlo.constant":
+                chain.append(x)
+                stack.append(x)
+    return chain if crossed else [value]
 
 
 def may_read(value, targets, budget=WALK_BUDGET) -> bool:

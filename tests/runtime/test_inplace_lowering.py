@@ -73,14 +73,30 @@ def dynamic_start(x, i):
     return y
 
 
+def updated_after_reshape(x):
+    """The reshape lies under an elementwise op (fuzzer, seed 7420014): `u += 1.5` is
+    `add(reshape(x))`, and XLA fused it into the in-place write: u[2] got the new u[1]."""
+    u = x.reshape(16)
+    u += 1.5
+    u[1:3] = u[:2]
+    return u
+
+
+def scaled_after_reshape(x):
+    u = x.reshape(16) * 2.0 + 1.5
+    u[1:3] = u[:2]
+    return u, x
+
+
 CASES = [mask_then_row, reshaped_row, reshaped_shift, source_read, transposed,
-         argument_view, three_d]
+         argument_view, three_d, updated_after_reshape, scaled_after_reshape]
+ON_MATRIX = (mask_then_row, updated_after_reshape, scaled_after_reshape)
 
 
 @pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)
 def test_update_reading_other_rows_of_a_reshape(fn):
     x = np.arange(16.0) - 3.5
-    check(fn, x.reshape(4, 4) if fn is mask_then_row else x)
+    check(fn, x.reshape(4, 4) if fn in ON_MATRIX else x)
 
 
 def test_in_a_staged_loop():
@@ -104,3 +120,7 @@ def test_the_walk_sees_reads_and_their_absence():
         assert may_read(hlo.MulOp(row, b).result, chain)
         assert not may_read(hlo.AddOp(b, b).result, chain)
         assert _bitcast_sources(a) == [a]
+        above = hlo.AddOp(y, y).result          # an elementwise op over the reshape
+        assert a in _bitcast_sources(above)
+        plain = hlo.AddOp(b, b).result          # no reshape below: only itself
+        assert _bitcast_sources(plain) == [plain]

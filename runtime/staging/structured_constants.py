@@ -65,8 +65,6 @@ def materialise(value: np.ndarray) -> ir.Value:
 
 def _plan(value):
     """A thunk emitting `value` from its structure, or None (write it densely)."""
-    if value.size < MIN_ELEMENTS:
-        return lambda: constant(value)
     bits = _bits(value)
     kept = [ax for ax in range(value.ndim) if not _uniform_along(bits, ax)]
     if not kept:            # a splat: `trace.constant` writes one element already
@@ -103,21 +101,22 @@ def _affine_plan(value):
     n = flat.size
     probe = np.unique(np.linspace(0, n - 2, 9).astype(np.int64))
     for step in _affine_steps(flat):
-        with np.errstate(all="ignore"):     # a few elements first: most misses end here
-            guess = probe.astype(value.dtype) * value.dtype.type(step) + flat[0]
-        if not np.array_equal(_bits(guess), _bits(flat[probe])):
+        # a few elements first: most misses end here
+        if not np.array_equal(_bits(_affine(probe, flat[0], step, value.dtype)),
+                              _bits(flat[probe])):
             continue
-        made = _affine(n, flat[0], step, value.dtype)
+        made = _affine(np.arange(n), flat[0], step, value.dtype)
         if np.array_equal(_bits(made[:-1]), _bits(flat[:-1])):
             fix = None if _bits(made[-1:])[0] == _bits(flat[-1:])[0] else flat[-1]
             return lambda step=step, fix=fix: _emit_affine(value, flat[0], step, fix)
     return None
 
 
-def _affine(n, start, step, dtype):
-    """What `_emit_affine` computes, in NumPy: `start + i * step`, each op rounded."""
+def _affine(index, start, step, dtype):
+    """What `_emit_affine` computes at `index`, in NumPy: `start + i * step`, each op
+    rounded."""
     with np.errstate(all="ignore"):
-        return np.arange(n).astype(dtype) * dtype.type(step) + dtype.type(start)
+        return index.astype(dtype) * dtype.type(step) + dtype.type(start)
 
 
 def _affine_steps(flat):

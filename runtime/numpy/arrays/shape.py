@@ -33,8 +33,7 @@ from npxla.runtime.numpy.core.values import (broadcast_value, concat_values, fol
                                              fresh, reshape_value, shape_standin,
                                              transpose_value)
 from npxla.runtime.numpy.core.layouts import (derived_layouts, laid_out_like, layout,
-                                                path_layouts, set_layout,
-                                                set_path_layouts)
+                                                path_layouts, set_path_layouts)
 
 
 def _order(order, what):
@@ -62,9 +61,7 @@ def make_view(base, fwd, bwd, lay):
         bwd = (lambda b, g, b_outer: lambda r, new: b(r, b_outer(g(r), new)))(b0, f0, bwd)
         base = root
     view = AbstractArray.view_of(base, fwd, bwd)
-    set_layout(view, lay=lays[0])
-    if len(lays) > 1:
-        set_path_layouts(view, lays)
+    set_path_layouts(view, lays)
     return view
 
 

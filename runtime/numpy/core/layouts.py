@@ -169,14 +169,21 @@ def indexed_layouts(x: AbstractArray, index):
 
 # --- order 'K': new arrays laid out like their inputs -----------------------------------
 
+def laid_out_from(out, operands):
+    """`out` (a new array NumPy makes in order 'K' from `operands`: a ufunc's result,
+    `np.where`) with the layout NumPy gives it (`(a.T * 2).ravel()` is a copy)."""
+    if type(out) is AbstractArray and out.ndim and not any(out is o for o in operands):
+        lays = k_order_layout(operands, out.shape)
+        if lays:
+            set_path_layouts(out, lays)
+    return out
+
+
 def laid_out_like(out, source):
     """`out` (a new array NumPy makes in order 'K' from `source`: `np.copy`, `astype`,
     `np.array`, `*_like`) with `source`'s layout."""
-    if type(out) is AbstractArray and out is not source and type(source) is AbstractArray \
-            and out.shape == source.shape:
-        lays = k_order_layout([source], out.shape)
-        if lays:
-            set_path_layouts(out, lays)
+    if type(source) is AbstractArray and getattr(out, "shape", None) == source.shape:
+        return laid_out_from(out, [source])
     return out
 
 

@@ -18,7 +18,7 @@ from npxla.runtime.numpy.ufuncs.arithmetic import (cmp, full, is_complex, is_int
 from npxla.runtime.numpy.indexing.bounded_results import where_indices
 from npxla.runtime.numpy.core.convert import broadcast_shapes, broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.registry import implements
-from npxla.runtime.numpy.core.layouts import k_order_layout, set_path_layouts
+from npxla.runtime.numpy.core.layouts import laid_out_from
 
 
 def _logical(op):
@@ -93,8 +93,4 @@ def where(condition, x=None, y=None):
            for v, d in ((cond, np.bool_), (x, dtype), (y, dtype))]
     # NumPy returns an array even for scalar x and y: never weak. Laid out in order
     # 'K', like its operands (`numpy.core.layouts`).
-    out = select(*[splat_safe(o) for o in ops])
-    lays = k_order_layout((cond, x, y), shape) if out.ndim else None
-    if lays and not any(out is o for o in (cond, x, y)):
-        set_path_layouts(out, lays)
-    return out
+    return laid_out_from(select(*[splat_safe(o) for o in ops]), (cond, x, y))

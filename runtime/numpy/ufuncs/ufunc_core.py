@@ -17,7 +17,7 @@ from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to, promot
 from npxla.runtime.numpy.core.coercion import as_array
 from npxla.runtime.numpy.core.registry import dispatch, implements, register_ufunc_method
 from npxla.runtime.numpy.core.values import reshape_value
-from npxla.runtime.numpy.core.layouts import k_order_layout, set_path_layouts
+from npxla.runtime.numpy.core.layouts import laid_out_from
 
 
 def resolve(ufunc, operands, dtype=None):
@@ -75,22 +75,11 @@ def apply_ufunc(ufunc, lower, args, out=None, dtype=None, casting="same_kind"):
         results = tuple(cast_to(r, d, weak=weak) for r, d in zip(result, out_dts))
         if out is not None:
             return tuple(store_out(ufunc.__name__, o, r, casting) for o, r in zip(out, results))
-        return tuple(_laid_out(r, operands) for r in results)
+        return tuple(laid_out_from(r, operands) for r in results)
     result = cast_to(result, out_dts[0], weak=weak)
     if out is not None:
         return store_out(ufunc.__name__, out, result, casting)
-    return _laid_out(result, operands)
-
-
-def _laid_out(result, operands):
-    """`result` with the layout NumPy gives a ufunc's output (order 'K': like its
-    operands, `(a.T * 2).ravel()` is a copy)."""
-    if type(result) is AbstractArray and result.ndim and \
-            not any(result is o for o in operands):
-        lays = k_order_layout(operands, result.shape)
-        if lays:
-            set_path_layouts(result, lays)
-    return result
+    return laid_out_from(result, operands)      # order 'K': laid out like the operands
 
 
 def _apply_where(ufunc, lower, args, out, dtype, where, casting):

@@ -86,6 +86,25 @@ def test_numpy_is_timed_after_it_has_run_once(monkeypatch):
     assert runner.npxla_numpy_tier and times == pytest.approx((5e-6, 10e-6))
 
 
+def test_a_program_of_milliseconds_slower_than_numpy_settles_on_numpy(monkeypatch):
+    """Not only the fixed cost of a call: mid-size kernels XLA:CPU splits over two
+    cores (a centred Gram product of 2,000 x 50) run slower than NumPy too."""
+    c = Clocked(monkeypatch, compiled=1.8e-3, numpy=0.9e-3)
+    for k in range(SETTLE_CALLS):
+        c.tier((k,))
+    ((runner, times),) = c.settled
+    assert runner.npxla_numpy_tier and times == pytest.approx((0.9e-3, 1.8e-3))
+
+
+def test_numpy_far_slower_than_a_long_program_ends_the_timing_after_one_run(monkeypatch):
+    c = Clocked(monkeypatch, compiled=2 * numpy_tier.QUICK_GIVE_UP_S,
+                numpy=10 * numpy_tier.QUICK_GIVE_UP_S)
+    for k in range(SETTLE_CALLS):
+        c.tier((k,))
+    assert c.ran.count("numpy") == RUNS_PER_PROBE
+    assert c.settled == [(c.compiled, None)]
+
+
 def test_slow_programs_are_never_run_as_python(monkeypatch):
     c = Clocked(monkeypatch, compiled=2 * numpy_tier.COMPILED_MAX_S, numpy=1e-6)
     for k in range(WARM + 2):

@@ -28,6 +28,7 @@ from npxla.runtime.lowering.hoist import hoist_loop_products
 from npxla.runtime.lowering.lanes import vectorise_row_loops
 from npxla.runtime.lowering.loop_tests import move_tests_to_cond
 from npxla.runtime.lowering.loop_writes import write_loop_windows_in_place
+from npxla.runtime.lowering.loop_reductions import reduce_loop_carries
 from npxla.runtime.lowering.maps import hoist_loop_maps
 from npxla.runtime.lowering.read_ahead import read_ahead
 from npxla.runtime.lowering.rows import privatise_rows
@@ -254,6 +255,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     hoist_loop_products(trace.module)
     vectorise_row_loops(trace.module)
     privatise_rows(trace.module)
+    reduce_loop_carries(trace.module)
     hoist_loop_maps(trace.module)
     read_ahead(trace.module)
     unroll_scalar_loops(trace.module)

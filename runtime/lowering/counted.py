@@ -46,16 +46,55 @@ def _counted(loop, at_most):
     """(N, counter position, start) of a rotated loop ending its body with `k' = k + 1;
     p' = k' < N` (with `at_most`, maybe `and`-ed with a check), k starting at a
     constant; else None."""
+    rotated = _rotated(loop)
+    if rotated is None:
+        return None
+    p, body, ends = rotated
+    test = defining_op(ends[p])
+    if at_most and test is not None and test.name == "stablehlo.and":
+        test = next((t for t in map(defining_op, test.operands) if _less_than(t)), None)
+    return _counter_test(test, body, ends, loop)
+
+
+def counted_terms(loop):
+    """(N, counter position, start, predicate position, other terms) of a rotated loop
+    whose next-trip predicate is `k' < N` and-ed with any number of other i1 values
+    (checks, breaks: `other terms`, the values the body computes, for the caller to
+    prove), k stepping by one from a constant; else None."""
+    rotated = _rotated(loop)
+    if rotated is None:
+        return None
+    p, body, ends = rotated
+    terms, pending = [], [ends[p]]
+    while pending:
+        value = pending.pop()
+        op = defining_op(value)
+        if op is not None and op.name == "stablehlo.and" and inside(value, loop):
+            pending.extend(op.operands)
+        else:
+            terms.append(value)
+    for test in terms:
+        counted = _counter_test(defining_op(test), body, ends, loop)
+        if counted is not None:
+            return counted + (p, [t for t in terms if t != test])
+    return None
+
+
+def _rotated(loop):
+    """(predicate position, body, the body's returned values) of a rotated loop, whose
+    condition region returns a carried predicate; else None."""
     cond = loop.regions[0].blocks[0]
     ret = list(cond.operations)[-1]
     if len(ret.operands) != 1 or not isinstance(ret.operands[0], ir.BlockArgument):
         return None
-    p = ir.BlockArgument(ret.operands[0]).arg_number
     body = loop.regions[1].blocks[0]
-    ends = list(list(body.operations)[-1].operands)
-    test = defining_op(ends[p])
-    if at_most and test is not None and test.name == "stablehlo.and":
-        test = next((t for t in map(defining_op, test.operands) if _less_than(t)), None)
+    return (ir.BlockArgument(ret.operands[0]).arg_number, body,
+            list(list(body.operations)[-1].operands))
+
+
+def _counter_test(test, body, ends, loop):
+    """(N, k, start) where `test` is `k' < N` with k' = k + 1 the next counter value,
+    else None."""
     if not _less_than(test):
         return None
     step = defining_op(test.operands[0])
@@ -70,9 +109,7 @@ def _counted(loop, at_most):
     if ir.BlockArgument(a).owner != body or ends[k] != test.operands[0]:
         return None
     start = int_constant(loop.operands[k])
-    if start is None:
-        return None
-    return test.operands[1], k, start
+    return None if start is None else (test.operands[1], k, start)
 
 
 def _less_than(op) -> bool:

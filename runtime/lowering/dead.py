@@ -20,11 +20,12 @@ _PURE = ELEMENTWISE | frozenset(f"stablehlo.{n}" for n in (
     "reduce reshape reverse slice transpose").split())
 
 
-def _pure(op) -> bool:
-    """Whether `op`, and every op in its regions, is without effects."""
+def pure(op) -> bool:
+    """Whether `op`, and every op in its regions, is without effects (a `while` is not:
+    it may not end)."""
     if op.name not in _PURE:
         return False
-    return all(inner.name == "stablehlo.return" or _pure(inner)
+    return all(inner.name == "stablehlo.return" or pure(inner)
                for region in op.regions for block in region.blocks
                for inner in block.operations)
 
@@ -42,7 +43,7 @@ def erase_dead(module: ir.Module) -> int:
         module.operation.walk(collect)
         holders = []                        # dead ops with regions, inner ones first
         for op in reversed(ops):            # readers before what they read
-            if not _pure(op) or any(len(list(r.uses)) for r in op.results):
+            if not pure(op) or any(len(list(r.uses)) for r in op.results):
                 continue
             if len(op.regions):
                 holders.insert(0, op)

@@ -68,13 +68,13 @@ def _hoist(loop, trips, position) -> bool:
     counter = body.arguments[position]
     start = int_constant(loop.operands[position])
     ops = [op.operation for op in body.operations]
-    maps = _map_ops(ops, body, counter)
+    maps = map_ops(ops, body, counter)
     frontier = _frontier(ops, maps)
     work = sum(1 for op in ops if op in maps and op.name not in _FREE)
     if work < MIN_OPS or not frontier or trips * 8 * len(frontier) > _MAX_BYTES:
         return False
     with ir.InsertionPoint(loop):
-        vectors = _Vectoriser(loop, counter, start, trips, maps)
+        vectors = Vectoriser(loop, counter, start, trips, maps)
         hoisted = [(v, vectors.of(v)) for v in frontier]
     for value, vector in hoisted:
         _read_back(value, vector, counter, start)
@@ -84,7 +84,7 @@ def _hoist(loop, trips, position) -> bool:
     return True
 
 
-def _map_ops(ops, body, counter) -> set:
+def map_ops(ops, body, counter) -> set:
     """The body's top-level ops whose results are map values (see the module doc)."""
     maps: set = set()
     values = {counter}
@@ -147,7 +147,7 @@ def _frontier(ops, maps) -> list:
     return out
 
 
-class _Vectoriser:
+class Vectoriser:
     """Map values copied before the loop with a leading axis of one element per trip."""
 
     def __init__(self, loop, counter, start, trips, maps):

@@ -17,6 +17,8 @@ Families (the `family` of each kernel):
                pass
   loop-dp      dynamic programming over an int64 table: edit distance, Needleman-Wunsch
   loop-levinson Levinson-Durbin recursion (reversed slices of run-time length)
+  loop-reduce  counted loops that fold integers in an order-free way: a count of floats
+               in a band, integer sums of squares and an xor fold
 
 `n` (the size parameter) is the natural dimension of each kernel (matrix side, signal
 length, byte count), given per kernel in `LOOP_KERNELS`. Like `kernels.py`, this module
@@ -29,7 +31,7 @@ import numpy as np
 from .kernels import Kernel
 
 FAMILIES = ("loop-factor", "loop-solve", "loop-sweep", "loop-bits", "loop-sparse",
-            "loop-filter", "loop-dp", "loop-levinson")
+            "loop-filter", "loop-dp", "loop-levinson", "loop-reduce")
 
 
 # --- triangular factorisations, in place -------------------------------------------------
@@ -145,6 +147,29 @@ def xorshift_popcount(seeds, rounds):
                 c += 1
         out[i] = c
     return out
+
+
+# --- order-free reductions ----------------------------------------------------------------
+
+def count_in_band(x, lo, hi):
+    """How many samples lie in [lo, hi), counted with a Python int."""
+    count = 0
+    for i in range(x.shape[0]):
+        if lo <= x[i] < hi:
+            count += 1
+    return count
+
+
+def int_moments(v):
+    """The sum, the sum of squares and the xor of an int64 array, in one pass."""
+    total = np.int64(0)
+    squares = np.int64(0)
+    mixed = np.int64(0)
+    for i in range(v.shape[0]):
+        total += v[i]
+        squares += v[i] * v[i]
+        mixed ^= v[i]
+    return total, squares, mixed
 
 
 # --- sparse ------------------------------------------------------------------------------
@@ -305,6 +330,14 @@ def _seeds(n, rng):                        # n seeds, 8 rounds each
     return rng.integers(1, 2**63, n, dtype=np.uint64) | np.uint64(1), 8
 
 
+def _band(n, rng):                         # n samples, a band holding about 40%
+    return rng.normal(size=n), -0.5, 0.5
+
+
+def _int_samples(n, rng):
+    return rng.integers(-30_000, 30_000, n),
+
+
 def _csr(n, rng):                          # n rows, 4..28 nonzeros per row
     per_row = rng.integers(4, 29, n)
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -376,6 +409,10 @@ LOOP_KERNELS = [
        note="int64 table, min of three neighbours"),
     _k(needleman_wunsch, "loop-dp", _alignment, 8, 100, 400, rtol=0, atol=0,
        note="int64 table returned, max of three neighbours, if/else on a match"),
+    _k(count_in_band, "loop-reduce", _band, 64, 20_000, 1_000_000, rtol=0, atol=0,
+       note="if lo <= x[i] < hi: count += 1 (a Python int)"),
+    _k(int_moments, "loop-reduce", _int_samples, 64, 20_000, 1_000_000, rtol=0, atol=0,
+       note="int64 sum, sum of squares and xor in one loop"),
     _k(levinson_durbin, "loop-levinson", _autocorrelation, 8, 300, 3000, rtol=1e-7,
        atol=1e-10, note="np.dot(a[1:i], r[i-1:0:-1]) and a[1:i] += ki * a[i-1:0:-1]"),
 ]

@@ -127,6 +127,22 @@ def xorshift_popcount(seeds, rounds):
     return jax.vmap(per_seed)(seeds)
 
 
+# --- order-free reductions ----------------------------------------------------------------
+
+def count_in_band(x, lo, hi):
+    def step(i, c):
+        return c + ((lo <= x[i]) & (x[i] < hi)).astype(jnp.int64)
+    return lax.fori_loop(0, x.shape[0], step, jnp.int64(0))
+
+
+def int_moments(v):
+    def step(i, acc):
+        total, squares, mixed = acc
+        return total + v[i], squares + v[i] * v[i], mixed ^ v[i]
+    zero = jnp.int64(0)
+    return lax.fori_loop(0, v.shape[0], step, (zero, zero, zero))
+
+
 # --- sparse ------------------------------------------------------------------------------
 
 def csr_matvec_loop(indptr, indices, data, x):

@@ -26,6 +26,7 @@ import numpy as np
 
 from .gen_bounded import BoundedGen
 from .gen_lists import gen_lists
+from .gen_reductions import gen_reductions
 from .gen_rows import gen_rows
 from .gen_tables import gen_tables
 from .gen_families import (LayoutGen, array_value, between_source, class_source, default_val,
@@ -732,6 +733,8 @@ def generate(seed: int, feats: Features = Features()) -> Program:
         return gen_lists(seed)
     if fam == "table_loops":
         return gen_tables(seed)
+    if fam == "reduce_loops":
+        return gen_reductions(seed)
     g = _Gen(seed, feats, fam)
     params = _params(g.r, feats.large_args)
     env = {n: Var(n, v, param=True) for n, v in params}

@@ -23,6 +23,8 @@
 - `table_loops` (gen_tables.py): dynamic-programming tables filled row by row, reading
   earlier rows and the own row behind and ahead of the cell (the rows rewrite), bit for
   bit.
+- `reduce_loops` (gen_reductions.py): long counted loops folding integers (sums, bit
+  folds, counts under conditions), the loop-reductions rewrite, bit for bit.
 
 Which family a seed makes is drawn by an RNG of its own (`family_of`), so a seed that
 makes no family program makes exactly the program it made before the families existed.
@@ -49,7 +51,7 @@ from .model import AUG, Features, Program, Val, Var
 from .regress import VIEW_FORMS, literal
 
 FAMILIES = ("exact_float", "default_args", "arg_layouts", "float_int_casts", "private_attrs",
-            "row_loops", "list_builds", "table_loops")
+            "row_loops", "list_builds", "table_loops", "reduce_loops")
 FAMILY_SHARE = 0.05     # of the seeds, for each family (a quarter in all)
 
 

@@ -87,6 +87,9 @@ class Features:
     # dynamic-programming tables filled row by row (gen_tables.py): the inner loop
     # carries the row it writes (lowering/rows.py), bit for bit
     table_loops: bool = True
+    # counted loops folding integers (gen_reductions.py): sums, bit folds and counts
+    # become one reduce (lowering/loop_reductions.py), bit for bit
+    reduce_loops: bool = True
     # (known.KNOWN) exact_float: a division of a division, `(x / 3.0) / 7.0`, also across
     # statements (XLA rewrites it as `x / 21.0`)
     exact_chained_division: bool = True

@@ -1,7 +1,7 @@
 """Programs of many small ops outside any loop (a loop unrolled because its values change
-shape) compile with XLA:CPU's older emitters and LLVM's optimisation off, about three
-times as fast for the same run time; every other program keeps XLA's defaults
-(`backend_options.quick_compile`)."""
+shape; NumPy's own loops, such as a cumsum's, do not count) compile with XLA:CPU's older
+emitters and LLVM's optimisation off, about three times as fast for the same run time;
+every other program keeps XLA's defaults (`backend_options.quick_compile`)."""
 import warnings
 
 import numpy as np
@@ -57,6 +57,32 @@ def test_a_short_one_keeps_the_default(no_user_flag):
 def test_a_program_with_a_loop_keeps_the_default(no_user_flag):
     text = _text(rolled, np.ones(5000))
     assert "stablehlo.while" in text and not quick_compile(text)
+
+
+def windowed_spreads(a):
+    # hurst's compute_Hc: windows of each size, a running sum of each (NumPy's loop,
+    # staged as a library `while`), its range
+    out = []
+    for w in (10, 17, 31):
+        for start in range(0, a.shape[0], w):
+            if start + w > a.shape[0]:
+                break
+            c = np.cumsum(a[start:start + w] - a[start:start + w].mean())
+            out.append(c.max() - c.min())
+    return np.array(out)
+
+
+def test_library_loops_do_not_count_as_loops(no_user_flag):
+    """A running sum is NumPy's own loop (`scan.LIBRARY_LOOP`): its trips are the
+    array's, so the program is still one of many small ops (hurst's compute_Hc on 999
+    points: first call 114 -> 59 s)."""
+    text = _text(windowed_spreads, np.arange(400.0))
+    assert "npxla.library_loop" in text and quick_compile(text)
+    a = np.random.default_rng(5).standard_normal(400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = jit(windowed_spreads)(a)
+    np.testing.assert_allclose(got, windowed_spreads(a), rtol=1e-12, atol=1e-12)
 
 
 def test_large_ops_keep_the_default(no_user_flag):

@@ -7,13 +7,16 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-_INTS = {1: np.bool_, 32: np.int32, 64: np.int64}
-
-
 def int_constant_op(number, t) -> ir.Value:
-    """A constant `number` of the integer (or bool) tensor type `t`."""
-    dtype = _INTS[ir.IntegerType(ir.RankedTensorType(t).element_type).width]
-    return hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(number, dtype), type=t)).result
+    """A constant `number` of the integer (or bool) tensor type `t`: signless, unsigned
+    or i1, of any width (a number outside the type's range wraps, as the type does)."""
+    elem = ir.IntegerType(ir.RankedTensorType(t).element_type)
+    if elem.width == 1:
+        array = np.array(bool(number))
+    else:
+        dtype = np.dtype(f"{'u' if elem.is_unsigned else 'i'}{elem.width // 8}")
+        array = np.array(number % (1 << elem.width)).astype(np.uint64).astype(dtype)
+    return hlo.ConstantOp(ir.DenseElementsAttr.get(array, type=ir.RankedTensorType(t))).result
 
 
 def gather_at(source, starts, sizes, collapse=False) -> ir.Value:

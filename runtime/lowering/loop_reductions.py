@@ -44,6 +44,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from npxla.runtime.lowering.build import int_constant_op
 from npxla.runtime.lowering.counted import counted_terms, interval
 from npxla.runtime.lowering.dead import pure
 from npxla.runtime.lowering.maps import Vectoriser, map_ops
@@ -135,7 +136,7 @@ def _rewrite(loop) -> bool:
     for cmp, known in facts.items():      # the proven checks, as the constants they are
         if isinstance(cmp, ir.Value) and not isinstance(cmp, ir.BlockArgument):
             with ir.InsertionPoint(defining_op(cmp)):
-                cmp.replace_all_uses_with(_constant(known, cmp.type))
+                cmp.replace_all_uses_with(int_constant_op(known, cmp.type))
     for j, total in results:
         loop.results[j].replace_all_uses_with(total)
         ret.operands[j] = body.arguments[j]
@@ -290,11 +291,10 @@ def _value(value, facts, depth=0):
 
 def _total(carry, loop, vectors, trips, mask):
     """The carried start combined with the reduction of every trip's term."""
-    elem = ir.RankedTensorType(loop.operands[carry.position].type).element_type
-    vec_t = ir.RankedTensorType.get([trips], elem)
-    identity = _identity(carry.kind, elem)
-    none = hlo.BroadcastInDimOp(vec_t, _constant(identity, ir.RankedTensorType.get([], elem)),
-                                []).result
+    start = loop.operands[carry.position]
+    identity = int_constant_op(_IDENTITY[carry.kind], start.type)
+    vec_t = ir.RankedTensorType.get([trips], ir.RankedTensorType(start.type).element_type)
+    none = hlo.BroadcastInDimOp(vec_t, identity, []).result
     if carry.value is not None:
         terms = vectors.of(carry.value)
     else:
@@ -304,8 +304,7 @@ def _total(carry, loop, vectors, trips, mask):
             hlo.SelectOp(when, none, picked).result
     if mask is not None:
         terms = hlo.SelectOp(mask, terms, none).result
-    total = _reduced(terms, _constant(identity, ir.RankedTensorType.get([], elem)), carry.kind)
-    return _KINDS[carry.kind](loop.operands[carry.position], total).result
+    return _KINDS[carry.kind](start, _reduced(terms, identity, carry.kind)).result
 
 
 def _reduced(vector, init, kind):
@@ -317,21 +316,6 @@ def _reduced(vector, init, kind):
     return op.results[0]
 
 
-def _identity(kind, elem) -> int:
-    t = ir.IntegerType(elem)
-    width = t.width
-    low, high = (0, (1 << width) - 1) if t.is_unsigned or width == 1 else \
-        (-(1 << (width - 1)), (1 << (width - 1)) - 1)
-    return {"stablehlo.add": 0, "stablehlo.or": 0, "stablehlo.xor": 0, "stablehlo.multiply": 1,
-            "stablehlo.and": -1 if low < 0 else high}[kind]
-
-
-def _constant(number, t) -> ir.Value:
-    """A 0-d integer constant of type `t` (signless, unsigned or i1)."""
-    elem = ir.IntegerType(ir.RankedTensorType(t).element_type)
-    if elem.width == 1:
-        array = np.array(bool(number))
-    else:
-        dtype = np.dtype(f"{'u' if elem.is_unsigned else 'i'}{elem.width // 8}")
-        array = np.array(number % (1 << elem.width)).astype(np.uint64).astype(dtype)
-    return hlo.ConstantOp(ir.DenseElementsAttr.get(array, type=ir.RankedTensorType(t))).result
+# each op's identity (all ones for `&`: -1, which a constant of any width wraps to)
+_IDENTITY = {"stablehlo.add": 0, "stablehlo.or": 0, "stablehlo.xor": 0,
+             "stablehlo.multiply": 1, "stablehlo.and": -1}

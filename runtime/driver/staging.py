@@ -31,6 +31,8 @@ from npxla.runtime.lowering.loop_writes import write_loop_windows_in_place
 from npxla.runtime.lowering.loop_reductions import reduce_loop_carries
 from npxla.runtime.lowering.maps import hoist_loop_maps
 from npxla.runtime.lowering.read_ahead import read_ahead
+from npxla.runtime.lowering.bundled_reads import bundle_old_reads
+from npxla.runtime.lowering.branch_writes import convert_branch_writes
 from npxla.runtime.lowering.rows import privatise_rows
 from npxla.runtime.lowering.shared_ahead import carry_shared_values
 from npxla.runtime.lowering.unroll import unroll_scalar_loops
@@ -257,7 +259,9 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     privatise_rows(trace.module)
     reduce_loop_carries(trace.module)
     hoist_loop_maps(trace.module)
+    convert_branch_writes(trace.module)
     read_ahead(trace.module)
+    bundle_old_reads(trace.module)
     unroll_scalar_loops(trace.module)
     drop_unneeded_rounding(trace.module)
     write_loop_windows_in_place(trace.module)

@@ -78,8 +78,8 @@ def _plan(loop, body, k):
     t = ir.RankedTensorType(arg.type)
     if t.rank == 0:
         return None
-    ret = _terminator(body)
-    chain = _write_chain(ret.operands[k], arg)
+    ret = terminator(body)
+    chain = write_chain(ret.operands[k], arg)
     if not chain:
         return None
     _merge_nested_reads(body, arg)
@@ -108,7 +108,7 @@ def _plan_whole(loop, body, k):
     arg = body.arguments[k]
     t = ir.RankedTensorType(arg.type)
     size = int(np.prod(t.shape)) if t.rank else 0
-    if size < WHOLE_MIN_ELEMENTS or _terminator(body).operands[k] == arg:
+    if size < WHOLE_MIN_ELEMENTS or terminator(body).operands[k] == arg:
         return None
     reads, read_elements = [], 0
     for use in arg.uses:
@@ -157,11 +157,11 @@ def _read_key(op):
     return (tuple(op.operands), tuple(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])))
 
 
-def _terminator(block):
+def terminator(block):
     return list(block.operations)[-1]
 
 
-def _write_chain(end, arg):
+def write_chain(end, arg):
     """The `dynamic_update_slice`s from `end` back to `arg` (each writing into the one
     before), last write first; [] if `end` is not made that way."""
     chain = []
@@ -209,10 +209,10 @@ def _conflict(reads, chain) -> bool:
     may then run after the write: quantecon's sample paths, whose reads of `out[i, t]`
     also feed the bounds checks of `P[out[i, t]]`, copied `out` twice a trip)."""
     writes = set(chain)
-    new = _closure([chain[-1]], stop=set())
+    new = closure([chain[-1]], stop=set())
     if new is None:
         return True
-    old = _closure(reads, stop=writes)
+    old = closure(reads, stop=writes)
     if old is None:
         return True
     if any(op in new and op.name != "stablehlo.return" for op in old if op not in writes):
@@ -235,7 +235,7 @@ def _ancestors(chain, reads):
     return _walk(chain, set(reads), sources)
 
 
-def _closure(starts, stop):
+def closure(starts, stop):
     """The trip's ops reachable from `starts` through uses (nested uses count as their
     enclosing op), not going through ops in `stop`; None past the budget. (Ops are
     compared by `==` and hashed: the same op may come back as another Python object.)"""
@@ -275,7 +275,7 @@ def _walk(starts, stop, step):
 def _rewrite(loop, k, reads):
     """`loop` rebuilt with one more carried value per read; returns the new loop."""
     body = loop.regions[1].blocks[0]
-    ret = _terminator(body)
+    ret = terminator(body)
     firsts = []
     with ir.InsertionPoint(loop), loop.location:
         before = defining_op(loop.operands[k])      # `x[i, 0] = v` just before the loop
@@ -284,7 +284,7 @@ def _rewrite(loop, k, reads):
                           _read_at(op, body, list(loop.operands), loop.operands[k]))
     new, (_, body) = rebuilt_loop(loop, list(loop.operands) + firsts)
     n = len(loop.operands)
-    ret = _terminator(body)
+    ret = terminator(body)
     ends = list(ret.operands)
     with ir.InsertionPoint(ret), ret.location:
         last = defining_op(ends[k])                 # the trip's last write

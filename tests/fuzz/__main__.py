@@ -23,7 +23,8 @@ def main(argv=None) -> int:
     p.add_argument("--family", default=None, metavar="NAME",
                    help="make every program of one family of gen_families.FAMILIES "
                         "(exact_float, default_args, arg_layouts, float_int_casts, "
-                        "private_attrs, row_loops, list_builds, table_loops, reduce_loops)")
+                        "private_attrs, row_loops, list_builds, table_loops, reduce_loops, "
+                        "swap_loops)")
     p.add_argument("--no-shrink", action="store_true", help="print failures unshrunk")
     p.add_argument("--shrink-seconds", type=float, default=60.0)
     p.add_argument("--workers", type=int, default=0, metavar="N",

@@ -27,6 +27,7 @@ import numpy as np
 from .gen_bounded import BoundedGen
 from .gen_lists import gen_lists
 from .gen_reductions import gen_reductions
+from .gen_swaps import gen_swaps
 from .gen_rows import gen_rows
 from .gen_tables import gen_tables
 from .gen_families import (LayoutGen, array_value, between_source, class_source, default_val,
@@ -735,6 +736,8 @@ def generate(seed: int, feats: Features = Features()) -> Program:
         return gen_tables(seed)
     if fam == "reduce_loops":
         return gen_reductions(seed)
+    if fam == "swap_loops":
+        return gen_swaps(seed)
     g = _Gen(seed, feats, fam)
     params = _params(g.r, feats.large_args)
     env = {n: Var(n, v, param=True) for n, v in params}

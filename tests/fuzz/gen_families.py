@@ -25,6 +25,9 @@
   bit.
 - `reduce_loops` (gen_reductions.py): long counted loops folding integers (sums, bit
   folds, counts under conditions), the loop-reductions rewrite, bit for bit.
+- `swap_loops` (gen_swaps.py): loops that swap elements, rows and columns and write
+  under data-dependent `if`s (the branch-writes and bundled-reads rewrites), bit for
+  bit.
 
 Which family a seed makes is drawn by an RNG of its own (`family_of`), so a seed that
 makes no family program makes exactly the program it made before the families existed.
@@ -51,7 +54,7 @@ from .model import AUG, Features, Program, Val, Var
 from .regress import VIEW_FORMS, literal
 
 FAMILIES = ("exact_float", "default_args", "arg_layouts", "float_int_casts", "private_attrs",
-            "row_loops", "list_builds", "table_loops", "reduce_loops")
+            "row_loops", "list_builds", "table_loops", "reduce_loops", "swap_loops")
 FAMILY_SHARE = 0.05     # of the seeds, for each family (a quarter in all)
 
 

@@ -90,6 +90,10 @@ class Features:
     # counted loops folding integers (gen_reductions.py): sums, bit folds and counts
     # become one reduce (lowering/loop_reductions.py), bit for bit
     reduce_loops: bool = True
+    # loops that swap elements, rows and columns and write under data-dependent `if`s
+    # (gen_swaps.py): guarded writes of every trip (lowering/branch_writes.py) and old
+    # reads bundled before the first write (lowering/bundled_reads.py), bit for bit
+    swap_loops: bool = True
     # (known.KNOWN) exact_float: a division of a division, `(x / 3.0) / 7.0`, also across
     # statements (XLA rewrites it as `x / 21.0`)
     exact_chained_division: bool = True

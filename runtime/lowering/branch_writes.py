@@ -9,14 +9,19 @@ conditional on a copy of the whole array, every trip: a row normalisation of a 1
 120 matrix copied 14,400 elements per row, a bubble sort the whole vector per compare.
 
 Here the branches' work is done on every trip and each write becomes
-`A = dynamic_update_slice(A, select(taken, update, dynamic_slice(A, at)), at)`: where
-the branch was not taken, the write puts back the elements that were there, so the
-array ends the trip exactly as the `if` would have left it, and a write that reads the
-elements it replaces runs in place. Values the `if` returns beside the array (a check's
-flag, a counter) are `select(taken, value of the taken branch, value of the other)`.
-The writes of the false branch follow those of the true branch, each keeping the
-elements where the false branch was not taken, so two writes to one place end as the
-taken branch's.
+`A = dynamic_update_slice(A, select(taken, update, old), at)`, where `old` is what the
+array held there before the `if` (read before any of the writes, so that `bundled_reads`
+can put it ahead of the first; the true branch's own earlier writes kept the array as
+it was where the branch was not taken). Where the branch was not taken the write puts
+back the elements that were there, so the array ends the trip exactly as the `if`
+would have left it, and a write that reads the elements it replaces runs in place.
+Values the `if` returns beside the array (a check's flag, a counter) are
+`select(taken, value of the taken branch, value of the other)`. The writes of the false
+branch follow those of the true branch (on what they left, where the true branch wrote
+the array too), so two writes to one place end as the taken branch's; one write of each
+branch at the same place is one write of the selected update. Ops that read what a
+branch's write made run after that write. Inner `if`s go first, so the body of a loop
+with a `break` (staged as `if not broken: ...`) becomes plain writes too.
 
 Running a branch that was not taken must not be observable: its ops are pure (no host
 callback, no loop that might not end, nothing random), and XLA defines every pure op on
@@ -33,7 +38,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.dead import pure
-from npxla.runtime.lowering.ssa import cloned, defining_op, inside, operation, ops_named
+from npxla.runtime.lowering.read_ahead import same_index
+from npxla.runtime.lowering.ssa import (cloned, defining_op, inside, operation, ops_named,
+                                        used_values)
 
 _DUS = "stablehlo.dynamic_update_slice"
 MIN_ELEMENTS = 32
@@ -108,11 +115,14 @@ def _plan(op):
             work += _elements(result)
     if work > MAX_SHARE * written:
         return None
-    # a chain's intermediate arrays feed only the next write of the chain
+    # a chain's intermediate arrays feed the next write of the chain and ops of their
+    # own branch (which run after the write, on the guarded array)
     for c in chained:
         for use in c.results[0].uses:
             user = operation(use.owner)
-            if user not in chained and user.name != "stablehlo.return":
+            while user.block not in branches:
+                user = operation(user.parent)
+            if user.name == "stablehlo.return" and use.owner != user:
                 return None
     return kinds, ops
 
@@ -147,29 +157,128 @@ def _chain(value, block):
 
 
 def _convert(op, kinds, ops):
-    """`op` replaced by its branches' ops and guarded writes before it."""
+    """`op` replaced by its branches' ops and guarded writes before it: first the ops
+    that read no array a branch wrote, then each branch's writes in order (the true
+    branch's, then the false branch's on what those left), each followed by the ops
+    of its branch that read what it wrote."""
     pred = op.operands[0]
-    rets = [list(op.regions[r].blocks[0].operations)[-1] for r in range(2)]
-    with ir.InsertionPoint(op), op.location:
-        mapping = cloned(ops, {}, ir.InsertionPoint(op))
-        out = []
+    branches = [op.regions[r].blocks[0] for r in range(2)]
+    rets = [list(b.operations)[-1] for b in branches]
+    writes = {w: (taken, k) for k, kind in enumerate(kinds) if kind is not None
+              for taken, chain in ((True, kind[1]), (False, kind[2])) for w in chain}
+    after = _after_writes(ops, set(writes))
+    ip = ir.InsertionPoint(op)
+    mapping = cloned([o for o in ops if o not in after], {}, ip)
+
+    def mapped(v):
+        return mapping.get(v, v)
+    current = {k: kind[0] for k, kind in enumerate(kinds) if kind is not None}
+    arrays = list(current.values())       # and each array a write leaves
+    single = {}
+    with ip, op.location:
         for k, kind in enumerate(kinds):
-            if kind is None:
-                t, f = (mapping.get(ret.operands[k], ret.operands[k]) for ret in rets)
-                out.append(hlo.SelectOp(pred, t, f).result)
-                continue
-            current = kind[0]
-            for taken, writes in ((True, kind[1]), (False, kind[2])):
-                for w in writes:
-                    update = mapping.get(w.operands[1], w.operands[1])
-                    starts = [mapping.get(v, v) for v in list(w.operands)[2:]]
-                    sizes = ir.RankedTensorType(update.type).shape
-                    kept = hlo.DynamicSliceOp(current, starts, sizes).result
-                    chosen = hlo.SelectOp(pred, update, kept) if taken else \
-                        hlo.SelectOp(pred, kept, update)
-                    current = hlo.DynamicUpdateSliceOp(current, chosen.result,
-                                                       starts).result
-            out.append(current)
+            if kind is not None:
+                both = _one_place(kind[1], kind[2], mapped)
+                if both is not None and not any(w in after for w in kind[1] + kind[2]):
+                    single[k] = both      # `if: A[i] = u else: A[i] = v`: one write
+                    update = hlo.SelectOp(pred, *both[0]).result
+                    current[k] = hlo.DynamicUpdateSliceOp(kind[0], update,
+                                                          both[1]).result
+        # where a branch's write keeps the old elements, the array there is the
+        # `if`'s own unless the true branch wrote it too: those elements are read
+        # before any write, where their indices allow
+        kept = {}
+        for w, (taken, k) in writes.items():
+            if k not in single and (taken or not kinds[k][1]) and \
+                    not any(defining_op(v) in after for v in list(w.operands)[2:]):
+                kept[w] = _read(kinds[k][0], w, mapped)
+        for b in branches:
+            for inner in list(b.operations)[:-1]:
+                inner = operation(inner)
+                if inner in writes:
+                    taken, k = writes[inner]
+                    if k not in single:
+                        old = kept.get(inner)
+                        if old is None:
+                            old = _read(current[k], inner, mapped)
+                        current[k] = _guarded(pred, taken, current[k], old, inner,
+                                              mapped)
+                        arrays.append(current[k])
+                    mapping[inner.results[0]] = current[k]
+                elif inner in after:
+                    mapping = cloned([inner], mapping, ip)
+        out = [current[k] if kind is not None else
+               hlo.SelectOp(pred, *(mapped(ret.operands[k]) for ret in rets)).result
+               for k, kind in enumerate(kinds)]
     for result, value in zip(op.results, out):
         result.replace_all_uses_with(value)
+    block = op.block
     op.erase()
+    for array in arrays:
+        _merge_reads(array, block)
+
+
+def _read(array, write, mapped):
+    """The elements of `array` that `write` replaces."""
+    update = mapped(write.operands[1])
+    return hlo.DynamicSliceOp(array, [mapped(v) for v in list(write.operands)[2:]],
+                              ir.RankedTensorType(update.type).shape).result
+
+
+def _guarded(pred, taken, current, kept, write, mapped):
+    """`write` of `current` where its branch (`taken`: the true one) was taken; the
+    elements `kept` where not (read from the array before the `if` where the writes
+    before this one kept it as it was: XLA then finds no read of an array between two
+    writes of it, which it would copy)."""
+    update = mapped(write.operands[1])
+    starts = [mapped(v) for v in list(write.operands)[2:]]
+    chosen = hlo.SelectOp(pred, update, kept) if taken else \
+        hlo.SelectOp(pred, kept, update)
+    return hlo.DynamicUpdateSliceOp(current, chosen.result, starts).result
+
+
+def _after_writes(ops, writes):
+    """The ops of `ops` that read, through others or in their regions, what one of
+    `writes` made."""
+    made = {r for w in writes for r in w.results}
+    after = set()
+    for o in ops:                     # (in branch order: operands before users)
+        if any(v in made for v in used_values(o)):
+            after.add(o)
+            made.update(o.results)
+    return after
+
+
+def _one_place(t_writes, f_writes, mapped):
+    """((true update, false update), starts) when each branch writes once, the same
+    shape at the same place; else None."""
+    if len(t_writes) != 1 or len(f_writes) != 1:
+        return None
+    (wt,), (wf,) = t_writes, f_writes
+    ut, uf = mapped(wt.operands[1]), mapped(wf.operands[1])
+    st = [mapped(v) for v in list(wt.operands)[2:]]
+    sf = [mapped(v) for v in list(wf.operands)[2:]]
+    if ut.type != uf.type or not all(same_index(a, b) for a, b in zip(st, sf)):
+        return None
+    return (ut, uf), st
+
+
+def _merge_reads(array, block):
+    """The reads of `array` in `block` at the same indices as an earlier one (the
+    branches' own reads, now beside the trip's) made that one: one element read once,
+    which `read_ahead` then need not carry several times."""
+    first = {}
+    for use in list(array.uses):
+        read = operation(use.owner)
+        if read.name != "stablehlo.dynamic_slice" or use.operand_number != 0 or \
+                read.block != block:
+            continue
+        key = (tuple(read.operands), str(read.attributes["slice_sizes"]))
+        seen = first.get(key)
+        if seen is None:
+            first[key] = read
+            continue
+        keep, drop = (seen, read) if seen.is_before_in_block(read) else (read, seen)
+        drop.results[0].replace_all_uses_with(keep.results[0])
+        drop.erase()
+        first[key] = keep

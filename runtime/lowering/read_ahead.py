@@ -212,7 +212,10 @@ def _conflict(reads, chain) -> bool:
     new = closure([chain[-1]], stop=set())
     if new is None:
         return True
-    old = closure(reads, stop=writes)
+    # (old elements a barrier holds are read before the first write: `bundled_reads`)
+    held = {operation(op) for op in chain[-1].block.operations
+            if op.name == "stablehlo.optimization_barrier"}
+    old = closure(reads, stop=writes | held)
     if old is None:
         return True
     if any(op in new and op.name != "stablehlo.return" for op in old if op not in writes):
@@ -309,7 +312,7 @@ def _forwarded(op, body, state, write):
     if write is None or write.name != _DUS or write.operands[1].type != op.results[0].type:
         return None
     starts = _starts_at(op, body, state)
-    if all(_same_index(a, b) for a, b in zip(starts, list(write.operands)[2:])):
+    if all(same_index(a, b) for a, b in zip(starts, list(write.operands)[2:])):
         return write.operands[1]
     return None
 
@@ -321,7 +324,7 @@ def _form(index):
     return (None, offset + k) if k is not None else (base, offset)
 
 
-def _same_index(a, b) -> bool:
+def same_index(a, b) -> bool:
     """Whether indices `a` and `b` are one value: the same base and offset (compared
     apart: an `ir.Value` refuses `== None`, which a tuple comparison would ask when
     one base is a constant, `T[a[j], j]` against a write at `T[i, j]`)."""

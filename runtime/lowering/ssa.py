@@ -94,6 +94,17 @@ def cloned(ops, mapping, ip):
     return mapping
 
 
+def used_values(op) -> list:
+    """The values `op` reads: its operands and those of the ops in its regions (what
+    a region captures from outside counts as read by the op that holds it)."""
+    values = list(op.operands)
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                values += used_values(operation(inner))
+    return values
+
+
 def copied_before(value, loop):
     """`value`, computed in `loop`'s body from values defined outside it by pure ops
     (the caller checks), as computed before `loop`: its ops cloned there."""

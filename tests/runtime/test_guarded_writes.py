@@ -89,6 +89,46 @@ def guarded_divide(num, den, out):
     return out
 
 
+def clamp(x, lo, hi):
+    for i in range(x.shape[0]):
+        if x[i] < lo:
+            x[i] = lo
+        elif x[i] > hi:
+            x[i] = hi
+    return x
+
+
+def heapify(h):
+    n = h.shape[0]
+    for start in range(n // 2 - 1, -1, -1):
+        i = start
+        while True:                      # the trip runs under `if not broken`
+            c = 2 * i + 1
+            if c >= n:
+                break
+            if c + 1 < n and h[c + 1] > h[c]:
+                c += 1
+            if h[c] <= h[i]:
+                break
+            h[i], h[c] = h[c], h[i]
+            i = c
+    return h
+
+
+def union_find(parent, edges):
+    for e in range(edges.shape[0]):
+        a, b = edges[e, 0], edges[e, 1]
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a != b:
+            parent[a] = b
+    return parent
+
+
 def test_normalise_rows_matches_numpy():
     A = RNG.random((40, 40))
     A[3] = 0.0
@@ -169,7 +209,17 @@ def test_an_integer_division_by_zero_not_taken_warns_nothing():
     np.testing.assert_array_equal(got, guarded_divide(num, den, np.zeros(80, np.int64)))
 
 
+def test_clamp_heap_and_union_find_match_numpy():
+    check(clamp, RNG.standard_normal(300), -0.5, 0.5, rtol=0, atol=0)
+    check(heapify, RNG.standard_normal(500), rtol=0, atol=0)
+    check(heapify, RNG.integers(0, 9, 301), rtol=0, atol=0)
+    check(union_find, np.arange(400), RNG.integers(0, 400, (300, 2)), rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("fn,args,shape", [
+    (clamp, lambda: (RNG.standard_normal(3000), -0.5, 0.5), (3000,)),
+    (heapify, lambda: (RNG.standard_normal(3000),), (3000,)),
+    (union_find, lambda: (np.arange(3000), RNG.integers(0, 3000, (200, 2))), (3000,)),
     (normalise_rows, lambda: (RNG.random((120, 120)),), (120, 120)),
     (bubble_sort, lambda: (RNG.standard_normal(100),), (100,)),
     (swap_rows, lambda: (RNG.standard_normal((120, 120)), RNG.permutation(120)), (120, 120)),

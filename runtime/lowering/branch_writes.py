@@ -38,7 +38,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.dead import pure
-from npxla.runtime.lowering.read_ahead import same_index
+from npxla.runtime.lowering.read_ahead import read_key, same_index
 from npxla.runtime.lowering.ssa import (cloned, defining_op, inside, operation, ops_named,
                                         used_values)
 
@@ -115,15 +115,8 @@ def _plan(op):
             work += _elements(result)
     if work > MAX_SHARE * written:
         return None
-    # a chain's intermediate arrays feed the next write of the chain and ops of their
-    # own branch (which run after the write, on the guarded array)
-    for c in chained:
-        for use in c.results[0].uses:
-            user = operation(use.owner)
-            while user.block not in branches:
-                user = operation(user.parent)
-            if user.name == "stablehlo.return" and use.owner != user:
-                return None
+    # (an op of a branch that reads what a write of it made runs after that write, on
+    # the guarded array: `_convert`)
     return kinds, ops
 
 
@@ -273,7 +266,7 @@ def _merge_reads(array, block):
         if read.name != "stablehlo.dynamic_slice" or use.operand_number != 0 or \
                 read.block != block:
             continue
-        key = (tuple(read.operands), str(read.attributes["slice_sizes"]))
+        key = read_key(read)
         seen = first.get(key)
         if seen is None:
             first[key] = read

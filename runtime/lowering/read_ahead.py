@@ -139,7 +139,7 @@ def _merge_nested_reads(body, arg):
     for use in list(arg.uses):
         op = operation(use.owner)
         if op.name == _DS and use.operand_number == 0 and op in position:
-            top.setdefault(_read_key(op), op)
+            top.setdefault(read_key(op), op)
     for use in list(arg.uses):
         op = operation(use.owner)
         if op.name != _DS or use.operand_number != 0 or op in position:
@@ -147,13 +147,13 @@ def _merge_nested_reads(body, arg):
         outer = op
         while outer is not None and outer not in position:
             outer = operation(outer.parent) if outer.parent is not None else None
-        same = top.get(_read_key(op))
+        same = top.get(read_key(op))
         if outer is not None and same is not None and position[same] < position[outer]:
             op.results[0].replace_all_uses_with(same.results[0])
             op.erase()
 
 
-def _read_key(op):
+def read_key(op):
     return (tuple(op.operands), tuple(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])))
 
 

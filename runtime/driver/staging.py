@@ -37,6 +37,7 @@ from npxla.runtime.lowering.rows import privatise_rows
 from npxla.runtime.lowering.shared_ahead import carry_shared_values
 from npxla.runtime.lowering.unroll import unroll_scalar_loops
 from npxla.runtime.lowering.dot_trees import split_loop_dots
+from npxla.runtime.lowering.split_reductions import split_reductions
 from npxla.runtime.lowering.unneeded_rounding import drop_unneeded_rounding
 from npxla.runtime.lowering.widened_values import widen_write_values
 from npxla.runtime.staging.pytypes import (FALSE, NOMASK, is_marked, mark_masked,
@@ -271,6 +272,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     carry_shared_values(trace.module)
     if trace.platform == "cpu":
         split_loop_dots(trace.module)
+        split_reductions(trace.module)
     erase_dead(trace.module)
     text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,

@@ -243,18 +243,21 @@ def _split(op):
         return
     shape = list(ir.RankedTensorType(inputs[0].type).shape)
     kept = len(shape) - len(_dims(op))
-    outer = int(np.prod(shape[:kept], dtype=np.int64))
+    # the kept axes flattened into one (none for a whole reduction: its slices are then
+    # slices of the flat array, which `superset_heads` can see through)
+    outer = [int(np.prod(shape[:kept], dtype=np.int64))] if kept else []
     size = _reduced_size(op)
     head = size // (WAYS * ROW) * (WAYS * ROW)
+    last = len(outer)
     with ir.InsertionPoint(op), op.location:
-        flat = [_reshaped(v, [outer, size]) for v in inputs]
-        folded = [_fold(_cut(v, 0, head), kind) for v, kind in zip(flat, kinds)]
-        rows = [_reshaped(v, [outer, head // WAYS // ROW, ROW]) for v in folded]
-        partial = _reduce(rows, inits, [2], kinds).results
+        flat = [_reshaped(v, outer + [size]) for v in inputs]
+        folded = [_fold(v, head, kind) for v, kind in zip(flat, kinds)]
+        rows = [_reshaped(v, outer + [head // WAYS // ROW, ROW]) for v in folded]
+        partial = _reduce(rows, inits, [last + 1], kinds).results
         held = hlo.OptimizationBarrierOp(list(partial)).results
-        totals = list(_reduce(held, inits, [1], kinds).results)
+        totals = list(_reduce(held, inits, [last], kinds).results)
         if head < size:
-            rest = _reduce([_cut(v, head, size) for v in flat], inits, [1], kinds).results
+            rest = _reduce([_cut(v, head, size) for v in flat], inits, [last], kinds).results
             totals = [ir.Operation.create(kind, results=[t.type], operands=[t, r]).results[0]
                       for kind, t, r in zip(kinds, totals, rest)]
         results = [_reshaped(t, ir.RankedTensorType(r.type).shape)
@@ -264,11 +267,11 @@ def _split(op):
     op.erase()
 
 
-def _fold(value, kind):
-    """The `WAYS` consecutive column blocks of the 2-d `value` combined elementwise by
-    `kind`, as a balanced tree."""
-    t = ir.RankedTensorType(value.type)
-    k = t.shape[1] // WAYS
+def _fold(value, head, kind):
+    """The `WAYS` consecutive blocks of the first `head` elements of the last axis of
+    `value` combined elementwise by `kind`, as a balanced tree (each block sliced from
+    `value` itself)."""
+    k = head // WAYS
     parts = [_cut(value, r * k, (r + 1) * k) for r in range(WAYS)]
     while len(parts) > 1:
         parts = [ir.Operation.create(kind, results=[parts[i].type],
@@ -292,8 +295,10 @@ def _reshaped(value, shape):
 
 
 def _cut(value, start, stop):
-    """Columns `start:stop` of the 2-d `value`."""
+    """Elements `start:stop` of the last axis of the 1-d or 2-d `value`."""
     t = ir.RankedTensorType(value.type)
-    if (start, stop) == (0, t.shape[1]):
+    if (start, stop) == (0, t.shape[-1]):
         return value
-    return hlo.SliceOp(value, [0, start], [t.shape[0], stop], [1, 1]).result
+    lead = list(t.shape[:-1])
+    return hlo.SliceOp(value, [0] * len(lead) + [start], lead + [stop],
+                       [1] * t.rank).result

@@ -99,6 +99,9 @@ def _sink(value, parts, sizes, hlo, ir):
             if op.name == "stablehlo.reduce_window":
                 _windows(op, current, split[defining_op(current)], sizes, hlo, ir)
                 continue
+            if op.name == "stablehlo.slice":
+                _sliced(op, current, split[defining_op(current)], sizes, hlo, ir)
+                continue
             if op.name not in _ELEMENTWISE or len(op.results) != 1:
                 continue
             pieces = [_pieces(v, split, sizes, hlo, ir, op) for v in op.operands]
@@ -120,6 +123,31 @@ def _sink(value, parts, sizes, hlo, ir):
             op.erase()
             split[defining_op(joined)] = tuple(new_parts)
             work.append(joined)
+
+
+def _sliced(op, value, parts, sizes, hlo, ir):
+    """A unit-stride slice of the flat concatenation as a slice of the part it lies in,
+    or the concatenation of its slices of the parts (XLA fuses that into the loop that
+    reads it): the blocks of a whole integer reduction (`lowering/split_reductions`),
+    which would otherwise make XLA write the concatenation out, a copy."""
+    if ir.RankedTensorType(value.type).rank != 1 or \
+            list(ir.DenseI64ArrayAttr(op.attributes["strides"])) != [1]:
+        return
+    (start,) = ir.DenseI64ArrayAttr(op.attributes["start_indices"])
+    (stop,) = ir.DenseI64ArrayAttr(op.attributes["limit_indices"])
+    if start >= stop:
+        return
+    pieces, at = [], 0
+    with ir.InsertionPoint(op):
+        for part, size in zip(parts, sizes):
+            lo, hi = max(start, at), min(stop, at + size)
+            if lo < hi:
+                pieces.append(part if (lo - at, hi - at) == (0, size) else
+                              hlo.SliceOp(part, [lo - at], [hi - at], [1]).result)
+            at += size
+        new = pieces[0] if len(pieces) == 1 else hlo.ConcatenateOp(pieces, 0).result
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
 
 
 def _windows(op, value, parts, sizes, hlo, ir):

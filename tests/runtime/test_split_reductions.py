@@ -16,6 +16,7 @@ from test_loop_reductions import count_not_positive  # starts at 3: one init, no
 from benchmarks.loop_kernels import count_in_band, int_moments
 from npxla import jit
 from npxla.runtime.lowering import split_reductions
+from npxla.runtime.numpy.reductions import reductions
 
 RNG = np.random.default_rng(83)
 LIMIT = split_reductions.MIN_ELEMENTS
@@ -170,3 +171,23 @@ def test_what_is_reduced_is_not_written_out():
     finally:
         split_reductions.MIN_ELEMENTS = saved
     assert re.search(r"= s64\[1000000\]\{0\} fusion\(", old)
+
+
+def large_counts(x):
+    return np.count_nonzero(x > 0.5), (x > 0.3).sum(), np.sum(x < 0.1, dtype=np.int32)
+
+
+def test_large_counts_sum_as_integers():
+    """Counts of booleans are summed as float64 (exact, and one pass) up to
+    `COUNT_IN_INT_FROM` booleans, as int64 split into blocks from there on (faster)."""
+    n = reductions.COUNT_IN_INT_FROM
+    as_float = re.compile(r"tensor<\d+xi1>\) -> tensor<\d+xf64>")
+    x = RNG.random(n - 1)
+    check(large_counts, x)
+    assert as_float.search(_staged(large_counts, x))
+    x = RNG.random(n + 5)
+    check(large_counts, x)
+    text = _staged(large_counts, x)
+    assert not as_float.search(text)
+    # the two int64 counts share one split reduce; the int32 sum has its own
+    assert text.count("stablehlo.optimization_barrier") == 2

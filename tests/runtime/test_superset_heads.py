@@ -148,3 +148,24 @@ def test_whole_reductions_of_a_matrix(offset):
     _check(matrix_statistics, A, exact=(1, 2, 4))     # with column sums of D too
     f = _check(lambda A: matrix_statistics(A)[:6], A, exact=(1, 2, 4))
     assert _heads(f) == {0: (64 - offset) // 8}
+
+
+def integer_sums(x):
+    return x.sum(), (x * x).sum(), x.max()
+
+
+@needs_superset
+@pytest.mark.parametrize("offset", [16, 48])
+def test_integer_reductions_split_in_blocks(offset):
+    """Whole integer reductions are staged as blocks of the flat array combined
+    elementwise (`lowering/split_reductions`), which read the argument in place: from
+    the aligned superset sliced back (XLA fuses each block's slice into the loop that
+    combines them), or, where the superset is refused, from the rebuilt argument (the
+    first block joins the head to the part it needs); for a vector and a matrix."""
+    x = after_nans(np.random.default_rng(offset).integers(-1000, 1000, N), offset)
+    for arg in (x, x.reshape(-1, 500)):
+        f = _check(integer_sums, arg, exact=(0, 1, 2))
+        (variant,) = [v for vs in f._cache.values() for v in vs]
+        shifter = variant.entry._shift
+        assert shifter._heads or any(v not in (None, False) for v in
+                                     shifter._variants.values()), "x should not be copied"

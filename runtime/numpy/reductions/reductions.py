@@ -243,15 +243,24 @@ def _sum_like(fn, kind, a, axis=None, dtype=None, out=None, keepdims=False,
     return _finish(r, axes, x.shape, keepdims, out_dtype, out, fn.__name__)
 
 
+# From this many booleans per count on, a count is summed as int64 (see below).
+COUNT_IN_INT_FROM = 1 << 22
+
+
 def _counts_in_float(x, axes, out_dtype):
     """Whether a sum of booleans into an integer is summed as float64: exact (each
     partial sum is an integer below 2**53) and one fused, vectorised pass over the mask's
     inputs, where XLA:CPU sums int64 as a chain of windowed reductions over an int64
-    copy of the mask (`mask.sum()` of a 1024 x 1024 mask: 16 MB more memory traffic)."""
+    copy of the mask (`mask.sum()` of a 1024 x 1024 mask: 16 MB more memory traffic).
+    Large int64 sums are split so that XLA fuses the mask into them
+    (`lowering/split_reductions`), and from `COUNT_IN_INT_FROM` booleans on that beats
+    the float sum: `np.count_nonzero(x > 0.5)`, medians per call in separate processes,
+    float against int, 2 * 10^6 3.4 against 4.0-6.0 ms, 4 * 10^6 9.0-9.7 against
+    8.4-8.7, 10^7 68 against 7.1 (`(m > 0.3).sum()`: 71 against 16)."""
     if x.dtype != np.bool_ or out_dtype.kind not in "iu" or out_dtype.itemsize < 4:
         return False
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64)) if axes else 1
-    return n < 2 ** 53
+    return n < COUNT_IN_INT_FROM
 
 
 @implements(np.sum, method="sum", family="reductions")

@@ -28,7 +28,8 @@ So, on CPU, reductions that reduce at least `MIN_ELEMENTS` elements per result w
 an order-free integer op (add, multiply, and, or, xor, max, min: the same result in
 any order, wrapping included) are first merged with their siblings (the same shape and
 axes, in the same block, where one place lies after every input and before every use)
-into one reduce, then, where the reduced axes are the innermost (contiguous) ones,
+into one reduce, siblings that reduce values made alike sharing one input (a user's
+`mask.sum()` and the count that `x[mask]` takes, `numpy/indexing/bounded_index`), then, where the reduced axes are the innermost (contiguous) ones,
 split: `WAYS` blocks combined elementwise, their rows of `ROW` reduced, the partial
 results behind a barrier reduced, and the few elements left over reduced on their own.
 Float reductions keep their form: NumPy's order of a float sum is pairwise, which
@@ -41,8 +42,8 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.runtime.lowering.ssa import (ELEMENTWISE, int_constant, is_integer, operation,
-                                        ops_named)
+from npxla.runtime.lowering.ssa import (ELEMENTWISE, defining_op, int_constant, is_integer,
+                                        operation, ops_named)
 
 # reduced elements per result from which a reduction is merged and split
 MIN_ELEMENTS = 4096
@@ -205,15 +206,49 @@ def _merge(group, block):
     position = {operation(o): i for i, o in enumerate(block.operations)}
     first_use = min(_first_use(op, block, position) for op in group)
     ops = list(block.operations)
-    inputs = [op.operands[0] for op in group]
-    inits = [op.operands[1] for op in group]
-    kinds = [_kinds(op)[0] for op in group]
+    slots, unique = [], []      # a reduction of what another one reduces reads its result
+    for op in group:
+        key = (op.operands[0], op.operands[1], _kinds(op)[0])
+        slot = next((j for j, other in enumerate(unique) if _same_reduction(key, other)),
+                    None)
+        if slot is None:
+            slot = len(unique)
+            unique.append(key)
+        slots.append(slot)
     with ir.InsertionPoint(ops[first_use]), group[0].location:
-        merged = _reduce(inputs, inits, _dims(group[0]), kinds)
-    for op, result in zip(group, merged.results):
-        op.results[0].replace_all_uses_with(result)
+        merged = _reduce([k[0] for k in unique], [k[1] for k in unique],
+                         _dims(group[0]), [k[2] for k in unique])
+    for op, slot in zip(group, slots):
+        op.results[0].replace_all_uses_with(merged.results[slot])
         op.erase()
     return merged
+
+
+def _same_reduction(a, b) -> bool:
+    """Whether two (input, init, kind) reduce the same values the same way: the same
+    kind, and inputs and inits that are one value or made alike (a mask converted twice:
+    `mask.sum()` beside the count that `x[mask]` takes)."""
+    return a[2] == b[2] and _same_value(a[0], b[0], 4) and _same_value(a[1], b[1], 4)
+
+
+def _attributes(op) -> dict:
+    attributes = op.attributes
+    return {name: str(attributes[name]) for name in attributes}
+
+
+def _same_value(a, b, depth) -> bool:
+    """Whether `a` and `b` are one value, or made by the same pure ops (`_MOVABLE`: no
+    effects, no regions; a random draw or a callback twice is two values) from the
+    same values, looking `depth` ops up."""
+    if a == b:
+        return True
+    x, y = defining_op(a), defining_op(b)
+    if x is None or y is None or depth == 0 or x.name != y.name or x.name not in _MOVABLE or \
+            len(x.results) != 1 or a.type != b.type or \
+            len(x.operands) != len(y.operands) or \
+            _attributes(x) != _attributes(y):
+        return False
+    return all(_same_value(u, v, depth - 1) for u, v in zip(x.operands, y.operands))
 
 
 def _reduce(inputs, inits, dims, kinds):

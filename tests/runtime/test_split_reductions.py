@@ -16,7 +16,6 @@ from test_loop_reductions import count_not_positive  # starts at 3: one init, no
 from benchmarks.loop_kernels import count_in_band, int_moments
 from npxla import jit
 from npxla.runtime.lowering import split_reductions
-from npxla.runtime.numpy.reductions import reductions
 
 RNG = np.random.default_rng(83)
 LIMIT = split_reductions.MIN_ELEMENTS
@@ -177,17 +176,46 @@ def large_counts(x):
     return np.count_nonzero(x > 0.5), (x > 0.3).sum(), np.sum(x < 0.1, dtype=np.int32)
 
 
-def test_large_counts_sum_as_integers():
-    """Counts of booleans are summed as float64 (exact, and one pass) up to
-    `COUNT_IN_INT_FROM` booleans, as int64 split into blocks from there on (faster)."""
-    n = reductions.COUNT_IN_INT_FROM
-    as_float = re.compile(r"tensor<\d+xi1>\) -> tensor<\d+xf64>")
-    x = RNG.random(n - 1)
+def column_counts(m):
+    return (m > 0.5).sum(axis=0), np.count_nonzero(m < 0.2, axis=1)
+
+
+def test_counts_sum_as_integers_where_they_split():
+    """Counts of booleans are summed as split int64 where `split_reductions` splits
+    them (at least `MIN_ELEMENTS` per result, over the innermost axes), else as float64
+    (exact, and one pass where XLA's int64 sum would write the mask out)."""
+    as_float = re.compile(r"tensor<[\dx]+xi1>\) -> tensor<[\dx]+xf64>")
+    x = RNG.random(LIMIT - 1)
     check(large_counts, x)
     assert as_float.search(_staged(large_counts, x))
-    x = RNG.random(n + 5)
+    x = RNG.random(LIMIT + 5)
     check(large_counts, x)
     text = _staged(large_counts, x)
     assert not as_float.search(text)
     # the two int64 counts share one split reduce; the int32 sum has its own
     assert text.count("stablehlo.optimization_barrier") == 2
+    m = RNG.random((LIMIT + 3, 3))
+    check(column_counts, m)
+    text = _staged(column_counts, m)
+    assert as_float.search(text)               # down the columns: not split, float
+    m = RNG.random((3, LIMIT + 3))
+    check(column_counts, m)
+    text = _staged(column_counts, m)
+    assert text.count("stablehlo.optimization_barrier") == 1    # along the rows: split
+
+
+def near_twins(x):
+    return (x > 0.5).sum(), (x > 0.3).sum(), (x < 0.5).sum(), np.count_nonzero(x > 0.5)
+
+
+def test_reductions_of_one_value_are_computed_once():
+    """Reductions of values made alike (the same ops, operands and attributes) share
+    one input of the merged reduce; values that differ only in a constant or a
+    comparison's direction do not (a regression: an attribute compare that saw no
+    attributes summed `x > 0.3` as `x > 0.5`)."""
+    x = RNG.random(40_003)
+    check(near_twins, x)
+    text = _staged(near_twins, x)
+    assert text.count("stablehlo.optimization_barrier") == 1
+    assert re.search(r"stablehlo\.reduce\((%\S+ init: %\S+\)(, \()?){3}", text)
+    assert not re.search(r"stablehlo\.reduce\((%\S+ init: %\S+\)(, \()?){4}", text)

@@ -33,6 +33,7 @@ from npxla.runtime.numpy.indexing.bounded_window import speculate
 from npxla.runtime.numpy.core.convert import broadcast_to_shape, cast_to
 from npxla.runtime.numpy.core.errorflags import check
 from npxla.runtime.numpy.core.registry import dispatch
+from npxla.runtime.numpy.reductions.reductions import split_on_cpu
 from npxla.runtime.numpy.indexing.slicing import _expand, fixed_window, is_int
 
 _I64 = np.dtype(np.int64)
@@ -351,7 +352,7 @@ def compact(x: AbstractArray, mask: AbstractArray, keep=False) -> BoundedArray:
     rows, _ = _flat(x, mask.ndim)
     if keep and n:
         rows = AbstractArray(rows.shape, rows.dtype, ir=rows.ir, deps=rows.deps)
-        count = _count_of(m)
+        count = _count_of(mask, m)
         out = _compacted(rows, m, run, count, n, mask.deps)
         out.selection = (rows, m, out.buf.ir)
         return out
@@ -361,11 +362,16 @@ def compact(x: AbstractArray, mask: AbstractArray, keep=False) -> BoundedArray:
     return _compacted(rows, m, run, count, n, mask.deps)
 
 
-def _count_of(m):
-    """How many elements a flat boolean mask selects. Summed as float64 (exact below
-    2**53 elements) because XLA:CPU sums doubles in a fused vectorised pass but int64 in
-    a chain of unfused windowed reductions over an int64 copy of the mask: 1.0 ms
-    against 1.45 ms for 2**20 elements."""
+def _count_of(mask, m):
+    """How many elements a boolean mask (`m`: flat) selects. Where `mask.sum()` is a
+    split int64 sum (`reductions.split_on_cpu`), that sum, which `split_reductions`
+    merges with a `mask.sum()` of the user's; else a float64 sum of the flat mask (exact
+    below 2**53 elements: XLA:CPU sums doubles in a fused vectorised pass but int64 in a
+    chain of unfused windowed reductions over an int64 copy of the mask, 1.0 ms against
+    1.45 ms for 2**20 elements), which XLA computes once with the user's (the radial
+    profile example: 2.3 -> 1.3 s at 1024 x 1024)."""
+    if split_on_cpu(mask, tuple(range(mask.ndim)), int(np.prod(mask.shape))):
+        return cast_to(dispatch(np.sum, (mask,), {}), _I64)
     return cast_to(dispatch(np.sum, (cast_to(m, np.dtype(np.float64)),), {}), _I64)
 
 

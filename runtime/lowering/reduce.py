@@ -19,7 +19,7 @@ from npxla.runtime.lowering.elementwise import _compare_type
 from npxla.runtime.lowering.rounding import unrounded
 
 _BINARY = {"add": hlo.AddOp, "mul": hlo.MulOp, "max": hlo.MaxOp, "min": hlo.MinOp,
-           "and": hlo.AndOp, "or": hlo.OrOp}
+           "and": hlo.AndOp, "or": hlo.OrOp, "xor": hlo.XorOp}
 
 
 def identity(kind, dtype):
@@ -29,9 +29,9 @@ def identity(kind, dtype):
         return np.zeros((), dtype)
     if kind == "mul":
         return np.ones((), dtype)
-    if kind == "and":
-        return np.ones((), dtype)
-    if kind == "or":
+    if kind == "and":           # every bit set: True, -1, the largest unsigned value
+        return np.array(True) if dtype == np.bool_ else np.array(-1).astype(dtype)
+    if kind in ("or", "xor"):
         return np.zeros((), dtype)
     if dtype == np.bool_:
         return np.array(kind == "min")

@@ -35,8 +35,8 @@ def _fold_loop(op, start):
     return fold
 
 
-# NumPy has no `np.bitwise_xor.reduce` in npxla yet: loops of `acc ^= x[i]` become the
-# same `reduce` (`lowering/loop_reductions.py`)
+# loops of `acc ^= x[i]` become the same `reduce` as `np.bitwise_xor.reduce`
+# (`lowering/loop_reductions.py`; the ufunc methods: test_bitwise_reduce.py)
 xor_loop = _fold_loop(np.bitwise_xor, 0)
 and_loop = _fold_loop(np.bitwise_and, -1)
 or_loop = _fold_loop(np.bitwise_or, 0)

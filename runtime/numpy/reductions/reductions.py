@@ -225,6 +225,11 @@ def _complex_extreme(x, kind, axes):
 
 # --- sum / prod ---------------------------------------------------------------------------
 
+# the ufunc that folds an `initial=` value in, by reduction kind
+_FOLDS = {"add": np.add, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or,
+          "xor": np.bitwise_xor}
+
+
 def _sum_like(fn, kind, a, axis=None, dtype=None, out=None, keepdims=False,
               initial=_NO_VALUE, where=True):
     x = asarray(a)
@@ -240,7 +245,7 @@ def _sum_like(fn, kind, a, axis=None, dtype=None, out=None, keepdims=False,
     r = _fold(x, kind, axes)
     if initial is not _NO_VALUE:
         init = cast_to(asarray(initial), acc)
-        r = dispatch({"add": np.add, "mul": np.multiply}[kind], (r, init), {})
+        r = dispatch(_FOLDS[kind], (r, init), {})
         r = cast_to(r, acc)
     return _finish(r, axes, x.shape, keepdims, out_dtype, out, fn.__name__)
 
@@ -527,6 +532,19 @@ register_ufunc_method(np.logical_and, "reduce",
                       _ufunc_reduce(np.logical_and, _logical_reduce("and", np.logical_and)))
 register_ufunc_method(np.logical_or, "reduce",
                       _ufunc_reduce(np.logical_or, _logical_reduce("or", np.logical_or)))
+
+
+def _bitwise_reduce(fn, kind):
+    """`np.bitwise_and.reduce` and its siblings: `_sum_like`'s rules (NumPy's result
+    dtype, `dtype=`, `initial=`, `where=` with the op's identity: every bit set for
+    `and`), no widening; NumPy's TypeError for float input."""
+    def impl(array, axis, dtype, out, keepdims, initial, where):
+        return _sum_like(fn.reduce, kind, array, axis, dtype, out, keepdims, initial, where)
+    return impl
+
+
+for _kind, _fn in (("and", np.bitwise_and), ("or", np.bitwise_or), ("xor", np.bitwise_xor)):
+    register_ufunc_method(_fn, "reduce", _ufunc_reduce(_fn, _bitwise_reduce(_fn, _kind)))
 
 
 # --- builtins: sum, max, min --------------------------------------------------------------

@@ -3,6 +3,12 @@
 `correlate_1d(a, v, padding=(lo, hi))`: `out[k] = sum_m a_pad[k + m] * v[m]`, where
 `a_pad` is `a` with `lo` zeros before and `hi` after; the result has
 `len(a) + lo + hi - len(v) + 1` elements. No conjugation, no kernel flip.
+
+XLA's GPU convolution takes float operands only: bool, integer and complex operands
+failed to compile there (UNIMPLEMENTED; the first GPU run, docs/devices.md). Off the
+CPU, a complex correlation is four real ones, and a bool or integer one the sum of
+the kernel's taps, each a shifted slice of `a_pad` times one element of `v`: the
+products and sums NumPy's integer loop makes, wrapping alike (bool: `and`, `or`).
 """
 from __future__ import annotations
 
@@ -10,7 +16,13 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from npxla.runtime.lowering import elementwise as E
+from npxla.runtime.lowering import elementwise_extra as X
+from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.core import Primitive
+from npxla.runtime.staging.abstract import AbstractArray
+from npxla.runtime.staging.trace import current_trace
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 
 def _typing(a, v, *, padding, highest):
@@ -47,4 +59,47 @@ _correlate = Primitive("correlate_1d", typing=_typing, lowering=_lowering)
 
 
 def correlate_1d(a, v, *, padding):
-    return _correlate(a, v, padding=tuple(padding), highest=a.dtype.kind in "fc")
+    padding = tuple(padding)
+    if a.dtype.kind in "f" or _native_everywhere():
+        return _correlate(a, v, padding=padding, highest=a.dtype.kind in "fc")
+    if a.dtype.kind == "c":
+        re = [X.real(a), X.imag(a)]
+        vr, vi = X.real(v), X.imag(v)
+        part = lambda x, y: correlate_1d(x, y, padding=padding)   # noqa: E731
+        return X.complex_(E.subtract(part(re[0], vr), part(re[1], vi)),
+                          E.add(part(re[0], vi), part(re[1], vr)))
+    return _by_taps(a, v, padding)
+
+
+# kernels longer than this are refused off the CPU for bool and integer operands (one
+# slice, product and sum per tap)
+MAX_TAPS = 1024
+
+
+def _native_everywhere() -> bool:
+    """Whether the program is for the CPU, whose convolution takes every dtype."""
+    trace = current_trace()
+    return trace is None or trace.platform == "cpu"
+
+
+def _by_taps(a, v, padding):
+    (n,), (m,) = a.shape, v.shape
+    if m > MAX_TAPS:
+        raise UnsupportedFunctionError(
+            f"a correlation or convolution of {a.dtype} arrays with a kernel of {m} "
+            f"elements (more than {MAX_TAPS}) is not supported off the CPU; use float "
+            "operands (np.convolve(a.astype(np.float64), v.astype(np.float64)))")
+    length = n + padding[0] + padding[1] - m + 1
+    zero = AbstractArray.from_const(np.zeros((), a.dtype), weak=False)
+    a_pad = S.pad(a, zero, low=(padding[0],), high=(padding[1],), interior=(0,))
+    times, plus = (E.bitwise_and, E.bitwise_or) if a.dtype == np.bool_ else \
+        (E.multiply, E.add)
+    out = None
+    for j in range(m):
+        window = S.static_slice(a_pad, start=(j,), limit=(j + length,), strides=(1,))
+        tap = S.broadcast_in_dim(
+            S.reshape(S.static_slice(v, start=(j,), limit=(j + 1,), strides=(1,)),
+                      shape=()), shape=(length,), dims=())
+        term = times(window, tap)
+        out = term if out is None else plus(out, term)
+    return out

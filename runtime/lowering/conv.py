@@ -60,14 +60,13 @@ _correlate = Primitive("correlate_1d", typing=_typing, lowering=_lowering)
 
 def correlate_1d(a, v, *, padding):
     padding = tuple(padding)
-    if a.dtype.kind in "f" or _native_everywhere():
+    if a.dtype.kind == "f" or _native_everywhere():
         return _correlate(a, v, padding=padding, highest=a.dtype.kind in "fc")
     if a.dtype.kind == "c":
-        re = [X.real(a), X.imag(a)]
-        vr, vi = X.real(v), X.imag(v)
+        ar, ai, vr, vi = X.real(a), X.imag(a), X.real(v), X.imag(v)
         part = lambda x, y: correlate_1d(x, y, padding=padding)   # noqa: E731
-        return X.complex_(E.subtract(part(re[0], vr), part(re[1], vi)),
-                          E.add(part(re[0], vi), part(re[1], vr)))
+        return X.complex_(E.subtract(part(ar, vr), part(ai, vi)),
+                          E.add(part(ar, vi), part(ai, vr)))
     return _by_taps(a, v, padding)
 
 

@@ -29,8 +29,8 @@ an order-free integer op (add, multiply, and, or, xor, max, min: the same result
 any order, wrapping included) are first merged with their siblings (the same shape and
 axes, in the same block, where one place lies after every input and before every use)
 into one reduce, siblings that reduce values made alike sharing one input (a user's
-`mask.sum()` and the count that `x[mask]` takes, `numpy/indexing/bounded_index`), then, where the reduced axes are the innermost (contiguous) ones,
-split: `WAYS` blocks combined elementwise, their rows of `ROW` reduced, the partial
+`mask.sum()` and the count that `x[mask]` takes, `numpy/indexing/bounded_index`),
+then, where the reduced axes are the innermost (contiguous) ones, split: `WAYS` blocks combined elementwise, their rows of `ROW` reduced, the partial
 results behind a barrier reduced, and the few elements left over reduced on their own.
 Float reductions keep their form: NumPy's order of a float sum is pairwise, which
 their lowering reproduces (`numpy/reductions/pairwise`), and a float max/min goes to
@@ -243,10 +243,9 @@ def _same_value(a, b, depth) -> bool:
     if a == b:
         return True
     x, y = defining_op(a), defining_op(b)
-    if x is None or y is None or depth == 0 or x.name != y.name or x.name not in _MOVABLE or \
-            len(x.results) != 1 or a.type != b.type or \
-            len(x.operands) != len(y.operands) or \
-            _attributes(x) != _attributes(y):
+    if x is None or y is None or depth == 0 or x.name != y.name or \
+            x.name not in _MOVABLE or len(x.results) != 1 or a.type != b.type or \
+            len(x.operands) != len(y.operands) or _attributes(x) != _attributes(y):
         return False
     return all(_same_value(u, v, depth - 1) for u, v in zip(x.operands, y.operands))
 

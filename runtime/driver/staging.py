@@ -32,6 +32,7 @@ from npxla.runtime.lowering.loop_reductions import reduce_loop_carries
 from npxla.runtime.lowering.maps import hoist_loop_maps
 from npxla.runtime.lowering.read_ahead import read_ahead
 from npxla.runtime.lowering.bundled_reads import bundle_old_reads
+from npxla.runtime.lowering.branch_order import order_branches
 from npxla.runtime.lowering.branch_writes import convert_branch_writes
 from npxla.runtime.lowering.rows import privatise_rows
 from npxla.runtime.lowering.shared_ahead import carry_shared_values
@@ -273,6 +274,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     if trace.platform == "cpu":
         split_loop_dots(trace.module)
         split_reductions(trace.module)
+    order_branches(trace.module)
     erase_dead(trace.module)
     text = trace.module.operation.get_asm(enable_debug_info=False)
     return Staged(text, avals, param_leaves, out_treedef, slots, writeback, messages,

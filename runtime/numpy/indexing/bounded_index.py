@@ -317,6 +317,8 @@ def assign(target, value):
         elif vb.shape[a] not in (1, tb.shape[k]):
             raise ValueError(f"could not broadcast input array from shape {vb.shape} into "
                              f"shape {tb.shape}")
+    if is_bounded(target) and not is_bounded(value) and bounded_strided.fill(target, vb):
+        return
     vb = broadcast_to_shape(vb, tb.shape)
     if is_bounded(target):
         if scatter_window(target, vb):

@@ -25,19 +25,18 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.linalg import LinAlgError
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from npxla.transpiler.base.errors import InternalCompilerError, UnsupportedFunctionError
+from npxla.transpiler.base.errors import UnsupportedFunctionError
 
 from npxla.runtime.staging.abstract import AbstractArray, as_abstract
-from npxla.runtime.staging.regions import trace_body
 from npxla.runtime.staging.types import tensor_type
 from npxla.runtime.lowering import elementwise as E
 from npxla.runtime.lowering import structural as S
 from npxla.runtime.lowering.borrowed import borrow, has_lapack
 from npxla.runtime.lowering.linalg_ops import solve_triangular
 from npxla.runtime.numpy.core import errorflags
+from npxla.runtime.numpy.core.loops import region as _region, while_loop
 from npxla.runtime.numpy.core.convert import cast_to
 from npxla.runtime.numpy.linalg.linalg_common import (apply, bcast_batch, iota,
                                                       matrix_diagonal)
@@ -104,37 +103,6 @@ def int_const(value, dtype=_I64):
 
 
 # --- staged loops ----------------------------------------------------------------------------
-
-def _region(fn, params=()):
-    """`fn` traced into a region body; run-time checks there would be lost."""
-    body = trace_body(lambda *xs: list(fn(*xs)), list(params))
-    if body.checks:
-        body.discard()
-        raise InternalCompilerError("a run-time check inside a scipy.linalg region")
-    return body
-
-
-def while_loop(cond, body, init):
-    """`while cond(*v): v = body(*v)` as one stablehlo.while. `init`: abstract arrays (or
-    values); `cond` returns a bool scalar, `body` a sequence like `init` (cast to the
-    carried dtypes). Neither may record run-time checks."""
-    init = [as_abstract(x) for x in init]
-    body_of = _region(body, [(x.shape, x.dtype, False, frozenset()) for x in init])
-    types = [tensor_type(x.shape, x.dtype) for x in init]
-    op = hlo.WhileOp(types, [x.ir for x in init])
-    block = op.cond.blocks.append(*types)
-    with ir.InsertionPoint(block):
-        args = [AbstractArray(x.shape, x.dtype, ir=a) for x, a in zip(init, block.arguments)]
-        hlo.ReturnOp([cond(*args).ir])
-
-    def finish():
-        outs = [cast_to(as_abstract(v), x.dtype) for v, x in zip(body_of.leaves, init)]
-        body_of.finish(outs)
-    body_of.emit(finish)
-    body_of.move_to(op.body)
-    deps = frozenset().union(*[x.deps for x in init])
-    return [AbstractArray(x.shape, x.dtype, ir=r, deps=deps) for x, r in zip(init, op.results)]
-
 
 def if_else(pred, true_fn, false_fn, like):
     """`true_fn() if pred else false_fn()` as one stablehlo.if: only the branch taken runs.

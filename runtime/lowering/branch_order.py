@@ -42,15 +42,21 @@ def _returned(region):
 
 
 def _updates_first(op) -> bool:
-    """Whether some large array result is computed in the true branch and passed on
-    unchanged (a value from outside the `if`) by the false one."""
+    """Whether the large arrays the true branch computes and the false one passes on
+    unchanged (a value from outside the `if`) outweigh, in elements, those the false
+    branch computes and the true one passes on (which the swap would put first)."""
+    balance = 0
     for result, made, kept in zip(op.results, _returned(op.regions[0]),
                                   _returned(op.regions[1])):
         t = ir.RankedTensorType(result.type)
-        if t.rank and int(np.prod(t.shape)) >= MIN_ELEMENTS and inside(made, op) and \
-                not inside(kept, op):
-            return True
-    return False
+        size = int(np.prod(t.shape)) if t.rank else 0
+        if size < MIN_ELEMENTS:
+            continue
+        if inside(made, op) and not inside(kept, op):
+            balance += size
+        elif inside(kept, op) and not inside(made, op):
+            balance -= size
+    return balance > 0
 
 
 def _swap(op):

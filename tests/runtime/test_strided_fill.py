@@ -125,8 +125,30 @@ def update_some_rows(A, flags):
     return A
 
 
-def test_branches_around_loops_match_numpy_and_copy_nothing():
+def test_branches_around_loops_match_numpy_and_copy_nothing(monkeypatch):
     A, flags = RNG.random((64, 64)), RNG.random(64) > 0.5
     check(update_some_rows, A, flags)
     assert _copies_in_loops(jit(update_some_rows).lower(A, flags).as_text("hlo"),
                             A.shape) == 0
+    monkeypatch.setattr(branch_order, "MIN_ELEMENTS", 1 << 62)   # three per trip before
+    assert _copies_in_loops(jit(update_some_rows).lower(A, flags).as_text("hlo"),
+                            A.shape) == 3
+
+
+def one_array_per_branch(A, B, flags):
+    for i in range(A.shape[0]):
+        if flags[i]:
+            for j in range(i):
+                A[i, j] += B[j, i]
+        else:
+            k = 0
+            while k < i and B[i, k] > 0.1:
+                B[i, k] *= 0.5
+                k += 1
+    return A, B
+
+
+@pytest.mark.parametrize("n", [8, 40])
+def test_branches_that_update_different_arrays_match_numpy(n):
+    check(one_array_per_branch, RNG.random((n, n)), RNG.random((n, n)),
+          RNG.random(n) > 0.4)

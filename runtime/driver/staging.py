@@ -34,6 +34,7 @@ from npxla.runtime.lowering.read_ahead import read_ahead
 from npxla.runtime.lowering.bundled_reads import bundle_old_reads
 from npxla.runtime.lowering.branch_order import order_branches
 from npxla.runtime.lowering.branch_writes import convert_branch_writes
+from npxla.runtime.lowering.scalar_ifs import flatten_scalar_ifs
 from npxla.runtime.lowering.rows import privatise_rows
 from npxla.runtime.lowering.shared_ahead import carry_shared_values
 from npxla.runtime.lowering.unroll import unroll_scalar_loops
@@ -262,6 +263,7 @@ def _finish(trace, fn, call_args, call_kwargs, handles, leaves, n_explicit, stat
     reduce_loop_carries(trace.module)
     hoist_loop_maps(trace.module)
     convert_branch_writes(trace.module)
+    flatten_scalar_ifs(trace.module)
     bundle_old_reads(trace.module)
     read_ahead(trace.module)
     unroll_scalar_loops(trace.module)

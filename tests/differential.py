@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from npxla.runtime.lowering import scalar_ifs
 from npxla.runtime.operators import conditionals
 from npxla import jit
 
@@ -20,13 +21,14 @@ DEVICE = os.environ.get("NPXLA_TEST_DEVICE", "").strip() or "cpu"
 @contextlib.contextmanager
 def branches_as_if():
     """Stage every data-dependent branch as `stablehlo.if`, small ones included (they
-    are otherwise computed both and selected)."""
-    saved = conditionals.SELECT_MAX_ELEMENTS
-    conditionals.SELECT_MAX_ELEMENTS = 0
+    are otherwise computed both and selected), and keep them so in loops (where small
+    `if`s of scalars are otherwise flattened after staging, `lowering/scalar_ifs`)."""
+    saved = conditionals.SELECT_MAX_ELEMENTS, scalar_ifs.MAX_OPS
+    conditionals.SELECT_MAX_ELEMENTS, scalar_ifs.MAX_OPS = 0, -1
     try:
         yield
     finally:
-        conditionals.SELECT_MAX_ELEMENTS = saved
+        conditionals.SELECT_MAX_ELEMENTS, scalar_ifs.MAX_OPS = saved
 
 
 def _compare(expected, actual, rtol, atol, path="result"):

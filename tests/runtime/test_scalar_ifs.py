@@ -9,6 +9,7 @@ import pytest
 
 from npxla import jit
 from npxla.runtime.lowering import scalar_ifs
+from npxla.runtime.operators import conditionals
 from tests.differential import branches_as_if, check
 
 RNG = np.random.default_rng(8)
@@ -73,15 +74,27 @@ def guarded_reads(x, idx):
     return total, count, x
 
 
+def guarded_reads_flattened(x, idx):      # (other names: other cached programs)
+    return guarded_reads(x, idx)
+
+
+def guarded_reads_kept(x, idx):
+    return guarded_reads(x, idx)
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_guards_keep_their_short_circuit(seed):
+def test_guards_keep_their_short_circuit(seed, monkeypatch):
     rng = np.random.default_rng(seed)
     x = rng.random(50)
     idx = rng.integers(0, 50, 200)
     idx[:3] = [0, 49, 1]
     check(guarded_reads, x, idx)
-    with branches_as_if():
-        check(guarded_reads, x, idx)
+    with branches_as_if():                  # staged and kept as `if`s
+        check(guarded_reads_kept, x, idx)
+    monkeypatch.setattr(conditionals, "SELECT_MAX_ELEMENTS", 0)   # staged as `if`s,
+    check(guarded_reads_flattened, x, idx)                         # then flattened
+    text = jit(guarded_reads_flattened).lower(x, idx).as_text()
+    assert "stablehlo.if" not in text
 
 
 def out_of_range_when_taken(x, idx):

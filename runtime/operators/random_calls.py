@@ -147,20 +147,29 @@ def _specialise(operands):
                                   deps=deps)
 
 
+# offsets of the stand-ins for traced arguments, tried in turn until NumPy takes one:
+# small counts first, then a large bound (`randint(1, i)`), then a fraction
+_STAND_INS = (0, 1000, 0.5)
+
+
 def _probe(f, owner, template, operands, fill):
     """(kind, shape, dtype) of the call made on a copy of the generator, with `fill`
     for every traced value (two fills differ only where a value decides the shape)."""
-    stand = [np.full(o.shape, fill, o.dtype) for o in operands]
-    a, k = _fill(template, stand)
     if owner is None:                       # np.random.seed: acts, returns None
         return None, (), None
-    twin = copy.deepcopy(owner)
-    try:
-        out = getattr(twin, f.__name__)(*a, **k)
-    except Exception:     # a stand-in NumPy rejects: the run decides, with real values
-        out = getattr(copy.deepcopy(owner), f.__name__)(
-            *_fill(template, [np.full(o.shape, 0.5 + fill, o.dtype) for o in operands])[0],
-            **k)
+    for value in _STAND_INS:
+        try:
+            a, k = _fill(template, [np.full(o.shape, value + fill, o.dtype)
+                                    for o in operands])
+            out = getattr(copy.deepcopy(owner), f.__name__)(*a, **k)
+            break
+        except Exception:     # a stand-in NumPy rejects (`randint(1, i)` with i = 1):
+            continue          # the run decides, with the real values
+    else:
+        raise RANDOM_STATE.error_for(
+            what=f"{f.__name__}() with arguments from array data that NumPy rejects "
+                 "for every stand-in value npxla tries, so the kind of its result is "
+                 "not known before the program runs")
     if out is None:
         return None, (), None
     if isinstance(out, (bool, int, float, complex)):

@@ -73,6 +73,15 @@ def bad_scale(x):
     return x + np.random.normal(0.0, x[0], size=x.shape)
 
 
+def bounded_by_the_index(n):
+    """`randint(1, i)`: the stand-in for the traced `i` must not be rejected (hurst's
+    `random_walk`, found by running it unmodified)."""
+    out = np.zeros(n)
+    for i in range(2, n):
+        out[i] = np.random.randint(1, i) + np.random.uniform(0.0, i)
+    return out
+
+
 def _same(a, b):
     if isinstance(a, tuple):
         assert isinstance(b, tuple) and len(a) == len(b)
@@ -102,6 +111,7 @@ def _global(fn, *args):
     (random_walk, (0.0, 4.0)),
     (branch_draws, (np.ones(3),)),
     (branch_draws, (-np.ones(3),)),
+    (bounded_by_the_index, (30,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpys_numbers_and_state(fn, args):
     expected = _global(fn, *args)

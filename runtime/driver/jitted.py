@@ -565,9 +565,15 @@ class JittedFunction:
         static: set = set()
         unrolled: set = set()
         windows, assumptions = self._windows, self._assumed.table
+        # staging runs the function's Python: an attempt given up halfway may have set
+        # NumPy's error state (`np.seterr(all='raise')` before the loop that needed
+        # unrolling) without reaching the line that restores it
+        errors = np.geterr(), np.geterrcall()
         try:
             for _ in range(_MAX_SPECIALISE_RETRIES):
                 env.restore_pinned()     # what a failed attempt wrote into baked arrays
+                np.seterr(**errors[0])
+                np.seterrcall(errors[1])
                 implicit = env.traced()
                 bind = env.binder(self.converted) if implicit else None
                 try:
@@ -621,6 +627,8 @@ class JittedFunction:
             # staging runs Python on the arrays it bakes in by value: a write it made
             # into one (through a plain helper) must not stay in the caller's array
             env.restore_pinned()
+            np.seterr(**errors[0])
+            np.seterrcall(errors[1])
             raise
         raise InternalCompilerError("automatic specialisation did not converge")
 

@@ -39,8 +39,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.dead import pure
 from npxla.runtime.lowering.read_ahead import read_key, same_index
-from npxla.runtime.lowering.ssa import (cloned, defining_op, inside, operation, ops_named,
-                                        used_values)
+from npxla.runtime.lowering.ssa import (cloned, defining_op, in_loop, inside, operation,
+                                        ops_named, used_values)
 
 _DUS = "stablehlo.dynamic_update_slice"
 MIN_ELEMENTS = 32
@@ -51,21 +51,12 @@ def convert_branch_writes(module: ir.Module) -> int:
     """Rewrite `module` in place (inside its context); returns how many `if`s went."""
     done = 0
     for op in ops_named(module, "stablehlo.if"):      # inner ones first
-        if _in_loop(op):
+        if in_loop(op):
             plan = _plan(op)
             if plan is not None:
                 _convert(op, *plan)
                 done += 1
     return done
-
-
-def _in_loop(op) -> bool:
-    parent = op.parent
-    while parent is not None:
-        if operation(parent).name == "stablehlo.while":
-            return True
-        parent = operation(parent).parent
-    return False
 
 
 def _elements(value) -> int:

@@ -30,7 +30,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.build import combine_lanes
-from npxla.runtime.lowering.ssa import operation, ops_named
+from npxla.runtime.lowering.ssa import in_loop, ops_named
 
 # dots shorter than this keep XLA's dot (windows of 1-32 elements ran 1.5x slower as
 # products and a reduce; from 64 on the rewrite was faster at every length measured)
@@ -49,7 +49,7 @@ def split_loop_dots(module: ir.Module) -> int:
     changed = 0
     for op in ops_named(module, "stablehlo.dot_general"):
         n = _vector_dot(op)
-        if n is not None and n >= MIN_LENGTH and _in_loop(op):
+        if n is not None and n >= MIN_LENGTH and in_loop(op):
             _as_tree(op, n)
             changed += 1
     return changed
@@ -69,18 +69,6 @@ def _vector_dot(op):
             list(dims.rhs_contracting_dimensions) != [0]:
         return None
     return a.shape[0]
-
-
-def _in_loop(op) -> bool:
-    parent = op.parent
-    while parent is not None:
-        parent = operation(parent)
-        if parent.name == "stablehlo.while":
-            return True
-        if parent.name == "func.func":
-            return False
-        parent = parent.parent
-    return False
 
 
 def _as_tree(op, n):

@@ -23,7 +23,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from npxla.runtime.lowering.dead import pure
-from npxla.runtime.lowering.ssa import cloned, operation, ops_named
+from npxla.runtime.lowering.ssa import cloned, in_loop, ops_named
 
 # the most ops (constants not counted) both branches of an `if` may hold together
 MAX_OPS = 64
@@ -33,19 +33,10 @@ def flatten_scalar_ifs(module: ir.Module) -> int:
     """Rewrite `module` in place (inside its context); returns how many `if`s went."""
     done = 0
     for op in ops_named(module, "stablehlo.if"):       # inner ones first
-        if _in_loop(op) and _small_and_pure(op):
+        if in_loop(op) and _small_and_pure(op):
             _flatten(op)
             done += 1
     return done
-
-
-def _in_loop(op) -> bool:
-    parent = op.parent
-    while parent is not None:
-        if operation(parent).name == "stablehlo.while":
-            return True
-        parent = operation(parent).parent
-    return False
 
 
 def _size(block) -> int:

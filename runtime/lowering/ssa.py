@@ -46,6 +46,20 @@ def inside(value, op) -> bool:
     return False
 
 
+def in_loop(op) -> bool:
+    """Whether `op` is nested, at any depth, in a `stablehlo.while` (a rewrite that
+    pays per trip leaves code outside loops as staged)."""
+    parent = op.parent
+    while parent is not None:
+        parent = operation(parent)
+        if parent.name == "stablehlo.while":
+            return True
+        if parent.name == "func.func":
+            return False
+        parent = parent.parent
+    return False
+
+
 def remap(op, mapping):
     """Point `op`'s operands, and those of the ops nested in its regions, that name a
     key of `mapping` at its value (a copied op made to read the copy's values)."""
